@@ -1,0 +1,131 @@
+"""Input checks shared by every layer: user ids, texts, importance, tags, timestamps."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from langgraph_prax_memory.errors import MemoryValidationError
+
+MAX_USER_ID_CHARS = 256
+MAX_TAGS = 64
+MAX_TAG_CHARS = 128
+_SAFE_DIR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+
+
+def check_user_id(user_id: object) -> str:
+    """Return ``user_id`` if it is a usable tenant id, else raise.
+
+    A user id is a non-empty string of at most 256 characters without NUL or other control
+    characters. It is never optional: every read and write of every store is scoped by it.
+    """
+    if user_id is None:
+        raise MemoryValidationError("user_id is required: every memory operation is per user")
+    if not isinstance(user_id, str):
+        raise MemoryValidationError(f"user_id must be a string, got {type(user_id).__name__}")
+    if not user_id.strip():
+        raise MemoryValidationError("user_id must not be empty or whitespace")
+    if len(user_id) > MAX_USER_ID_CHARS:
+        raise MemoryValidationError(f"user_id is longer than {MAX_USER_ID_CHARS} characters")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in user_id):
+        raise MemoryValidationError("user_id must not contain control characters")
+    return user_id
+
+
+def user_dir_name(user_id: str) -> str:
+    """A file-system-safe folder name for a user, stable and collision-free.
+
+    Plain ids (letters, digits, ``_.@-``, not starting with a dot) are used as they are; any
+    other id becomes ``u-<sha256 prefix>`` so that ``../x`` or ``a/b`` can never leave the
+    users folder.
+    """
+    check_user_id(user_id)
+    if _SAFE_DIR.match(user_id) and ".." not in user_id:
+        return user_id
+    return "u-" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
+
+
+def check_text(text: object, *, max_chars: int, what: str = "content") -> str:
+    """Return ``text`` if it is a non-blank string of at most ``max_chars`` characters."""
+    if not isinstance(text, str):
+        raise MemoryValidationError(f"{what} must be a string, got {type(text).__name__}")
+    if not text.strip():
+        raise MemoryValidationError(f"{what} must not be empty or whitespace")
+    if len(text) > max_chars:
+        raise MemoryValidationError(
+            f"{what} is {len(text)} characters, over the limit of {max_chars} "
+            "(MEMORY_MAX_CONTENT_CHARS); split it or raise the limit"
+        )
+    if "\x00" in text:
+        raise MemoryValidationError(f"{what} must not contain NUL characters")
+    return text
+
+
+def check_importance(value: object) -> float:
+    """Return ``value`` as a float in [0, 1], else raise."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise MemoryValidationError(f"importance must be a number, got {type(value).__name__}")
+    number = float(value)
+    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
+        raise MemoryValidationError(f"importance must be between 0 and 1, got {value!r}")
+    return number
+
+
+def check_tags(tags: object) -> list[str]:
+    """Normalise tags: a list of non-empty strings (a comma-separated string is accepted)."""
+    if tags is None:
+        return []
+    if isinstance(tags, str):
+        items: Iterable[Any] = [t for t in tags.split(",")]
+    elif isinstance(tags, list | tuple | set | frozenset):
+        items = tags
+    else:
+        raise MemoryValidationError(f"tags must be a list of strings, got {type(tags).__name__}")
+    out: list[str] = []
+    for tag in items:
+        if not isinstance(tag, str):
+            raise MemoryValidationError(f"every tag must be a string, got {type(tag).__name__}")
+        tag = tag.strip()
+        if not tag:
+            continue
+        if len(tag) > MAX_TAG_CHARS:
+            raise MemoryValidationError(f"a tag is longer than {MAX_TAG_CHARS} characters")
+        if tag not in out:
+            out.append(tag)
+    if len(out) > MAX_TAGS:
+        raise MemoryValidationError(f"at most {MAX_TAGS} tags per memory")
+    return out
+
+
+def to_utc(value: object, *, what: str = "timestamp") -> datetime:
+    """Parse a datetime, an ISO-8601 string or epoch seconds into an aware UTC datetime.
+
+    Naive datetimes are taken to be UTC.
+    """
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, str):
+        try:
+            dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise MemoryValidationError(f"{what} is not an ISO-8601 datetime: {value!r}") from exc
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            raise MemoryValidationError(f"{what} must be finite")
+        dt = datetime.fromtimestamp(float(value), tz=UTC)
+    else:
+        raise MemoryValidationError(
+            f"{what} must be a datetime, ISO string or epoch seconds, got {type(value).__name__}"
+        )
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC)
+
+
+def utcnow() -> datetime:
+    """The current time, aware, in UTC."""
+    return datetime.now(UTC)

@@ -1,0 +1,231 @@
+"""Configuration: one :class:`MemoryConfig` object, read when it is built, never at import.
+
+The environment variable names are the ones the Prax memory system uses (``MEMORY_ENABLED``,
+``QDRANT_URL``, ``NEO4J_URI``, ``EMBEDDING_PROVIDER`` ...), so an existing deployment keeps its
+settings. Every field can also be passed as a keyword argument by its Python name.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from langgraph_prax_memory.errors import ConfigError
+
+__all__ = ["PROVIDER_DIMENSIONS", "DEFAULT_MODELS", "MemoryConfig"]
+
+#: Width of the dense vector per provider. The collection is created with this width; a model
+#: of another width does not fit it (a :class:`ConfigError`, never a silent truncation).
+PROVIDER_DIMENSIONS: dict[str, int] = {"openai": 1536, "ollama": 768, "local": 384}
+
+#: The model each provider uses when ``EMBEDDING_MODEL`` is not set.
+DEFAULT_MODELS: dict[str, str] = {
+    "openai": "text-embedding-3-small",
+    "ollama": "nomic-embed-text",
+    "local": "all-MiniLM-L6-v2-int8",
+}
+
+
+def _env(*names: str) -> Any:
+    return Field(validation_alias=AliasChoices(*names))
+
+
+class MemoryConfig(BaseSettings):
+    """Settings of a :class:`~langgraph_prax_memory.PraxMemory`.
+
+    Values come from keyword arguments first, then from the environment (names below), then
+    from the defaults, which run fully offline: Qdrant in local mode under ``data_dir``, the
+    embedded SQLite graph and the packaged all-MiniLM-L6-v2 model.
+
+    Example:
+        >>> cfg = MemoryConfig(data_dir="/tmp/prax-doc", decay_halflife_days=14)
+        >>> cfg.embedding_dimension
+        384
+    """
+
+    model_config = SettingsConfigDict(
+        populate_by_name=True,
+        case_sensitive=False,
+        extra="forbid",
+        validate_default=True,
+    )
+
+    enabled: bool = Field(True, validation_alias=AliasChoices("enabled", "MEMORY_ENABLED"))
+    """``MEMORY_ENABLED``: long-term memory on or off (STM and notes work either way)."""
+
+    data_dir: Path = Field(
+        default_factory=lambda: Path(platformdirs.user_data_dir("langgraph-prax-memory")),
+        validation_alias=AliasChoices("data_dir", "MEMORY_DATA_DIR"),
+    )
+    """``MEMORY_DATA_DIR``: where the embedded stores and user workspaces live."""
+
+    qdrant_url: str | None = Field(None, validation_alias=AliasChoices("qdrant_url", "QDRANT_URL"))
+    """``QDRANT_URL``: a Qdrant server (``http://host:6333``), ``:memory:``, or unset for the
+    embedded on-disk store under ``data_dir/qdrant``."""
+
+    qdrant_api_key: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("qdrant_api_key", "QDRANT_API_KEY")
+    )
+    """``QDRANT_API_KEY``: API key of a Qdrant server."""
+
+    collection_name: str = Field(
+        "prax_memories", validation_alias=AliasChoices("collection_name", "MEMORY_COLLECTION")
+    )
+    """``MEMORY_COLLECTION``: the Qdrant collection of memories."""
+
+    neo4j_uri: str | None = Field(None, validation_alias=AliasChoices("neo4j_uri", "NEO4J_URI"))
+    """``NEO4J_URI``: a Neo4j server (``bolt://localhost:7687``), or unset for embedded SQLite."""
+
+    neo4j_user: str = Field("neo4j", validation_alias=AliasChoices("neo4j_user", "NEO4J_USER"))
+    """``NEO4J_USER``."""
+
+    neo4j_password: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("neo4j_password", "NEO4J_PASSWORD")
+    )
+    """``NEO4J_PASSWORD``."""
+
+    neo4j_database: str | None = Field(
+        None, validation_alias=AliasChoices("neo4j_database", "NEO4J_DATABASE")
+    )
+    """``NEO4J_DATABASE``: the database to use (the server's default when unset)."""
+
+    embedding_provider: Literal["openai", "ollama", "local"] = Field(
+        "local", validation_alias=AliasChoices("embedding_provider", "EMBEDDING_PROVIDER")
+    )
+    """``EMBEDDING_PROVIDER``: ``openai`` (1536), ``ollama`` (768) or ``local`` (384)."""
+
+    embedding_model: str | None = Field(
+        None, validation_alias=AliasChoices("embedding_model", "EMBEDDING_MODEL")
+    )
+    """``EMBEDDING_MODEL``: defaults per provider (see :data:`DEFAULT_MODELS`). For ``local``,
+    ``all-MiniLM-L6-v2-int8`` is the packaged offline model and ``BAAI/bge-small-en-v1.5`` the
+    fastembed model (downloaded on first use, so it needs the network once)."""
+
+    ollama_base_url: str = Field(
+        "http://localhost:11434", validation_alias=AliasChoices("ollama_base_url", "OLLAMA_BASE_URL")
+    )
+    """``OLLAMA_BASE_URL``."""
+
+    openai_api_key: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("openai_api_key", "OPENAI_API_KEY", "OPENAI_KEY")
+    )
+    """``OPENAI_API_KEY`` (or the seed's ``OPENAI_KEY``)."""
+
+    embedding_fallback: bool = Field(
+        True, validation_alias=AliasChoices("embedding_fallback", "EMBEDDING_FALLBACK")
+    )
+    """``EMBEDDING_FALLBACK``: on provider failure, use a local model of the same width."""
+
+    stm_max_entries: int = Field(
+        50, gt=0, validation_alias=AliasChoices("stm_max_entries", "MEMORY_STM_MAX_ENTRIES")
+    )
+    """``MEMORY_STM_MAX_ENTRIES``: scratchpad size that triggers compaction."""
+
+    decay_halflife_days: float = Field(
+        7.0,
+        gt=0,
+        validation_alias=AliasChoices("decay_halflife_days", "MEMORY_DECAY_HALFLIFE_DAYS"),
+    )
+    """``MEMORY_DECAY_HALFLIFE_DAYS``: half-life of a memory's effective importance."""
+
+    consolidation_interval: int = Field(
+        3600,
+        ge=0,
+        validation_alias=AliasChoices("consolidation_interval", "MEMORY_CONSOLIDATION_INTERVAL"),
+    )
+    """``MEMORY_CONSOLIDATION_INTERVAL``: minimum seconds between scheduled consolidations."""
+
+    max_content_chars: int = Field(
+        20_000,
+        gt=0,
+        le=1_000_000,
+        validation_alias=AliasChoices("max_content_chars", "MEMORY_MAX_CONTENT_CHARS"),
+    )
+    """``MEMORY_MAX_CONTENT_CHARS``: the largest memory text accepted (longer is an error)."""
+
+    embedding_cache_size: int = Field(
+        4096,
+        ge=0,
+        validation_alias=AliasChoices("embedding_cache_size", "MEMORY_EMBEDDING_CACHE_SIZE"),
+    )
+    """``MEMORY_EMBEDDING_CACHE_SIZE``: content-hash cache entries per embedder (0 disables)."""
+
+    embedding_threads: int | None = Field(
+        None, gt=0, validation_alias=AliasChoices("embedding_threads", "MEMORY_EMBEDDING_THREADS")
+    )
+    """``MEMORY_EMBEDDING_THREADS``: ONNX threads of the local model (all cores when unset)."""
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc)) from exc
+
+    @field_validator("qdrant_url", "neo4j_uri", "embedding_model", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @field_validator("decay_halflife_days")
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if not math.isfinite(value):
+            raise ValueError("must be a finite number of days")
+        return value
+
+    @field_validator("collection_name")
+    @classmethod
+    def _collection(cls, value: str) -> str:
+        if not value or not value.replace("_", "").replace("-", "").isalnum():
+            raise ValueError("use letters, digits, '_' and '-' only")
+        return value
+
+    @property
+    def embedding_dimension(self) -> int:
+        """The dense vector width of the configured provider."""
+        return PROVIDER_DIMENSIONS[self.embedding_provider]
+
+    @property
+    def resolved_embedding_model(self) -> str:
+        """``embedding_model``, or the provider's default model."""
+        return self.embedding_model or DEFAULT_MODELS[self.embedding_provider]
+
+    @property
+    def qdrant_path(self) -> Path:
+        """Folder of the embedded (local mode) Qdrant store."""
+        return self.data_dir / "qdrant"
+
+    @property
+    def graph_path(self) -> Path:
+        """File of the embedded SQLite graph."""
+        return self.data_dir / "graph.sqlite3"
+
+    @property
+    def users_dir(self) -> Path:
+        """Folder that holds one workspace per user (STM, notes, consolidation state)."""
+        return self.data_dir / "users"
+
+
+def _describe(exc: ValidationError) -> str:
+    """Turn a pydantic error into a message naming the environment variable at fault."""
+    fields = MemoryConfig.model_fields
+    parts = []
+    for err in exc.errors():
+        loc = str(err["loc"][0]) if err["loc"] else "?"
+        name = loc
+        for field_name, info in fields.items():
+            alias = info.validation_alias
+            choices = list(getattr(alias, "choices", []))
+            if loc == field_name or loc in choices:
+                env = [c for c in choices if isinstance(c, str) and c.isupper()]
+                name = f"{env[0]} ({field_name})" if env else field_name
+                break
+        parts.append(f"{name}: {err['msg']} (got {err.get('input')!r})")
+    return "invalid memory configuration: " + "; ".join(parts)
