@@ -1,0 +1,41 @@
+"""langgraph-prax-memory: layered long-term memory for LangGraph and LangChain agents.
+
+Example:
+    >>> from langgraph_prax_memory import PraxMemory
+    >>> memory = PraxMemory()  # offline: embedded Qdrant + the packaged MiniLM model
+"""
+
+from langgraph_prax_memory.config import MemoryConfig
+from langgraph_prax_memory.errors import (
+    BackendUnavailable,
+    ConfigError,
+    EmbeddingError,
+    MemoryValidationError,
+    MemoryWriteError,
+    PraxMemoryError,
+    StoreLockedError,
+)
+from langgraph_prax_memory.memory import AsyncPraxMemory, PraxMemory
+from langgraph_prax_memory.models import Memory, MemoryHit
+from langgraph_prax_memory.retrieval import RecallResult
+from langgraph_prax_memory.store import PraxMemoryStore
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AsyncPraxMemory",
+    "BackendUnavailable",
+    "ConfigError",
+    "EmbeddingError",
+    "Memory",
+    "MemoryConfig",
+    "MemoryHit",
+    "MemoryValidationError",
+    "MemoryWriteError",
+    "PraxMemory",
+    "PraxMemoryError",
+    "PraxMemoryStore",
+    "RecallResult",
+    "StoreLockedError",
+    "__version__",
+]

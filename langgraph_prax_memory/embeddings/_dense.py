@@ -1,0 +1,346 @@
+"""Dense embedding providers behind LangChain's ``Embeddings`` interface, and the resilient
+wrapper the memory uses: content-hash cache, same-width fallback, width checks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+from langchain_core.embeddings import Embeddings
+
+from langgraph_prax_memory.config import PROVIDER_DIMENSIONS, MemoryConfig
+from langgraph_prax_memory.embeddings._offline import OFFLINE_MODEL_NAME, OfflineMiniLM
+from langgraph_prax_memory.errors import ConfigError, EmbeddingError
+
+__all__ = [
+    "FastEmbedEmbeddings",
+    "OllamaEmbeddings",
+    "PackagedMiniLMEmbeddings",
+    "ResilientEmbeddings",
+    "create_dense_embeddings",
+]
+
+logger = logging.getLogger(__name__)
+
+
+class PackagedMiniLMEmbeddings(Embeddings):
+    """The offline packaged all-MiniLM-L6-v2 (384-d) as a LangChain ``Embeddings``.
+
+    The model is loaded on first use (about a second) and shared by every caller.
+
+    Example:
+        >>> emb = PackagedMiniLMEmbeddings("/tmp/prax-models")
+        >>> len(emb.embed_query("dark mode"))
+        384
+    """
+
+    dimension = 384
+    model_name = OFFLINE_MODEL_NAME
+
+    def __init__(self, model_dir: str | Path, *, threads: int | None = None) -> None:
+        self._dir = Path(model_dir) / OFFLINE_MODEL_NAME
+        self._threads = threads
+        self._model: OfflineMiniLM | None = None
+        self._lock = threading.Lock()
+
+    def _get(self) -> OfflineMiniLM:
+        with self._lock:
+            if self._model is None:
+                self._model = OfflineMiniLM(self._dir, threads=self._threads)
+            return self._model
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents."""
+        return self._get().embed(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a query."""
+        return self._get().embed([text])[0]
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents off the event loop (ONNX Runtime releases the GIL)."""
+        return await asyncio.to_thread(self.embed_documents, texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Embed a query off the event loop."""
+        return await asyncio.to_thread(self.embed_query, text)
+
+
+class FastEmbedEmbeddings(Embeddings):
+    """A fastembed hub model, e.g. ``BAAI/bge-small-en-v1.5`` (downloaded on first use)."""
+
+    def __init__(
+        self, model_name: str, *, cache_dir: str | Path | None = None, threads: int | None = None
+    ) -> None:
+        self.model_name = model_name
+        self._cache_dir = str(cache_dir) if cache_dir else None
+        self._threads = threads
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _get(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                from fastembed import TextEmbedding
+
+                self._model = TextEmbedding(
+                    self.model_name, cache_dir=self._cache_dir, threads=self._threads
+                )
+            return self._model
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents."""
+        return [list(map(float, v)) for v in self._get().embed(texts)]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a query."""
+        return [float(x) for x in next(iter(self._get().query_embed(text)))]
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents off the event loop."""
+        return await asyncio.to_thread(self.embed_documents, texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Embed a query off the event loop."""
+        return await asyncio.to_thread(self.embed_query, text)
+
+
+class OllamaEmbeddings(Embeddings):
+    """Ollama's ``/api/embed`` endpoint, with paired sync and async HTTP clients.
+
+    Example:
+        >>> emb = OllamaEmbeddings("nomic-embed-text", base_url="http://localhost:11434")
+    """
+
+    def __init__(self, model: str, *, base_url: str, timeout: float = 30.0) -> None:
+        self.model_name = model
+        self._url = base_url.rstrip("/") + "/api/embed"
+        self._timeout = timeout
+
+    def _parse(self, response: httpx.Response, expected: int) -> list[list[float]]:
+        response.raise_for_status()
+        data = response.json()
+        vectors = data.get("embeddings")
+        if not isinstance(vectors, list) or len(vectors) != expected:
+            raise EmbeddingError(f"Ollama returned an unexpected body for {self.model_name}")
+        return [[float(x) for x in v] for v in vectors]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents."""
+        if not texts:
+            return []
+        with httpx.Client(timeout=self._timeout) as client:
+            resp = client.post(self._url, json={"model": self.model_name, "input": texts})
+        return self._parse(resp, len(texts))
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a query."""
+        return self.embed_documents([text])[0]
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents."""
+        if not texts:
+            return []
+        async with httpx.AsyncClient(timeout=self._timeout) as client:
+            resp = await client.post(self._url, json={"model": self.model_name, "input": texts})
+        return self._parse(resp, len(texts))
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Embed a query."""
+        return (await self.aembed_documents([text]))[0]
+
+
+def _model_name(emb: Embeddings) -> str:
+    for attr in ("model_name", "model"):
+        value = getattr(emb, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(emb).__name__
+
+
+class ResilientEmbeddings(Embeddings):
+    """A primary model with same-width fallbacks and a content-hash cache.
+
+    Each text is looked up in an LRU cache keyed by ``sha256(model, text)`` first; misses are
+    embedded by the primary and, if it fails, by the first fallback that works. Every vector's
+    width is checked. When every model fails, :class:`EmbeddingError` is raised: callers store
+    the memory with its sparse vector only and mark it for :meth:`PraxMemory.reembed`, never
+    with a zero vector.
+
+    Attributes:
+        last_model: Name of the model that produced the last batch (for provenance).
+    """
+
+    def __init__(
+        self,
+        primary: Embeddings,
+        *,
+        dimension: int,
+        fallbacks: Sequence[Embeddings] = (),
+        cache_size: int = 4096,
+    ) -> None:
+        self.primary = primary
+        self.fallbacks = list(fallbacks)
+        self.dimension = dimension
+        self.model_name = _model_name(primary)
+        self.last_model = self.model_name
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    def _key(self, text: str) -> str:
+        return hashlib.sha256(f"{self.model_name}\x00{text}".encode()).hexdigest()
+
+    def _check(self, vectors: list[list[float]], n: int, name: str) -> list[list[float]]:
+        if len(vectors) != n:
+            raise EmbeddingError(f"{name} returned {len(vectors)} vectors for {n} texts")
+        for v in vectors:
+            if len(v) != self.dimension:
+                raise ConfigError(
+                    f"embedding model {name} produces {len(v)}-dimensional vectors but the "
+                    f"collection holds {self.dimension}: set EMBEDDING_PROVIDER/EMBEDDING_MODEL "
+                    "to a model of that width or use a new collection"
+                )
+        return vectors
+
+    def _lookup(self, texts: list[str]) -> tuple[list[list[float] | None], list[int]]:
+        found: list[list[float] | None] = []
+        missing: list[int] = []
+        with self._lock:
+            for i, text in enumerate(texts):
+                hit = self._cache.get(self._key(text))
+                if hit is not None:
+                    self._cache.move_to_end(self._key(text))
+                else:
+                    missing.append(i)
+                found.append(hit)
+        return found, missing
+
+    def _store(self, texts: list[str], vectors: list[list[float]], model: str) -> None:
+        if model != self.model_name or self._cache_size <= 0:
+            return  # only the primary's vectors are cached: a fallback's are provisional
+        with self._lock:
+            for text, vec in zip(texts, vectors, strict=True):
+                self._cache[self._key(text)] = vec
+                self._cache.move_to_end(self._key(text))
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents, using the cache and the fallbacks."""
+        found, missing = self._lookup(texts)
+        if missing:
+            todo = [texts[i] for i in missing]
+            errors: list[str] = []
+            for model in [self.primary, *self.fallbacks]:
+                name = _model_name(model)
+                try:
+                    vectors = self._check(model.embed_documents(todo), len(todo), name)
+                except ConfigError:
+                    raise
+                except Exception as exc:
+                    logger.warning("embedding with %s failed: %s", name, exc)
+                    errors.append(f"{name}: {exc}")
+                    continue
+                self.last_model = name
+                self._store(todo, vectors, name)
+                for i, vec in zip(missing, vectors, strict=True):
+                    found[i] = vec
+                break
+            else:
+                raise EmbeddingError("every embedding model failed: " + "; ".join(errors))
+        else:
+            self.last_model = self.model_name
+        return [v for v in found if v is not None]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a query."""
+        return self.embed_documents([text])[0]
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents with the models' async faces."""
+        found, missing = self._lookup(texts)
+        if missing:
+            todo = [texts[i] for i in missing]
+            errors: list[str] = []
+            for model in [self.primary, *self.fallbacks]:
+                name = _model_name(model)
+                try:
+                    vectors = self._check(await model.aembed_documents(todo), len(todo), name)
+                except ConfigError:
+                    raise
+                except Exception as exc:
+                    logger.warning("embedding with %s failed: %s", name, exc)
+                    errors.append(f"{name}: {exc}")
+                    continue
+                self.last_model = name
+                self._store(todo, vectors, name)
+                for i, vec in zip(missing, vectors, strict=True):
+                    found[i] = vec
+                break
+            else:
+                raise EmbeddingError("every embedding model failed: " + "; ".join(errors))
+        else:
+            self.last_model = self.model_name
+        return [v for v in found if v is not None]
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Embed a query."""
+        return (await self.aembed_documents([text]))[0]
+
+
+def create_dense_embeddings(
+    config: MemoryConfig, *, primary: Embeddings | None = None, dimension: int | None = None
+) -> ResilientEmbeddings:
+    """Build the dense embedder the configuration asks for, with its same-width fallbacks.
+
+    Args:
+        config: The memory configuration (``EMBEDDING_PROVIDER``, ``EMBEDDING_MODEL`` ...).
+        primary: Use this LangChain ``Embeddings`` instead of the configured provider.
+        dimension: Width of ``primary`` (required with ``primary``).
+
+    Example:
+        >>> emb = create_dense_embeddings(MemoryConfig(data_dir="/tmp/prax-doc"))
+        >>> emb.dimension
+        384
+    """
+    models_dir = config.data_dir / "models"
+    if primary is not None:
+        if dimension is None:
+            raise ConfigError("pass dimension= with a custom embeddings object")
+        return ResilientEmbeddings(primary, dimension=dimension, cache_size=config.embedding_cache_size)
+    provider = config.embedding_provider
+    model = config.resolved_embedding_model
+    width = PROVIDER_DIMENSIONS[provider]
+    offline = PackagedMiniLMEmbeddings(models_dir, threads=config.embedding_threads)
+    chosen: Embeddings
+    if provider == "openai":
+        from langchain_openai import OpenAIEmbeddings
+
+        kwargs: dict[str, Any] = {"model": model}
+        if config.openai_api_key is not None:
+            kwargs["api_key"] = config.openai_api_key
+        try:
+            chosen = OpenAIEmbeddings(**kwargs)
+        except Exception as exc:  # missing key is reported by the client at construction
+            raise ConfigError(f"OPENAI_API_KEY / EMBEDDING_MODEL: {exc}") from exc
+    elif provider == "ollama":
+        chosen = OllamaEmbeddings(model, base_url=config.ollama_base_url)
+    elif model == OFFLINE_MODEL_NAME:
+        chosen = offline
+    else:
+        chosen = FastEmbedEmbeddings(model, cache_dir=models_dir, threads=config.embedding_threads)
+    fallbacks: list[Embeddings] = []
+    if config.embedding_fallback and chosen is not offline and offline.dimension == width:
+        fallbacks.append(offline)
+    return ResilientEmbeddings(
+        chosen, dimension=width, fallbacks=fallbacks, cache_size=config.embedding_cache_size
+    )

@@ -1,0 +1,626 @@
+"""The facade: :class:`PraxMemory` wires configuration → backends → services.
+
+``PraxMemory`` (sync) and ``AsyncPraxMemory`` (async) have the same method names, as httpx's
+``Client`` and ``AsyncClient`` do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from qdrant_client import QdrantClient, models
+
+from langgraph_prax_memory._validation import (
+    check_importance,
+    check_tags,
+    check_text,
+    check_user_id,
+    to_utc,
+    utcnow,
+)
+from langgraph_prax_memory.config import MemoryConfig
+from langgraph_prax_memory.embeddings import ResilientEmbeddings, SparseTFEncoder, create_dense_embeddings
+from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
+from langgraph_prax_memory.models import Memory, MemoryHit
+from langgraph_prax_memory.retrieval._recall import RecallResult, assemble_hits, ltm_filter, ltm_namespace
+from langgraph_prax_memory.vectors._payload import build_payload, content_hash
+from langgraph_prax_memory.vectors._plan import StoredPoint, VectorRecord, point_id
+from langgraph_prax_memory.vectors._store import (
+    AsyncQdrantVectorStore,
+    QdrantVectorStore,
+    open_qdrant_client,
+)
+
+__all__ = ["AsyncPraxMemory", "PraxMemory"]
+
+logger = logging.getLogger(__name__)
+_UPSERT_CHUNK = 256
+_MAX_K = 1000
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A validated memory ready to embed."""
+
+    key: str
+    text: str
+    value: dict[str, Any]
+    explicit_key: bool
+
+
+def _prepare(
+    user_id: str, item: Mapping[str, Any], max_chars: int
+) -> _Prepared:
+    if not isinstance(item, Mapping):
+        raise MemoryValidationError("each memory must be a mapping with at least 'content'")
+    unknown = set(item) - {
+        "content", "importance", "tags", "source", "created_at", "entity_ids", "key", "summary_level"
+    }
+    if unknown:
+        raise MemoryValidationError(f"unknown memory field(s): {sorted(unknown)}")
+    text = check_text(item.get("content"), max_chars=max_chars)
+    explicit = item.get("key") is not None
+    key = item.get("key") if explicit else uuid.uuid4().hex
+    if not isinstance(key, str) or not key.strip():
+        raise MemoryValidationError("key must be a non-empty string")
+    value: dict[str, Any] = {
+        "content": text,
+        "importance": check_importance(item.get("importance", 0.5)),
+        "tags": check_tags(item.get("tags")),
+        "source": item.get("source") or "conversation",
+    }
+    if item.get("created_at") is not None:
+        value["created_at"] = to_utc(item["created_at"], what="created_at").isoformat()
+    if item.get("entity_ids"):
+        value["entity_ids"] = list(item["entity_ids"])
+    if item.get("summary_level"):
+        value["summary_level"] = item["summary_level"]
+    return _Prepared(key=key, text=text, value=value, explicit_key=explicit)
+
+
+class _Core:
+    """State and pure helpers shared by the sync and async facades."""
+
+    def __init__(
+        self,
+        config: MemoryConfig | None,
+        *,
+        embeddings: Embeddings | None,
+        embedding_dimension: int | None,
+        qdrant_client: QdrantClient | None,
+    ) -> None:
+        self.config = config or MemoryConfig()
+        self.sparse = SparseTFEncoder()
+        self.dense: ResilientEmbeddings = create_dense_embeddings(
+            self.config, primary=embeddings, dimension=embedding_dimension
+        )
+        self.vectors: QdrantVectorStore | None = None
+        if self.config.enabled:
+            client = qdrant_client or open_qdrant_client(self.config)
+            self.vectors = QdrantVectorStore(
+                client, collection=self.config.collection_name, dimension=self.dense.dimension
+            )
+
+    def store(self) -> QdrantVectorStore:
+        if self.vectors is None:
+            raise BackendUnavailable("Memory system not available: MEMORY_ENABLED is false")
+        return self.vectors
+
+    def records(
+        self,
+        user_id: str,
+        prepared: Sequence[_Prepared],
+        dense: list[list[float]] | None,
+        previous: Mapping[str, StoredPoint],
+        now: datetime,
+    ) -> list[VectorRecord]:
+        ns = ltm_namespace(user_id)
+        sparse = self.sparse.embed_documents([p.text for p in prepared])
+        out = []
+        for i, p in enumerate(prepared):
+            pid = point_id(ns, p.key)
+            prev = previous.get(pid)
+            payload = build_payload(
+                user_id=user_id,
+                namespace=ns,
+                key=p.key,
+                value=p.value,
+                text=p.text,
+                now=now,
+                previous=prev.payload if prev else None,
+                embedding_model=self.dense.last_model if dense is not None else None,
+                dense_pending=dense is None,
+            )
+            out.append(VectorRecord(pid, payload, dense[i] if dense else None, sparse[i]))
+        return out
+
+    @staticmethod
+    def dedupe_filter(user_id: str, hashes: Sequence[str]) -> models.Filter:
+        f = ltm_filter(user_id)
+        assert f.must is not None
+        f.must.append(
+            models.FieldCondition(key="content_hash", match=models.MatchAny(any=list(hashes)))
+        )
+        return f
+
+    @staticmethod
+    def check_query(user_id: str, query: object, k: int) -> str:
+        check_user_id(user_id)
+        text = check_text(query, max_chars=10_000, what="query")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= _MAX_K:
+            raise MemoryValidationError(f"k must be an integer between 1 and {_MAX_K}")
+        return text
+
+
+class PraxMemory:
+    """Layered long-term memory for one process: remember, recall, forget — per user.
+
+    Built from a :class:`MemoryConfig` (environment by default). With no configuration it runs
+    offline: Qdrant local mode under the data directory and the packaged MiniLM model.
+
+    Args:
+        config: Settings; read from the environment when omitted.
+        embeddings: A LangChain ``Embeddings`` to use instead of the configured provider.
+        embedding_dimension: Width of ``embeddings`` (required with it).
+        qdrant_client: An open ``QdrantClient`` to use instead of opening one from config.
+
+    Example:
+        >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
+        >>> with PraxMemory(MemoryConfig(qdrant_url=":memory:", data_dir="/tmp/prax")) as mem:
+        ...     _ = mem.remember("alice", "Alice prefers dark mode", importance=0.8)
+        ...     print(mem.recall("alice", "which theme does she like?")[0].memory.content)
+        Alice prefers dark mode
+    """
+
+    def __init__(
+        self,
+        config: MemoryConfig | None = None,
+        *,
+        embeddings: Embeddings | None = None,
+        embedding_dimension: int | None = None,
+        qdrant_client: QdrantClient | None = None,
+    ) -> None:
+        self._core = _Core(
+            config,
+            embeddings=embeddings,
+            embedding_dimension=embedding_dimension,
+            qdrant_client=qdrant_client,
+        )
+        self.config = self._core.config
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prax-reinforce")
+
+    # -- properties -------------------------------------------------------------------
+    @property
+    def available(self) -> bool:
+        """Whether long-term memory is enabled (``MEMORY_ENABLED``)."""
+        return self._core.vectors is not None
+
+    @property
+    def vectors(self) -> QdrantVectorStore:
+        """The vector store (raises :class:`BackendUnavailable` when LTM is disabled)."""
+        return self._core.store()
+
+    @property
+    def embeddings(self) -> ResilientEmbeddings:
+        """The dense embedder (with its cache and fallbacks)."""
+        return self._core.dense
+
+    @property
+    def sparse_encoder(self) -> SparseTFEncoder:
+        """The sparse term encoder."""
+        return self._core.sparse
+
+    # -- writes -----------------------------------------------------------------------
+    def remember(
+        self,
+        user_id: str,
+        content: str,
+        *,
+        importance: float = 0.5,
+        tags: Sequence[str] | str | None = None,
+        source: str = "conversation",
+        created_at: datetime | str | float | None = None,
+        entity_ids: Sequence[str] | None = None,
+        key: str | None = None,
+    ) -> str:
+        """Store one memory and return its id.
+
+        Identical content for the same user is stored once (the existing id is returned).
+        ``created_at`` back-dates a memory (importing history, replaying a conversation).
+
+        Raises:
+            MemoryValidationError: Bad input; nothing was stored.
+            MemoryWriteError: Qdrant did not take the write.
+        """
+        item: dict[str, Any] = {
+            "content": content,
+            "importance": importance,
+            "tags": tags,
+            "source": source,
+            "created_at": created_at,
+            "entity_ids": list(entity_ids) if entity_ids else None,
+            "key": key,
+        }
+        return self.remember_many(user_id, [item])[0]
+
+    def remember_many(self, user_id: str, items: Sequence[Mapping[str, Any]]) -> list[str]:
+        """Store several memories with batched embedding; every item is validated first.
+
+        Each item is a mapping with ``content`` and optionally ``importance``, ``tags``,
+        ``source``, ``created_at``, ``entity_ids``, ``key``, ``summary_level``.
+        """
+        check_user_id(user_id)
+        store = self._core.store()
+        prepared = [_prepare(user_id, it, self.config.max_content_chars) for it in items]
+        if not prepared:
+            return []
+        ids, todo, alias = self._dedupe(user_id, prepared, store)
+        if todo:
+            try:
+                dense: list[list[float]] | None = self._core.dense.embed_documents(
+                    [p.text for _, p in todo]
+                )
+            except EmbeddingError as exc:
+                logger.warning("storing %d memories without dense vectors: %s", len(todo), exc)
+                dense = None
+            ns = ltm_namespace(user_id)
+            previous = {
+                p.id: p
+                for p in store.retrieve(user_id, [point_id(ns, prep.key) for _, prep in todo])
+            }
+            records = self._core.records(
+                user_id, [p for _, p in todo], dense, previous, utcnow()
+            )
+            for start in range(0, len(records), _UPSERT_CHUNK):
+                store.upsert(user_id, records[start : start + _UPSERT_CHUNK])
+            for (slot, _), rec in zip(todo, records, strict=True):
+                ids[slot] = rec.id
+        for slot, first in alias.items():
+            ids[slot] = ids[first]
+        return [i for i in ids if i is not None]
+
+    def _dedupe(
+        self, user_id: str, prepared: list[_Prepared], store: QdrantVectorStore
+    ) -> tuple[list[str | None], list[tuple[int, _Prepared]], dict[int, int]]:
+        """Split items into already-stored (by content hash), in-batch repeats, and new."""
+        hashes = [content_hash(user_id, p.text) for p in prepared]
+        existing: dict[str, str] = {}
+        for p in store.scroll(
+            user_id, flt=_Core.dedupe_filter(user_id, sorted(set(hashes))), limit=len(hashes) * 4
+        ):
+            existing.setdefault(p.payload["content_hash"], p.id)
+        ids: list[str | None] = [None] * len(prepared)
+        todo: list[tuple[int, _Prepared]] = []
+        first: dict[str, int] = {}
+        alias: dict[int, int] = {}
+        for i, (p, h) in enumerate(zip(prepared, hashes, strict=True)):
+            if p.explicit_key:
+                todo.append((i, p))
+            elif h in existing:
+                ids[i] = existing[h]
+            elif h in first:
+                alias[i] = first[h]
+            else:
+                first[h] = i
+                todo.append((i, p))
+        return ids, todo, alias
+
+    def forget(self, user_id: str, memory_id: str) -> bool:
+        """Delete one memory of ``user_id``; ``False`` when it does not exist (for this user)."""
+        check_user_id(user_id)
+        if not isinstance(memory_id, str) or not memory_id.strip():
+            raise MemoryValidationError("memory_id must be a non-empty string")
+        try:
+            uuid.UUID(memory_id)
+        except ValueError:
+            return False
+        return self._core.store().delete(user_id, [memory_id]) > 0
+
+    def delete_user(self, user_id: str) -> dict[str, int]:
+        """Delete everything stored for ``user_id`` in long-term memory; returns counts."""
+        check_user_id(user_id)
+        return {"memories": self._core.store().delete_user(user_id)}
+
+    def decay(
+        self, user_id: str, *, now: datetime | None = None, dry_run: bool = False
+    ) -> list[str]:
+        """The forgetting pass: prune memories with ``importance·exp(−λ·days) < 0.02``."""
+        check_user_id(user_id)
+        return self._core.store().decay_memories(
+            user_id, halflife_days=self.config.decay_halflife_days, now=now, dry_run=dry_run
+        )
+
+    def reembed(self, user_id: str) -> int:
+        """Add dense vectors to memories stored without one (or by a fallback model)."""
+        check_user_id(user_id)
+        store = self._core.store()
+        todo = [
+            p
+            for p in store.iter_points(user_id)
+            if p.payload.get("dense_pending")
+            or p.payload.get("embedding_model") not in (None, self._core.dense.model_name)
+        ]
+        done = 0
+        for start in range(0, len(todo), _UPSERT_CHUNK):
+            chunk = todo[start : start + _UPSERT_CHUNK]
+            vectors = self._core.dense.primary.embed_documents([p.payload["content"] for p in chunk])
+            store.set_dense(
+                user_id, {p.id: v for p, v in zip(chunk, vectors, strict=True)}, self._core.dense.model_name
+            )
+            done += len(chunk)
+        return done
+
+    # -- reads ------------------------------------------------------------------------
+    def get(self, user_id: str, memory_id: str) -> Memory | None:
+        """One memory of ``user_id`` by id (``None`` if absent or another user's)."""
+        check_user_id(user_id)
+        try:
+            uuid.UUID(memory_id)
+        except (ValueError, TypeError, AttributeError):
+            return None
+        found = self._core.store().retrieve(user_id, [memory_id])
+        return Memory.from_payload(found[0].id, found[0].payload) if found else None
+
+    def count(self, user_id: str) -> int:
+        """How many long-term memories ``user_id`` has."""
+        check_user_id(user_id)
+        return self._core.store().count(user_id, ltm_filter(user_id))
+
+    def list(self, user_id: str, *, limit: int = 100) -> list[Memory]:
+        """Memories of ``user_id`` in the order they were first written."""
+        check_user_id(user_id)
+        points = self._core.store().scroll(
+            user_id, flt=ltm_filter(user_id), limit=limit, order_by="seq"
+        )
+        return [Memory.from_payload(p.id, p.payload) for p in points]
+
+    def recall(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        k: int = 5,
+        now: datetime | None = None,
+        reinforce: bool = True,
+        tags: Sequence[str] | None = None,
+    ) -> list[MemoryHit]:
+        """The best ``k`` memories of ``user_id`` for ``query``, best first.
+
+        Dense and sparse arms each return their top ``2k``; they are fused by weighted RRF
+        and scored ``× exp(−λ·days since last access) × (0.5 + importance)``. ``now`` sets the
+        clock (replaying an old conversation scores it at its own time). Returned memories are
+        reinforced in the background unless ``reinforce=False``.
+        """
+        return self.recall_detailed(
+            user_id, query, k=k, now=now, reinforce=reinforce, tags=tags
+        ).hits
+
+    def recall_detailed(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        k: int = 5,
+        now: datetime | None = None,
+        reinforce: bool = True,
+        tags: Sequence[str] | None = None,
+    ) -> RecallResult:
+        """Like :meth:`recall`, with per-arm diagnostics."""
+        text = _Core.check_query(user_id, query, k)
+        store = self._core.store()
+        when = to_utc(now) if now is not None else utcnow()
+        flt = ltm_filter(user_id, tags=tags)
+        weights = {"dense": 1.0, "sparse": 1.0}
+        arms: dict[str, list[StoredPoint]] = {}
+        errors: dict[str, str] = {}
+        try:
+            dense = self._core.dense.embed_query(text)
+            arms["dense"] = store.search_dense(user_id, dense, limit=2 * k, flt=flt)
+        except (EmbeddingError, BackendUnavailable) as exc:
+            errors["dense"] = str(exc)
+        try:
+            sparse = self._core.sparse.embed_query(text)
+            arms["sparse"] = store.search_sparse(user_id, sparse, limit=2 * k, flt=flt)
+        except BackendUnavailable as exc:
+            errors["sparse"] = str(exc)
+        if len(errors) == 2:
+            raise BackendUnavailable("; ".join(errors.values()))
+        hits = assemble_hits(
+            arms, weights, now=when, halflife_days=self.config.decay_halflife_days, k=k
+        )
+        if reinforce and hits:
+            self._background.submit(self._reinforce, user_id, [h.memory.id for h in hits], when)
+        return RecallResult(
+            hits=hits, arms={a: len(p) for a, p in arms.items()}, errors=errors, weights=weights
+        )
+
+    def _reinforce(self, user_id: str, ids: list[str], now: datetime) -> None:
+        try:
+            self._core.store().reinforce(user_id, ids, now=now)
+        except Exception as exc:  # best effort: a failed reinforcement never fails a recall
+            logger.warning("reinforcement of %d memories failed: %s", len(ids), exc)
+
+    def flush(self) -> None:
+        """Wait for background reinforcement to finish (tests, shutdown)."""
+        self._background.submit(lambda: None).result()
+
+    # -- lifecycle --------------------------------------------------------------------
+    def close(self) -> None:
+        """Finish background work and release the stores (the embedded folder lock too)."""
+        self._background.shutdown(wait=True)
+        if self._core.vectors is not None:
+            self._core.vectors.close()
+
+    def __enter__(self) -> PraxMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncPraxMemory:
+    """The async face of :class:`PraxMemory`, with the same method names.
+
+    Embeddings use the models' async faces; Qdrant calls use ``AsyncQdrantClient`` against a
+    server and a worker thread in local mode (see :class:`AsyncQdrantVectorStore`).
+
+    Example:
+        >>> import asyncio
+        >>> async def main() -> None:
+        ...     async with AsyncPraxMemory(MemoryConfig(qdrant_url=":memory:")) as mem:
+        ...         await mem.remember("alice", "Alice prefers dark mode")
+        ...         hits = await mem.recall("alice", "theme?")
+    """
+
+    def __init__(
+        self,
+        config: MemoryConfig | None = None,
+        *,
+        embeddings: Embeddings | None = None,
+        embedding_dimension: int | None = None,
+        qdrant_client: QdrantClient | None = None,
+    ) -> None:
+        self.sync = PraxMemory(
+            config,
+            embeddings=embeddings,
+            embedding_dimension=embedding_dimension,
+            qdrant_client=qdrant_client,
+        )
+        self.config = self.sync.config
+        core = self.sync._core
+        self._avectors = (
+            AsyncQdrantVectorStore.from_config(self.config, core.vectors) if core.vectors else None
+        )
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def available(self) -> bool:
+        """Whether long-term memory is enabled."""
+        return self.sync.available
+
+    def _store(self) -> AsyncQdrantVectorStore:
+        if self._avectors is None:
+            raise BackendUnavailable("Memory system not available: MEMORY_ENABLED is false")
+        return self._avectors
+
+    async def remember(self, user_id: str, content: str, **kwargs: Any) -> str:
+        """Store one memory (see :meth:`PraxMemory.remember`)."""
+        ids = await self.remember_many(user_id, [{"content": content, **kwargs}])
+        return ids[0]
+
+    async def remember_many(self, user_id: str, items: Sequence[Mapping[str, Any]]) -> list[str]:
+        """Store several memories (see :meth:`PraxMemory.remember_many`)."""
+        return await asyncio.to_thread(self.sync.remember_many, user_id, items)
+
+    async def recall(self, user_id: str, query: str, **kwargs: Any) -> list[MemoryHit]:
+        """Recall (see :meth:`PraxMemory.recall`); reinforcement runs after returning."""
+        return (await self.recall_detailed(user_id, query, **kwargs)).hits
+
+    async def recall_detailed(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        k: int = 5,
+        now: datetime | None = None,
+        reinforce: bool = True,
+        tags: Sequence[str] | None = None,
+    ) -> RecallResult:
+        """Recall with diagnostics; the arms run concurrently."""
+        text = _Core.check_query(user_id, query, k)
+        store = self._store()
+        core = self.sync._core
+        when = to_utc(now) if now is not None else utcnow()
+        flt = ltm_filter(user_id, tags=tags)
+        weights = {"dense": 1.0, "sparse": 1.0}
+
+        async def dense_arm() -> list[StoredPoint]:
+            vec = await core.dense.aembed_query(text)
+            return await store.search_dense(user_id, vec, limit=2 * k, flt=flt)
+
+        async def sparse_arm() -> list[StoredPoint]:
+            vec = core.sparse.embed_query(text)
+            return await store.search_sparse(user_id, vec, limit=2 * k, flt=flt)
+
+        results = await asyncio.gather(dense_arm(), sparse_arm(), return_exceptions=True)
+        arms: dict[str, list[StoredPoint]] = {}
+        errors: dict[str, str] = {}
+        for name, res in zip(("dense", "sparse"), results, strict=True):
+            if isinstance(res, BaseException):
+                if not isinstance(res, EmbeddingError | BackendUnavailable):
+                    raise res
+                errors[name] = str(res)
+            else:
+                arms[name] = res
+        if not arms:
+            raise BackendUnavailable("; ".join(errors.values()))
+        hits = assemble_hits(
+            arms, weights, now=when, halflife_days=self.config.decay_halflife_days, k=k
+        )
+        if reinforce and hits:
+            task = asyncio.create_task(self._reinforce(user_id, [h.memory.id for h in hits], when))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return RecallResult(
+            hits=hits, arms={a: len(p) for a, p in arms.items()}, errors=errors, weights=weights
+        )
+
+    async def _reinforce(self, user_id: str, ids: list[str], now: datetime) -> None:
+        try:
+            await self._store().reinforce(user_id, ids, now=now)
+        except Exception as exc:
+            logger.warning("reinforcement of %d memories failed: %s", len(ids), exc)
+
+    async def flush(self) -> None:
+        """Wait for background reinforcement."""
+        if self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def get(self, user_id: str, memory_id: str) -> Memory | None:
+        """One memory by id."""
+        return await asyncio.to_thread(self.sync.get, user_id, memory_id)
+
+    async def forget(self, user_id: str, memory_id: str) -> bool:
+        """Delete one memory."""
+        return await asyncio.to_thread(self.sync.forget, user_id, memory_id)
+
+    async def count(self, user_id: str) -> int:
+        """How many memories ``user_id`` has."""
+        return await asyncio.to_thread(self.sync.count, user_id)
+
+    async def list(self, user_id: str, *, limit: int = 100) -> list[Memory]:
+        """Memories in first-write order."""
+        return await asyncio.to_thread(self.sync.list, user_id, limit=limit)
+
+    async def decay(self, user_id: str, **kwargs: Any) -> list[str]:
+        """The forgetting pass."""
+        return await asyncio.to_thread(self.sync.decay, user_id, **kwargs)
+
+    async def reembed(self, user_id: str) -> int:
+        """Fill in missing dense vectors."""
+        return await asyncio.to_thread(self.sync.reembed, user_id)
+
+    async def delete_user(self, user_id: str) -> dict[str, int]:
+        """Delete everything of ``user_id``."""
+        return await asyncio.to_thread(self.sync.delete_user, user_id)
+
+    async def close(self) -> None:
+        """Finish background work and release the stores."""
+        await self.flush()
+        if self._avectors is not None:
+            await self._avectors.close()
+        await asyncio.to_thread(self.sync.close)
+
+    async def __aenter__(self) -> AsyncPraxMemory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

@@ -1,0 +1,22 @@
+"""Hybrid retrieval: intent weights, the arms, weighted RRF, decay, boost, reinforcement."""
+
+from langgraph_prax_memory.retrieval._fusion import (
+    RRF_K,
+    FusedCandidate,
+    boost_factor,
+    decay_factor,
+    fuse,
+    rank_candidates,
+)
+
+__all__ = ["RRF_K", "FusedCandidate", "boost_factor", "decay_factor", "fuse", "rank_candidates"]
+
+from langgraph_prax_memory.retrieval._recall import (  # noqa: E402
+    LTM_ROOT,
+    RecallResult,
+    assemble_hits,
+    ltm_filter,
+    ltm_namespace,
+)
+
+__all__ += ["LTM_ROOT", "RecallResult", "assemble_hits", "ltm_filter", "ltm_namespace"]

@@ -1,0 +1,208 @@
+"""Pure "plan" functions: what to ask Qdrant, with no I/O.
+
+The sync and async stores execute these plans against ``QdrantClient`` / ``AsyncQdrantClient``
+so both faces share one definition of the schema, the tenant filter and the decay rule.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from qdrant_client import models
+
+from langgraph_prax_memory._validation import check_user_id
+
+DENSE = "dense"
+SPARSE = "sparse"
+#: Prune threshold of the vector decay pass (the seed's 0.02).
+VECTOR_PRUNE_THRESHOLD = 0.02
+_POINT_NS = uuid.UUID("6f1c2b7e-8d0a-4c55-9d5e-2f6a0b4e9c31")
+
+#: Payload fields and the index each gets on a Qdrant server (local mode ignores indexes).
+PAYLOAD_INDEXES: dict[str, Any] = {
+    "user_id": models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True),
+    "ns_path": models.PayloadSchemaType.KEYWORD,
+    "ns_prefixes": models.PayloadSchemaType.KEYWORD,
+    "key": models.PayloadSchemaType.KEYWORD,
+    "source": models.PayloadSchemaType.KEYWORD,
+    "tags": models.PayloadSchemaType.KEYWORD,
+    "entity_ids": models.PayloadSchemaType.KEYWORD,
+    "summary_level": models.PayloadSchemaType.KEYWORD,
+    "content_hash": models.PayloadSchemaType.KEYWORD,
+    "dense_pending": models.PayloadSchemaType.BOOL,
+    "importance": models.PayloadSchemaType.FLOAT,
+    "created_at": models.PayloadSchemaType.DATETIME,
+    "last_accessed": models.PayloadSchemaType.DATETIME,
+    "created_ts": models.PayloadSchemaType.FLOAT,
+    "last_accessed_ts": models.PayloadSchemaType.FLOAT,
+    "seq": models.IntegerIndexParams(type=models.IntegerIndexType.INTEGER, range=True, lookup=False),
+}
+
+
+def qsparse(vector: Any) -> models.SparseVector:
+    """A Qdrant sparse vector from any object with ``indices`` and ``values``
+    (``langchain_qdrant.SparseVector`` included)."""
+    if isinstance(vector, models.SparseVector):
+        return vector
+    return models.SparseVector(indices=list(vector.indices), values=list(vector.values))
+
+
+def point_id(namespace: Sequence[str], key: str) -> str:
+    """The point id of an item: uuid5 of its namespace and key (never a raw string)."""
+    return str(uuid.uuid5(_POINT_NS, "\x1f".join([*namespace, key])))
+
+
+def collection_plan(dimension: int) -> dict[str, Any]:
+    """Arguments of ``create_collection``: named dense + sparse (IDF) vectors."""
+    return {
+        "vectors_config": {
+            DENSE: models.VectorParams(size=dimension, distance=models.Distance.COSINE)
+        },
+        "sparse_vectors_config": {
+            SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)
+        },
+    }
+
+
+def existing_dimension(info: models.CollectionInfo) -> int | None:
+    """Width of the dense vector of an existing collection, ``None`` when it has none."""
+    vectors = info.config.params.vectors
+    if isinstance(vectors, Mapping) and DENSE in vectors:
+        return int(vectors[DENSE].size)
+    return None
+
+
+def user_filter(user_id: str, *extra: models.Condition, must_not: Sequence[Any] = ()) -> models.Filter:
+    """A filter that pins ``user_id`` plus any extra conditions. Every query goes through it."""
+    check_user_id(user_id)
+    conditions: list[models.Condition] = [
+        models.FieldCondition(key="user_id", match=models.MatchValue(value=user_id)),
+        *extra,
+    ]
+    return models.Filter(must=conditions, must_not=list(must_not) or None)
+
+
+def ids_condition(ids: Sequence[str]) -> models.HasIdCondition:
+    """Restrict to point ids."""
+    return models.HasIdCondition(has_id=list(ids))
+
+
+@dataclass(frozen=True)
+class VectorRecord:
+    """A point to write: its id, payload and vectors (dense may be missing: pending)."""
+
+    id: str
+    payload: dict[str, Any]
+    dense: list[float] | None
+    sparse: Any | None
+
+    def to_point(self) -> models.PointStruct:
+        """The Qdrant point."""
+        vector: dict[str, Any] = {}
+        if self.dense is not None:
+            vector[DENSE] = self.dense
+        if self.sparse is not None and self.sparse.indices:
+            vector[SPARSE] = qsparse(self.sparse)
+        return models.PointStruct(id=self.id, vector=vector, payload=self.payload)
+
+
+@dataclass(frozen=True)
+class StoredPoint:
+    """A point read back: id, payload and (for searches) a score."""
+
+    id: str
+    payload: dict[str, Any]
+    score: float | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+def to_stored(point: Any) -> StoredPoint:
+    """Convert a qdrant ``Record`` / ``ScoredPoint``."""
+    return StoredPoint(
+        id=str(point.id), payload=dict(point.payload or {}), score=getattr(point, "score", None)
+    )
+
+
+def hybrid_query_plan(
+    dense: list[float] | None,
+    sparse: Any | None,
+    flt: models.Filter,
+    *,
+    limit: int,
+    candidates: int,
+) -> dict[str, Any]:
+    """``query_points`` arguments of a fused dense + sparse query (prefetch + RRF)."""
+    prefetch = []
+    if dense is not None:
+        prefetch.append(models.Prefetch(query=dense, using=DENSE, filter=flt, limit=candidates))
+    if sparse is not None and sparse.indices:
+        prefetch.append(models.Prefetch(query=qsparse(sparse), using=SPARSE, filter=flt, limit=candidates))
+    if not prefetch:
+        return {}
+    if len(prefetch) == 1:
+        only = prefetch[0]
+        return {"query": only.query, "using": only.using, "query_filter": flt, "limit": limit}
+    return {
+        "prefetch": prefetch,
+        "query": models.FusionQuery(fusion=models.Fusion.RRF),
+        "query_filter": flt,
+        "limit": limit,
+    }
+
+
+def decay_factor(days: float, halflife_days: float) -> float:
+    """``exp(-λ·days)`` with ``λ = ln 2 / halflife`` (negative ages count as 0)."""
+    return math.exp(-(math.log(2) / halflife_days) * max(0.0, days))
+
+
+def effective_importance(payload: Mapping[str, Any], now: datetime, halflife_days: float) -> float:
+    """Stored importance decayed by the days since the memory was last accessed."""
+    importance = float(payload.get("importance", 0.5))
+    ts = payload.get("last_accessed_ts", payload.get("created_ts"))
+    if ts is None:
+        return importance
+    days = (now.timestamp() - float(ts)) / 86400.0
+    return importance * decay_factor(days, halflife_days)
+
+
+def decay_victims(
+    points: Sequence[StoredPoint],
+    now: datetime,
+    halflife_days: float,
+    threshold: float = VECTOR_PRUNE_THRESHOLD,
+) -> list[str]:
+    """Ids whose effective importance fell below ``threshold`` at ``now``.
+
+    A pure function of the stored values and ``now``: nothing is written back, so two passes
+    at the same moment choose the same victims.
+    """
+    return [
+        p.id for p in points if effective_importance(p.payload, now, halflife_days) < threshold
+    ]
+
+
+def reinforce_plan(
+    points: Sequence[StoredPoint], now: datetime
+) -> list[models.SetPayloadOperation]:
+    """One ``set_payload`` per point: ``access_count + 1`` and ``last_accessed = now``."""
+    ops = []
+    for p in points:
+        count = int(p.payload.get("access_count", 0)) + 1
+        ops.append(
+            models.SetPayloadOperation(
+                set_payload=models.SetPayload(
+                    payload={
+                        "access_count": count,
+                        "last_accessed": now.isoformat(),
+                        "last_accessed_ts": now.timestamp(),
+                    },
+                    points=[p.id],
+                )
+            )
+        )
+    return ops

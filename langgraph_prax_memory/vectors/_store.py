@@ -1,0 +1,520 @@
+"""The Qdrant vector store: one class over ``qdrant-client`` for a server URL, an embedded
+on-disk folder (local mode) or ``:memory:``, with a sync face and an async face.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import warnings
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from qdrant_client import AsyncQdrantClient, QdrantClient, models
+
+from langgraph_prax_memory._validation import check_user_id, utcnow
+from langgraph_prax_memory.config import MemoryConfig
+from langgraph_prax_memory.errors import (
+    BackendUnavailable,
+    ConfigError,
+    MemoryWriteError,
+    StoreLockedError,
+)
+from langgraph_prax_memory.vectors._plan import (
+    DENSE,
+    PAYLOAD_INDEXES,
+    SPARSE,
+    StoredPoint,
+    VectorRecord,
+    collection_plan,
+    decay_victims,
+    existing_dimension,
+    hybrid_query_plan,
+    ids_condition,
+    qsparse,
+    reinforce_plan,
+    to_stored,
+    user_filter,
+)
+
+__all__ = ["AsyncQdrantVectorStore", "QdrantVectorStore", "open_qdrant_client"]
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+_SCROLL_PAGE = 512
+
+
+def open_qdrant_client(config: MemoryConfig) -> QdrantClient:
+    """Open the client the configuration asks for.
+
+    ``QDRANT_URL`` set → a server; ``:memory:`` → an in-process store; unset → the embedded
+    store under ``data_dir/qdrant``. Qdrant's local mode allows one client per folder: a
+    second process gets :class:`StoreLockedError` with what to do, never a hang.
+    """
+    url = config.qdrant_url
+    if url == ":memory:":
+        return QdrantClient(location=":memory:")
+    if url:
+        key = config.qdrant_api_key.get_secret_value() if config.qdrant_api_key else None
+        return QdrantClient(url=url, api_key=key, timeout=10)
+    path = config.qdrant_path
+    path.mkdir(parents=True, exist_ok=True)
+    try:
+        return QdrantClient(path=str(path))
+    except RuntimeError as exc:
+        if "already accessed" in str(exc):
+            raise StoreLockedError(
+                f"the embedded Qdrant store at {path} is open in another process (Qdrant's "
+                "local mode allows one client per folder). Close the other process, give this "
+                "one its own MEMORY_DATA_DIR, or run a Qdrant server and set QDRANT_URL so "
+                "several processes can share it."
+            ) from exc
+        raise
+
+
+def _is_local(client: QdrantClient) -> bool:
+    return type(getattr(client, "_client", None)).__name__ == "QdrantLocal"
+
+
+class QdrantVectorStore:
+    """Memories as Qdrant points with named dense + sparse vectors, always scoped by user.
+
+    Args:
+        client: An open ``QdrantClient`` (see :func:`open_qdrant_client`).
+        collection: Collection name (``prax_memories`` by default).
+        dimension: Width of the dense vector; checked against an existing collection.
+
+    Example:
+        >>> from qdrant_client import QdrantClient
+        >>> store = QdrantVectorStore(QdrantClient(":memory:"), dimension=384)
+        >>> store.count("alice")
+        0
+    """
+
+    def __init__(
+        self, client: QdrantClient, *, collection: str = "prax_memories", dimension: int
+    ) -> None:
+        self.client = client
+        self.collection = collection
+        self.dimension = dimension
+        self.local = _is_local(client)
+        self._ready = False
+        self._lock = threading.Lock()
+
+    # -- setup -------------------------------------------------------------------------
+    def ensure_collection(self) -> None:
+        """Create the collection and its payload indexes, or check the existing one's width."""
+        if self._ready:
+            return
+        with self._lock:
+            if self._ready:
+                return
+            try:
+                if self.client.collection_exists(self.collection):
+                    self._check_width(self.client.get_collection(self.collection))
+                else:
+                    self.client.create_collection(
+                        self.collection, **collection_plan(self.dimension)
+                    )
+                    if not self.local:
+                        for name, schema in PAYLOAD_INDEXES.items():
+                            self.client.create_payload_index(self.collection, name, schema)
+            except (ConfigError, BackendUnavailable):
+                raise
+            except Exception as exc:
+                raise BackendUnavailable(f"Qdrant is not usable: {exc}") from exc
+            self._ready = True
+
+    def _check_width(self, info: models.CollectionInfo) -> None:
+        width = existing_dimension(info)
+        if width != self.dimension:
+            raise ConfigError(
+                f"collection '{self.collection}' holds {width}-dimensional dense vectors but "
+                f"the embedding provider produces {self.dimension} (EMBEDDING_PROVIDER / "
+                "EMBEDDING_MODEL). Use the provider the collection was built with, or set "
+                "MEMORY_COLLECTION to a new collection and re-import."
+            )
+
+    def _call(self, what: str, fn: Callable[[], T]) -> T:
+        self.ensure_collection()
+        try:
+            return fn()
+        except (ConfigError, BackendUnavailable):
+            raise
+        except Exception as exc:
+            raise BackendUnavailable(f"Qdrant {what} failed: {exc}") from exc
+
+    # -- writes ------------------------------------------------------------------------
+    def upsert(self, user_id: str, records: Sequence[VectorRecord]) -> list[str]:
+        """Write points; raises :class:`MemoryWriteError` unless every write landed."""
+        check_user_id(user_id)
+        if not records:
+            return []
+        for r in records:
+            if r.payload.get("user_id") != user_id:
+                raise MemoryWriteError("a record's user_id does not match the writer's")
+        try:
+            self.ensure_collection()
+            result = self.client.upsert(
+                self.collection, points=[r.to_point() for r in records], wait=True
+            )
+        except ConfigError:
+            raise
+        except Exception as exc:
+            raise MemoryWriteError(f"Qdrant upsert of {len(records)} point(s) failed: {exc}") from exc
+        if result.status != models.UpdateStatus.COMPLETED:
+            raise MemoryWriteError(f"Qdrant upsert did not complete: {result.status}")
+        return [r.id for r in records]
+
+    def set_dense(self, user_id: str, vectors: dict[str, list[float]], model: str) -> None:
+        """Fill in dense vectors of existing points (``reembed``) and clear their pending mark."""
+        if not vectors:
+            return
+        ids = list(vectors)
+        flt = user_filter(user_id, ids_condition(ids))
+        try:
+            self.ensure_collection()
+            self.client.update_vectors(
+                self.collection,
+                points=[models.PointVectors(id=i, vector={DENSE: v}) for i, v in vectors.items()],
+                update_filter=flt,
+                wait=True,
+            )
+            self.client.set_payload(
+                self.collection,
+                payload={"dense_pending": False, "embedding_model": model},
+                points=flt,
+                wait=True,
+            )
+        except Exception as exc:
+            raise MemoryWriteError(f"Qdrant vector update failed: {exc}") from exc
+
+    def delete(self, user_id: str, ids: Sequence[str]) -> int:
+        """Delete points of ``user_id`` by id; returns how many existed."""
+        if not ids:
+            return 0
+        found = self.retrieve(user_id, ids)
+        if not found:
+            return 0
+        try:
+            self.client.delete(
+                self.collection,
+                points_selector=models.FilterSelector(
+                    filter=user_filter(user_id, ids_condition([p.id for p in found]))
+                ),
+                wait=True,
+            )
+        except Exception as exc:
+            raise MemoryWriteError(f"Qdrant delete failed: {exc}") from exc
+        return len(found)
+
+    def delete_user(self, user_id: str) -> int:
+        """Delete every point of ``user_id`` and nothing else; returns how many."""
+        n = self.count(user_id)
+        try:
+            self.client.delete(
+                self.collection,
+                points_selector=models.FilterSelector(filter=user_filter(user_id)),
+                wait=True,
+            )
+        except Exception as exc:
+            raise MemoryWriteError(f"Qdrant delete failed: {exc}") from exc
+        return n
+
+    def reinforce(self, user_id: str, ids: Sequence[str], *, now: datetime | None = None) -> None:
+        """Bump ``access_count`` and ``last_accessed`` of the given points (strengthen on recall)."""
+        points = self.retrieve(user_id, ids)
+        if not points:
+            return
+        ops = reinforce_plan(points, now or utcnow())
+        self._call("reinforce", lambda: self.client.batch_update_points(self.collection, ops))
+
+    def decay_memories(
+        self,
+        user_id: str,
+        *,
+        halflife_days: float,
+        now: datetime | None = None,
+        dry_run: bool = False,
+    ) -> list[str]:
+        """Prune memories whose decayed importance fell below 0.02; returns their ids.
+
+        ``importance × exp(−λ·days_since_last_access)``; nothing is written back, so two
+        passes at the same ``now`` prune the same set.
+        """
+        when = now or utcnow()
+        victims = decay_victims(list(self.iter_points(user_id)), when, halflife_days)
+        if victims and not dry_run:
+            self.delete(user_id, victims)
+        return victims
+
+    # -- reads -------------------------------------------------------------------------
+    def retrieve(self, user_id: str, ids: Sequence[str]) -> list[StoredPoint]:
+        """Points of ``user_id`` among ``ids`` (others' points are invisible)."""
+        if not ids:
+            return []
+        flt = user_filter(user_id, ids_condition(list(ids)))
+        return self.scroll(user_id, flt=flt, limit=len(ids))
+
+    def scroll(
+        self,
+        user_id: str,
+        *,
+        flt: models.Filter | None = None,
+        limit: int = 100,
+        order_by: str | None = None,
+        start_from: int | None = None,
+    ) -> list[StoredPoint]:
+        """Up to ``limit`` points matching ``flt`` (which must pin ``user_id``).
+
+        With ``order_by`` (an integer payload field) points come in ascending order of it,
+        starting at ``start_from``.
+        """
+        flt = flt or user_filter(user_id)
+        _assert_pinned(flt, user_id)
+        out: list[StoredPoint] = []
+        offset: Any = None
+        while len(out) < limit:
+            page = min(_SCROLL_PAGE, limit - len(out))
+            kwargs: dict[str, Any] = {"scroll_filter": flt, "limit": page, "with_vectors": False}
+            if order_by:
+                kwargs["order_by"] = models.OrderBy(key=order_by, start_from=start_from)
+            else:
+                kwargs["offset"] = offset
+            records, offset = self._call(
+                "scroll", lambda kw=kwargs: self.client.scroll(self.collection, **kw)
+            )
+            out.extend(to_stored(r) for r in records)
+            if not records or len(records) < page:
+                break
+            if order_by:
+                start_from = int(records[-1].payload[order_by]) + 1  # type: ignore[index]
+            elif offset is None:
+                break
+        return out
+
+    def iter_points(self, user_id: str, flt: models.Filter | None = None) -> list[StoredPoint]:
+        """Every point of ``user_id`` matching ``flt``."""
+        return self.scroll(user_id, flt=flt, limit=10**9)
+
+    def count(self, user_id: str, flt: models.Filter | None = None) -> int:
+        """How many points ``user_id`` has (matching ``flt``)."""
+        flt = flt or user_filter(user_id)
+        _assert_pinned(flt, user_id)
+        result = self._call("count", lambda: self.client.count(self.collection, count_filter=flt))
+        return int(result.count)
+
+    def search_dense(
+        self, user_id: str, vector: list[float], *, limit: int, flt: models.Filter | None = None
+    ) -> list[StoredPoint]:
+        """Cosine similarity search on the dense vectors of ``user_id``."""
+        flt = flt or user_filter(user_id)
+        _assert_pinned(flt, user_id)
+        res = self._call(
+            "dense search",
+            lambda: self.client.query_points(
+                self.collection, query=vector, using=DENSE, query_filter=flt, limit=limit
+            ),
+        )
+        return [to_stored(p) for p in res.points]
+
+    def search_sparse(
+        self,
+        user_id: str,
+        vector: Any,
+        *,
+        limit: int,
+        flt: models.Filter | None = None,
+    ) -> list[StoredPoint]:
+        """TF-IDF keyword search on the sparse vectors of ``user_id``."""
+        if not vector.indices:
+            return []
+        flt = flt or user_filter(user_id)
+        _assert_pinned(flt, user_id)
+        res = self._call(
+            "sparse search",
+            lambda: self.client.query_points(
+                self.collection, query=qsparse(vector), using=SPARSE, query_filter=flt, limit=limit
+            ),
+        )
+        return [to_stored(p) for p in res.points]
+
+    def search_hybrid(
+        self,
+        user_id: str,
+        dense: list[float] | None,
+        sparse: Any | None,
+        *,
+        limit: int,
+        flt: models.Filter | None = None,
+        candidates: int | None = None,
+    ) -> list[StoredPoint]:
+        """Dense + sparse prefetch fused by RRF inside Qdrant."""
+        flt = flt or user_filter(user_id)
+        _assert_pinned(flt, user_id)
+        plan = hybrid_query_plan(dense, sparse, flt, limit=limit, candidates=candidates or 2 * limit)
+        if not plan:
+            return []
+        res = self._call("hybrid search", lambda: self.client.query_points(self.collection, **plan))
+        return [to_stored(p) for p in res.points]
+
+    def facet(self, key: str, *, user_id: str | None = None, limit: int = 100_000) -> dict[str, int]:
+        """Distinct values of a keyword payload field with counts (for namespace listing).
+
+        ``user_id=None`` spans tenants: only the store's explicit cross-tenant listing uses it.
+        """
+        flt = user_filter(user_id) if user_id is not None else None
+        res = self._call(
+            "facet",
+            lambda: self.client.facet(self.collection, key=key, facet_filter=flt, limit=limit),
+        )
+        return {str(h.value): int(h.count) for h in res.hits}
+
+    def close(self) -> None:
+        """Close the client (releases the embedded store's folder lock)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.client.close()
+
+
+def _assert_pinned(flt: models.Filter, user_id: str) -> None:
+    check_user_id(user_id)
+    for cond in flt.must or []:
+        if (
+            isinstance(cond, models.FieldCondition)
+            and cond.key == "user_id"
+            and isinstance(cond.match, models.MatchValue)
+            and cond.match.value == user_id
+        ):
+            return
+    raise BackendUnavailable("internal error: a vector query was not scoped by user_id")
+
+
+class AsyncQdrantVectorStore:
+    """The async face of :class:`QdrantVectorStore`, with the same method names.
+
+    Against a server it uses ``AsyncQdrantClient`` natively. In local mode (an on-disk folder or
+    ``:memory:``) qdrant-client's async local client is synchronous code under ``async def`` and
+    a second client could not open the same folder, so the async face shares the sync store and
+    runs its calls in a worker thread — the event loop never blocks either way.
+
+    Example:
+        >>> from qdrant_client import QdrantClient
+        >>> sync = QdrantVectorStore(QdrantClient(":memory:"), dimension=384)
+        >>> store = AsyncQdrantVectorStore(sync)
+    """
+
+    def __init__(self, sync: QdrantVectorStore, client: AsyncQdrantClient | None = None) -> None:
+        self.sync = sync
+        self.collection = sync.collection
+        self._client = client
+
+    @classmethod
+    def from_config(cls, config: MemoryConfig, sync: QdrantVectorStore) -> AsyncQdrantVectorStore:
+        """The async face for ``sync`` (a native async client when ``QDRANT_URL`` is a server)."""
+        url = config.qdrant_url
+        if url and url != ":memory:":
+            key = config.qdrant_api_key.get_secret_value() if config.qdrant_api_key else None
+            return cls(sync, AsyncQdrantClient(url=url, api_key=key, timeout=10))
+        return cls(sync)
+
+    async def _run(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(getattr(self.sync, name), *args, **kwargs)
+
+    async def upsert(self, user_id: str, records: Sequence[VectorRecord]) -> list[str]:
+        """Write points; raises :class:`MemoryWriteError` unless every write landed."""
+        if self._client is None or not records:
+            return list(await self._run("upsert", user_id, records))
+        check_user_id(user_id)
+        if any(r.payload.get("user_id") != user_id for r in records):
+            raise MemoryWriteError("a record's user_id does not match the writer's")
+        await asyncio.to_thread(self.sync.ensure_collection)
+        try:
+            result = await self._client.upsert(
+                self.collection, points=[r.to_point() for r in records], wait=True
+            )
+        except Exception as exc:
+            raise MemoryWriteError(f"Qdrant upsert of {len(records)} point(s) failed: {exc}") from exc
+        if result.status != models.UpdateStatus.COMPLETED:
+            raise MemoryWriteError(f"Qdrant upsert did not complete: {result.status}")
+        return [r.id for r in records]
+
+    async def search_hybrid(
+        self,
+        user_id: str,
+        dense: list[float] | None,
+        sparse: Any | None,
+        *,
+        limit: int,
+        flt: models.Filter | None = None,
+        candidates: int | None = None,
+    ) -> list[StoredPoint]:
+        """Dense + sparse prefetch fused by RRF inside Qdrant."""
+        if self._client is None:
+            return list(
+                await self._run(
+                    "search_hybrid", user_id, dense, sparse, limit=limit, flt=flt, candidates=candidates
+                )
+            )
+        flt = flt or user_filter(user_id)
+        _assert_pinned(flt, user_id)
+        plan = hybrid_query_plan(dense, sparse, flt, limit=limit, candidates=candidates or 2 * limit)
+        if not plan:
+            return []
+        await asyncio.to_thread(self.sync.ensure_collection)
+        try:
+            res = await self._client.query_points(self.collection, **plan)
+        except Exception as exc:
+            raise BackendUnavailable(f"Qdrant hybrid search failed: {exc}") from exc
+        return [to_stored(p) for p in res.points]
+
+    async def search_dense(self, user_id: str, vector: list[float], **kw: Any) -> list[StoredPoint]:
+        """Dense search (see :meth:`QdrantVectorStore.search_dense`)."""
+        return list(await self._run("search_dense", user_id, vector, **kw))
+
+    async def search_sparse(
+        self, user_id: str, vector: Any, **kw: Any
+    ) -> list[StoredPoint]:
+        """Sparse search (see :meth:`QdrantVectorStore.search_sparse`)."""
+        return list(await self._run("search_sparse", user_id, vector, **kw))
+
+    async def retrieve(self, user_id: str, ids: Sequence[str]) -> list[StoredPoint]:
+        """Points of ``user_id`` among ``ids``."""
+        return list(await self._run("retrieve", user_id, ids))
+
+    async def scroll(self, user_id: str, **kw: Any) -> list[StoredPoint]:
+        """Points matching a filter (see :meth:`QdrantVectorStore.scroll`)."""
+        return list(await self._run("scroll", user_id, **kw))
+
+    async def count(self, user_id: str, flt: models.Filter | None = None) -> int:
+        """How many points ``user_id`` has."""
+        return int(await self._run("count", user_id, flt))
+
+    async def delete(self, user_id: str, ids: Sequence[str]) -> int:
+        """Delete points of ``user_id`` by id."""
+        return int(await self._run("delete", user_id, ids))
+
+    async def delete_user(self, user_id: str) -> int:
+        """Delete every point of ``user_id``."""
+        return int(await self._run("delete_user", user_id))
+
+    async def reinforce(self, user_id: str, ids: Sequence[str], *, now: datetime | None = None) -> None:
+        """Strengthen on recall."""
+        await self._run("reinforce", user_id, ids, now=now)
+
+    async def decay_memories(self, user_id: str, **kw: Any) -> list[str]:
+        """The decay/prune pass (see :meth:`QdrantVectorStore.decay_memories`)."""
+        return list(await self._run("decay_memories", user_id, **kw))
+
+    async def close(self) -> None:
+        """Close the native async client, if any (the sync store is closed by its owner)."""
+        if self._client is not None:
+            await self._client.close()
+
+
+def local_store_path(config: MemoryConfig) -> Path | None:
+    """The embedded store's folder, or ``None`` for a server / ``:memory:``."""
+    return None if config.qdrant_url else config.qdrant_path
