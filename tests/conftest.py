@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from langgraph_prax_memory import MemoryConfig, PraxMemory
+from tests.fakes import HashEmbeddings
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test reads the developer's memory settings or data directory."""
+    for name in ("MEMORY_ENABLED", "QDRANT_URL", "NEO4J_URI", "EMBEDDING_PROVIDER",
+                 "EMBEDDING_MODEL", "MEMORY_DATA_DIR", "MEMORY_STM_MAX_ENTRIES",
+                 "MEMORY_DECAY_HALFLIFE_DAYS", "MEMORY_COLLECTION"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MEMORY_DATA_DIR", str(tmp_path / "data"))
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> MemoryConfig:
+    return MemoryConfig(qdrant_url=":memory:", data_dir=tmp_path / "data")
+
+
+@pytest.fixture
+def memory(config: MemoryConfig) -> Iterator[PraxMemory]:
+    mem = PraxMemory(config, embeddings=HashEmbeddings(), embedding_dimension=384)
+    yield mem
+    mem.close()
