@@ -46,26 +46,43 @@ def _demo(args: argparse.Namespace, console: Console) -> int:
         result = memory.recall_detailed(DEMO_USER, args.question, k=args.k, reinforce=False)
         block = format_memories(result.hits)
         if args.json:
-            print(json.dumps({
-                "question": args.question,
-                "without_memory": "",
-                "with_memory": block,
-                "hits": [h.model_dump(mode="json") for h in result.hits],
-            }, indent=2))
+            print(
+                json.dumps(
+                    {
+                        "question": args.question,
+                        "without_memory": "",
+                        "with_memory": block,
+                        "hits": [h.model_dump(mode="json") for h in result.hits],
+                    },
+                    indent=2,
+                )
+            )
             return 0
-        console.print(f"[bold]Stored {len(DEMO_FACTS)} facts for[/] {DEMO_USER} "
-                      f"in {memory.config.data_dir}")
+        console.print(
+            f"[bold]Stored {len(DEMO_FACTS)} facts for[/] {DEMO_USER} in {memory.config.data_dir}"
+        )
         console.print(f"[bold]Follow-up question:[/] {args.question}\n")
         console.print(Panel("(empty)", title="WITHOUT memory: the context the agent receives"))
-        console.print(Panel(Text(block or "(nothing relevant)"),
-                            title=f"WITH memory: {len(result.hits)} facts recalled"))
+        console.print(
+            Panel(
+                Text(block or "(nothing relevant)"),
+                title=f"WITH memory: {len(result.hits)} facts recalled",
+            )
+        )
         table = Table(title="Why each memory ranked where it did")
         for col in ("#", "memory", "dense", "sparse", "fused", "decay", "boost", "score"):
             table.add_column(col)
         for i, h in enumerate(result.hits, 1):
-            table.add_row(str(i), Text(h.memory.content[:60]), str(h.ranks.get("dense", "-")),
-                          str(h.ranks.get("sparse", "-")), f"{h.fused:.4f}", f"{h.decay:.3f}",
-                          f"{h.boost:.2f}", f"{h.score:.4f}")
+            table.add_row(
+                str(i),
+                Text(h.memory.content[:60]),
+                str(h.ranks.get("dense", "-")),
+                str(h.ranks.get("sparse", "-")),
+                f"{h.fused:.4f}",
+                f"{h.decay:.3f}",
+                f"{h.boost:.2f}",
+                f"{h.score:.4f}",
+            )
         console.print(table)
     return 0
 
@@ -73,8 +90,10 @@ def _demo(args: argparse.Namespace, console: Console) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(prog="prax-memory", description="Prax memory for agents")
-    parser.add_argument("--data-dir", help="data directory (default: MEMORY_DATA_DIR or the "
-                        "platform's user data dir)")
+    parser.add_argument(
+        "--data-dir",
+        help="data directory (default: MEMORY_DATA_DIR or the platform's user data dir)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="store a few facts, recall them, print the agent context")
     demo.add_argument("--question", default=DEMO_QUESTION)

@@ -107,7 +107,8 @@ class MemoryConfig(BaseSettings):
     fastembed model (downloaded on first use, so it needs the network once)."""
 
     ollama_base_url: str = Field(
-        "http://localhost:11434", validation_alias=AliasChoices("ollama_base_url", "OLLAMA_BASE_URL")
+        "http://localhost:11434",
+        validation_alias=AliasChoices("ollama_base_url", "OLLAMA_BASE_URL"),
     )
     """``OLLAMA_BASE_URL``."""
 

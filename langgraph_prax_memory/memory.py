@@ -27,10 +27,19 @@ from langgraph_prax_memory._validation import (
     utcnow,
 )
 from langgraph_prax_memory.config import MemoryConfig
-from langgraph_prax_memory.embeddings import ResilientEmbeddings, SparseTFEncoder, create_dense_embeddings
+from langgraph_prax_memory.embeddings import (
+    ResilientEmbeddings,
+    SparseTFEncoder,
+    create_dense_embeddings,
+)
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
 from langgraph_prax_memory.models import Memory, MemoryHit
-from langgraph_prax_memory.retrieval._recall import RecallResult, assemble_hits, ltm_filter, ltm_namespace
+from langgraph_prax_memory.retrieval._recall import (
+    RecallResult,
+    assemble_hits,
+    ltm_filter,
+    ltm_namespace,
+)
 from langgraph_prax_memory.vectors._payload import build_payload, content_hash
 from langgraph_prax_memory.vectors._plan import StoredPoint, VectorRecord, point_id
 from langgraph_prax_memory.vectors._store import (
@@ -56,13 +65,18 @@ class _Prepared:
     explicit_key: bool
 
 
-def _prepare(
-    user_id: str, item: Mapping[str, Any], max_chars: int
-) -> _Prepared:
+def _prepare(user_id: str, item: Mapping[str, Any], max_chars: int) -> _Prepared:
     if not isinstance(item, Mapping):
         raise MemoryValidationError("each memory must be a mapping with at least 'content'")
     unknown = set(item) - {
-        "content", "importance", "tags", "source", "created_at", "entity_ids", "key", "summary_level"
+        "content",
+        "importance",
+        "tags",
+        "source",
+        "created_at",
+        "entity_ids",
+        "key",
+        "summary_level",
     }
     if unknown:
         raise MemoryValidationError(f"unknown memory field(s): {sorted(unknown)}")
@@ -144,12 +158,7 @@ class _Core:
 
     @staticmethod
     def dedupe_filter(user_id: str, hashes: Sequence[str]) -> models.Filter:
-        f = ltm_filter(user_id)
-        assert f.must is not None
-        f.must.append(
-            models.FieldCondition(key="content_hash", match=models.MatchAny(any=list(hashes)))
-        )
-        return f
+        return ltm_filter(user_id, hashes=hashes)
 
     @staticmethod
     def check_query(user_id: str, query: object, k: int) -> str:
@@ -276,9 +285,7 @@ class PraxMemory:
                 p.id: p
                 for p in store.retrieve(user_id, [point_id(ns, prep.key) for _, prep in todo])
             }
-            records = self._core.records(
-                user_id, [p for _, p in todo], dense, previous, utcnow()
-            )
+            records = self._core.records(user_id, [p for _, p in todo], dense, previous, utcnow())
             for start in range(0, len(records), _UPSERT_CHUNK):
                 store.upsert(user_id, records[start : start + _UPSERT_CHUNK])
             for (slot, _), rec in zip(todo, records, strict=True):
@@ -293,10 +300,10 @@ class PraxMemory:
         """Split items into already-stored (by content hash), in-batch repeats, and new."""
         hashes = [content_hash(user_id, p.text) for p in prepared]
         existing: dict[str, str] = {}
-        for p in store.scroll(
+        for point in store.scroll(
             user_id, flt=_Core.dedupe_filter(user_id, sorted(set(hashes))), limit=len(hashes) * 4
         ):
-            existing.setdefault(p.payload["content_hash"], p.id)
+            existing.setdefault(point.payload["content_hash"], point.id)
         ids: list[str | None] = [None] * len(prepared)
         todo: list[tuple[int, _Prepared]] = []
         first: dict[str, int] = {}
@@ -351,9 +358,13 @@ class PraxMemory:
         done = 0
         for start in range(0, len(todo), _UPSERT_CHUNK):
             chunk = todo[start : start + _UPSERT_CHUNK]
-            vectors = self._core.dense.primary.embed_documents([p.payload["content"] for p in chunk])
+            vectors = self._core.dense.primary.embed_documents(
+                [p.payload["content"] for p in chunk]
+            )
             store.set_dense(
-                user_id, {p.id: v for p, v in zip(chunk, vectors, strict=True)}, self._core.dense.model_name
+                user_id,
+                {p.id: v for p, v in zip(chunk, vectors, strict=True)},
+                self._core.dense.model_name,
             )
             done += len(chunk)
         return done
@@ -374,7 +385,7 @@ class PraxMemory:
         check_user_id(user_id)
         return self._core.store().count(user_id, ltm_filter(user_id))
 
-    def list(self, user_id: str, *, limit: int = 100) -> list[Memory]:
+    def list_memories(self, user_id: str, *, limit: int = 100) -> list[Memory]:
         """Memories of ``user_id`` in the order they were first written."""
         check_user_id(user_id)
         points = self._core.store().scroll(
@@ -596,9 +607,9 @@ class AsyncPraxMemory:
         """How many memories ``user_id`` has."""
         return await asyncio.to_thread(self.sync.count, user_id)
 
-    async def list(self, user_id: str, *, limit: int = 100) -> list[Memory]:
+    async def list_memories(self, user_id: str, *, limit: int = 100) -> list[Memory]:
         """Memories in first-write order."""
-        return await asyncio.to_thread(self.sync.list, user_id, limit=limit)
+        return await asyncio.to_thread(self.sync.list_memories, user_id, limit=limit)
 
     async def decay(self, user_id: str, **kwargs: Any) -> list[str]:
         """The forgetting pass."""

@@ -109,7 +109,9 @@ def _prefilter(flt: Mapping[str, Any] | None) -> list[models.Condition]:
         if isinstance(want, dict) and set(want) == {"$eq"}:
             want = want["$eq"]
         if isinstance(want, str) or (isinstance(want, int) and not isinstance(want, bool)):
-            out.append(models.FieldCondition(key=f"value.{key}", match=models.MatchValue(value=want)))
+            out.append(
+                models.FieldCondition(key=f"value.{key}", match=models.MatchValue(value=want))
+            )
     return out
 
 
@@ -120,8 +122,13 @@ def _item(point: StoredPoint, score: float | None = None, *, search: bool = Fals
     ns = tuple(p.get("ns") or ())
     if search:
         return SearchItem(ns, p["key"], dict(p.get("value") or {}), created, updated, score)
-    return Item(value=dict(p.get("value") or {}), key=p["key"], namespace=ns, created_at=created,
-                updated_at=updated)
+    return Item(
+        value=dict(p.get("value") or {}),
+        key=p["key"],
+        namespace=ns,
+        created_at=created,
+        updated_at=updated,
+    )
 
 
 class PraxMemoryStore(BaseStore):
@@ -173,7 +180,8 @@ class PraxMemoryStore(BaseStore):
             raise MemoryValidationError("tenant_index must be >= 0")
         self.tenant_index = tenant_index
         self.allow_cross_tenant = allow_cross_tenant
-        self.index_fields: list[str] | None = list(index["fields"]) if index and index.get("fields") else None
+        fields = index.get("fields") if index else None
+        self.index_fields: list[str] | None = list(fields) if fields else None
 
     # -- tenancy ----------------------------------------------------------------------
     def tenant_of(self, namespace: tuple[str, ...]) -> str:
@@ -196,9 +204,15 @@ class PraxMemoryStore(BaseStore):
                 "allow_cross_tenant=True for administrative reads."
             )
         flt = (
-            models.Filter(must=[models.FieldCondition(
-                key="ns_prefixes", match=models.MatchValue(value=NS_SEP.join(prefix)))])
-            if prefix else None
+            models.Filter(
+                must=[
+                    models.FieldCondition(
+                        key="ns_prefixes", match=models.MatchValue(value=NS_SEP.join(prefix))
+                    )
+                ]
+            )
+            if prefix
+            else None
         )
         vs = self.memory.vectors
         vs.ensure_collection()
@@ -258,8 +272,17 @@ class PraxMemoryStore(BaseStore):
                 if not text.strip():
                     text = None
             # validate memory fields now so a bad item stores nothing
-            build_payload(user_id=user, namespace=ns, key=op.key, value=value, text=text or "",
-                          now=utcnow(), previous=None, embedding_model=None, dense_pending=False)
+            build_payload(
+                user_id=user,
+                namespace=ns,
+                key=op.key,
+                value=value,
+                text=text or "",
+                now=utcnow(),
+                previous=None,
+                embedding_model=None,
+                dense_pending=False,
+            )
             planned[(ns, op.key)] = _Put(ns, op.key, user, value, text)
         return list(planned.values())
 
@@ -296,9 +319,16 @@ class PraxMemoryStore(BaseStore):
         for pid, p in zip(ids, writes, strict=True):
             assert p.value is not None
             payload = build_payload(
-                user_id=user, namespace=p.namespace, key=p.key, value=p.value, text=p.text or "",
-                now=now, previous=previous.get(pid),
-                embedding_model=self.memory.embeddings.last_model if p.text and not pending else None,
+                user_id=user,
+                namespace=p.namespace,
+                key=p.key,
+                value=p.value,
+                text=p.text or "",
+                now=now,
+                previous=previous.get(pid),
+                embedding_model=self.memory.embeddings.last_model
+                if p.text and not pending
+                else None,
                 dense_pending=bool(p.text) and pending,
             )
             payload["indexed"] = p.text is not None
@@ -314,12 +344,19 @@ class PraxMemoryStore(BaseStore):
         return _item(found[0]) if found else None
 
     def _prefix_filter(
-        self, user: str, prefix: tuple[str, ...], flt: Mapping[str, Any] | None, *extra: models.Condition
+        self,
+        user: str,
+        prefix: tuple[str, ...],
+        flt: Mapping[str, Any] | None,
+        *extra: models.Condition,
     ) -> models.Filter:
         conds: list[models.Condition] = list(extra)
         if prefix:
-            conds.append(models.FieldCondition(
-                key="ns_prefixes", match=models.MatchValue(value=NS_SEP.join(prefix))))
+            conds.append(
+                models.FieldCondition(
+                    key="ns_prefixes", match=models.MatchValue(value=NS_SEP.join(prefix))
+                )
+            )
         conds.extend(_prefilter(flt))
         return user_filter(user, *conds)
 
@@ -357,7 +394,9 @@ class PraxMemoryStore(BaseStore):
             dense = None
         sparse = self.memory.sparse_encoder.encode(op.query)
         fetch = max(want, 1) * (3 if op.filter else 1) + 10
-        points = vs.search_hybrid(user, dense, sparse, limit=fetch, flt=flt, candidates=max(2 * fetch, 20))
+        points = vs.search_hybrid(
+            user, dense, sparse, limit=fetch, flt=flt, candidates=max(2 * fetch, 20)
+        )
         out = []
         for p in points:
             value = p.payload.get("value") or {}
@@ -381,9 +420,12 @@ class PraxMemoryStore(BaseStore):
         for user in tenants:
             extra = (
                 [models.FieldCondition(key="indexed", match=models.MatchValue(value=False))]
-                if unindexed else []
+                if unindexed
+                else []
             )
-            streams.append(self._scan_user(vs, user, self._prefix_filter(user, prefix, flt, *extra), flt))
+            streams.append(
+                self._scan_user(vs, user, self._prefix_filter(user, prefix, flt, *extra), flt)
+            )
         out: list[StoredPoint] = []
         for p in heapq.merge(*streams, key=lambda p: int(p.payload.get("seq", 0))):
             out.append(p)
@@ -411,7 +453,11 @@ class PraxMemoryStore(BaseStore):
         pinned: str | None = None
         for cond in conditions:
             path = tuple(cond.path)
-            if cond.match_type == "prefix" and len(path) > self.tenant_index and path[self.tenant_index] != "*":
+            if (
+                cond.match_type == "prefix"
+                and len(path) > self.tenant_index
+                and path[self.tenant_index] != "*"
+            ):
                 pinned = check_user_id(path[self.tenant_index])
         vs = self.memory.vectors
         vs.ensure_collection()
@@ -423,7 +469,7 @@ class PraxMemoryStore(BaseStore):
         else:
             raise MemoryValidationError(
                 "list_namespaces must name a user with a prefix condition (e.g. prefix="
-                f"('memories', user_id)), or the store must allow cross-tenant reads"
+                "('memories', user_id)), or the store must allow cross-tenant reads"
             )
         namespaces = [tuple(p.split(NS_SEP)) for p in paths]
         namespaces = [ns for ns in namespaces if all(_matches(c, ns) for c in conditions)]
@@ -443,8 +489,11 @@ def _matches(cond: MatchCondition, ns: tuple[str, ...]) -> bool:
     path = tuple(cond.path)
     if len(ns) < len(path):
         return False
-    pairs = zip(ns, path, strict=False) if cond.match_type == "prefix" else zip(
-        reversed(ns), reversed(path), strict=False)
+    pairs = (
+        zip(ns, path, strict=False)
+        if cond.match_type == "prefix"
+        else zip(reversed(ns), reversed(path), strict=False)
+    )
     return all(p == "*" or k == p for k, p in pairs)
 
 

@@ -12,9 +12,17 @@ from tests.fakes import HashEmbeddings
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reads the developer's memory settings or data directory."""
-    for name in ("MEMORY_ENABLED", "QDRANT_URL", "NEO4J_URI", "EMBEDDING_PROVIDER",
-                 "EMBEDDING_MODEL", "MEMORY_DATA_DIR", "MEMORY_STM_MAX_ENTRIES",
-                 "MEMORY_DECAY_HALFLIFE_DAYS", "MEMORY_COLLECTION"):
+    for name in (
+        "MEMORY_ENABLED",
+        "QDRANT_URL",
+        "NEO4J_URI",
+        "EMBEDDING_PROVIDER",
+        "EMBEDDING_MODEL",
+        "MEMORY_DATA_DIR",
+        "MEMORY_STM_MAX_ENTRIES",
+        "MEMORY_DECAY_HALFLIFE_DAYS",
+        "MEMORY_COLLECTION",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("MEMORY_DATA_DIR", str(tmp_path / "data"))
 

@@ -1,5 +1,7 @@
-"""Embeddings: dense providers (OpenAI, Ollama, fastembed, the offline packaged model) and the
-sparse term encoder."""
+"""Embeddings: dense providers and the sparse term encoder.
+
+Dense: OpenAI, Ollama, fastembed and the offline packaged model.
+"""
 
 from langgraph_prax_memory.embeddings._dense import (
     FastEmbedEmbeddings,

@@ -1,5 +1,7 @@
-"""Dense embedding providers behind LangChain's ``Embeddings`` interface, and the resilient
-wrapper the memory uses: content-hash cache, same-width fallback, width checks.
+"""Dense embedding providers behind LangChain's ``Embeddings`` interface.
+
+Also the resilient wrapper the memory uses: content-hash cache, same-width fallback, width
+checks.
 """
 
 from __future__ import annotations
@@ -316,7 +318,9 @@ def create_dense_embeddings(
     if primary is not None:
         if dimension is None:
             raise ConfigError("pass dimension= with a custom embeddings object")
-        return ResilientEmbeddings(primary, dimension=dimension, cache_size=config.embedding_cache_size)
+        return ResilientEmbeddings(
+            primary, dimension=dimension, cache_size=config.embedding_cache_size
+        )
     provider = config.embedding_provider
     model = config.resolved_embedding_model
     width = PROVIDER_DIMENSIONS[provider]

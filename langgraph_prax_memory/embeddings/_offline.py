@@ -72,7 +72,7 @@ def assemble_model_dir(target: Path) -> Path:
         except OSError:
             shutil.copyfile(src, dest)
     configs: dict[str, Any] = {
-        # all-MiniLM-L6-v2 was trained with 256-token inputs (sentence-transformers' max_seq_length).
+        # all-MiniLM-L6-v2 was trained on 256-token inputs (its max_seq_length).
         "tokenizer_config.json": {"model_max_length": 256, "do_lower_case": True},
         "special_tokens_map.json": {
             "unk_token": "[UNK]",

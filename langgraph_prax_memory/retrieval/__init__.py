@@ -11,7 +11,7 @@ from langgraph_prax_memory.retrieval._fusion import (
 
 __all__ = ["RRF_K", "FusedCandidate", "boost_factor", "decay_factor", "fuse", "rank_candidates"]
 
-from langgraph_prax_memory.retrieval._recall import (  # noqa: E402
+from langgraph_prax_memory.retrieval._recall import (
     LTM_ROOT,
     RecallResult,
     assemble_hits,

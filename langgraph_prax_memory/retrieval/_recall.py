@@ -30,6 +30,7 @@ def ltm_filter(
     *,
     tags: Sequence[str] | None = None,
     sources: Sequence[str] | None = None,
+    hashes: Sequence[str] | None = None,
 ) -> models.Filter:
     """Points of ``user_id`` under ``("memories", user_id)`` (optionally by tag / source)."""
     extra: list[models.Condition] = [
@@ -42,6 +43,10 @@ def ltm_filter(
         extra.append(models.FieldCondition(key="tags", match=models.MatchAny(any=list(tags))))
     if sources:
         extra.append(models.FieldCondition(key="source", match=models.MatchAny(any=list(sources))))
+    if hashes:
+        extra.append(
+            models.FieldCondition(key="content_hash", match=models.MatchAny(any=list(hashes)))
+        )
     return user_filter(user_id, *extra)
 
 

@@ -18,7 +18,7 @@ NS_SEP = "\x1f"  # a control character: user ids and namespace labels cannot con
 
 
 def namespace_prefixes(namespace: Sequence[str]) -> list[str]:
-    """Every prefix of ``namespace`` joined by ``\\x1f`` (for prefix filters on a keyword field)."""
+    """Every prefix of ``namespace``, joined by the separator, for prefix filters."""
     return [NS_SEP.join(namespace[: i + 1]) for i in range(len(namespace))]
 
 
@@ -102,7 +102,9 @@ def build_payload(
     else:
         created = now
     keep_access = previous is not None and previous.get("last_accessed_ts") is not None
-    last_ts = float(previous["last_accessed_ts"]) if keep_access and previous else created.timestamp()
+    last_ts = (
+        float(previous["last_accessed_ts"]) if keep_access and previous else created.timestamp()
+    )
     last_ts = max(last_ts, created.timestamp())
     last = to_utc(last_ts)
     seq = int(previous["seq"]) if previous and "seq" in previous else time.time_ns()

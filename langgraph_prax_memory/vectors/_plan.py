@@ -40,13 +40,14 @@ PAYLOAD_INDEXES: dict[str, Any] = {
     "last_accessed": models.PayloadSchemaType.DATETIME,
     "created_ts": models.PayloadSchemaType.FLOAT,
     "last_accessed_ts": models.PayloadSchemaType.FLOAT,
-    "seq": models.IntegerIndexParams(type=models.IntegerIndexType.INTEGER, range=True, lookup=False),
+    "seq": models.IntegerIndexParams(
+        type=models.IntegerIndexType.INTEGER, range=True, lookup=False
+    ),
 }
 
 
 def qsparse(vector: Any) -> models.SparseVector:
-    """A Qdrant sparse vector from any object with ``indices`` and ``values``
-    (``langchain_qdrant.SparseVector`` included)."""
+    """A Qdrant sparse vector from anything with ``indices`` and ``values``."""
     if isinstance(vector, models.SparseVector):
         return vector
     return models.SparseVector(indices=list(vector.indices), values=list(vector.values))
@@ -63,9 +64,7 @@ def collection_plan(dimension: int) -> dict[str, Any]:
         "vectors_config": {
             DENSE: models.VectorParams(size=dimension, distance=models.Distance.COSINE)
         },
-        "sparse_vectors_config": {
-            SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)
-        },
+        "sparse_vectors_config": {SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
     }
 
 
@@ -77,7 +76,9 @@ def existing_dimension(info: models.CollectionInfo) -> int | None:
     return None
 
 
-def user_filter(user_id: str, *extra: models.Condition, must_not: Sequence[Any] = ()) -> models.Filter:
+def user_filter(
+    user_id: str, *extra: models.Condition, must_not: Sequence[Any] = ()
+) -> models.Filter:
     """A filter that pins ``user_id`` plus any extra conditions. Every query goes through it."""
     check_user_id(user_id)
     conditions: list[models.Condition] = [
@@ -141,7 +142,9 @@ def hybrid_query_plan(
     if dense is not None:
         prefetch.append(models.Prefetch(query=dense, using=DENSE, filter=flt, limit=candidates))
     if sparse is not None and sparse.indices:
-        prefetch.append(models.Prefetch(query=qsparse(sparse), using=SPARSE, filter=flt, limit=candidates))
+        prefetch.append(
+            models.Prefetch(query=qsparse(sparse), using=SPARSE, filter=flt, limit=candidates)
+        )
     if not prefetch:
         return {}
     if len(prefetch) == 1:
@@ -181,9 +184,7 @@ def decay_victims(
     A pure function of the stored values and ``now``: nothing is written back, so two passes
     at the same moment choose the same victims.
     """
-    return [
-        p.id for p in points if effective_importance(p.payload, now, halflife_days) < threshold
-    ]
+    return [p.id for p in points if effective_importance(p.payload, now, halflife_days) < threshold]
 
 
 def reinforce_plan(

@@ -1,5 +1,7 @@
-"""The Qdrant vector store: one class over ``qdrant-client`` for a server URL, an embedded
-on-disk folder (local mode) or ``:memory:``, with a sync face and an async face.
+"""The Qdrant vector store: one class over ``qdrant-client``.
+
+It serves a server URL, an embedded on-disk folder (local mode) or ``:memory:``, with a sync
+face and an async face.
 """
 
 from __future__ import annotations
@@ -164,7 +166,9 @@ class QdrantVectorStore:
         except ConfigError:
             raise
         except Exception as exc:
-            raise MemoryWriteError(f"Qdrant upsert of {len(records)} point(s) failed: {exc}") from exc
+            raise MemoryWriteError(
+                f"Qdrant upsert of {len(records)} point(s) failed: {exc}"
+            ) from exc
         if result.status != models.UpdateStatus.COMPLETED:
             raise MemoryWriteError(f"Qdrant upsert did not complete: {result.status}")
         return [r.id for r in records]
@@ -225,7 +229,7 @@ class QdrantVectorStore:
         return n
 
     def reinforce(self, user_id: str, ids: Sequence[str], *, now: datetime | None = None) -> None:
-        """Bump ``access_count`` and ``last_accessed`` of the given points (strengthen on recall)."""
+        """Bump ``access_count`` and ``last_accessed`` of the points (strengthen on recall)."""
         points = self.retrieve(user_id, ids)
         if not points:
             return
@@ -284,9 +288,7 @@ class QdrantVectorStore:
                 kwargs["order_by"] = models.OrderBy(key=order_by, start_from=start_from)
             else:
                 kwargs["offset"] = offset
-            records, offset = self._call(
-                "scroll", lambda kw=kwargs: self.client.scroll(self.collection, **kw)
-            )
+            records, offset = self._scroll_page(kwargs)
             out.extend(to_stored(r) for r in records)
             if not records or len(records) < page:
                 break
@@ -295,6 +297,12 @@ class QdrantVectorStore:
             elif offset is None:
                 break
         return out
+
+    def _scroll_page(self, kwargs: dict[str, Any]) -> tuple[list[Any], Any]:
+        records, offset = self._call(
+            "scroll", lambda: self.client.scroll(self.collection, **kwargs)
+        )
+        return list(records), offset
 
     def iter_points(self, user_id: str, flt: models.Filter | None = None) -> list[StoredPoint]:
         """Every point of ``user_id`` matching ``flt``."""
@@ -355,13 +363,17 @@ class QdrantVectorStore:
         """Dense + sparse prefetch fused by RRF inside Qdrant."""
         flt = flt or user_filter(user_id)
         _assert_pinned(flt, user_id)
-        plan = hybrid_query_plan(dense, sparse, flt, limit=limit, candidates=candidates or 2 * limit)
+        plan = hybrid_query_plan(
+            dense, sparse, flt, limit=limit, candidates=candidates or 2 * limit
+        )
         if not plan:
             return []
         res = self._call("hybrid search", lambda: self.client.query_points(self.collection, **plan))
         return [to_stored(p) for p in res.points]
 
-    def facet(self, key: str, *, user_id: str | None = None, limit: int = 100_000) -> dict[str, int]:
+    def facet(
+        self, key: str, *, user_id: str | None = None, limit: int = 100_000
+    ) -> dict[str, int]:
         """Distinct values of a keyword payload field with counts (for namespace listing).
 
         ``user_id=None`` spans tenants: only the store's explicit cross-tenant listing uses it.
@@ -437,7 +449,9 @@ class AsyncQdrantVectorStore:
                 self.collection, points=[r.to_point() for r in records], wait=True
             )
         except Exception as exc:
-            raise MemoryWriteError(f"Qdrant upsert of {len(records)} point(s) failed: {exc}") from exc
+            raise MemoryWriteError(
+                f"Qdrant upsert of {len(records)} point(s) failed: {exc}"
+            ) from exc
         if result.status != models.UpdateStatus.COMPLETED:
             raise MemoryWriteError(f"Qdrant upsert did not complete: {result.status}")
         return [r.id for r in records]
@@ -456,12 +470,20 @@ class AsyncQdrantVectorStore:
         if self._client is None:
             return list(
                 await self._run(
-                    "search_hybrid", user_id, dense, sparse, limit=limit, flt=flt, candidates=candidates
+                    "search_hybrid",
+                    user_id,
+                    dense,
+                    sparse,
+                    limit=limit,
+                    flt=flt,
+                    candidates=candidates,
                 )
             )
         flt = flt or user_filter(user_id)
         _assert_pinned(flt, user_id)
-        plan = hybrid_query_plan(dense, sparse, flt, limit=limit, candidates=candidates or 2 * limit)
+        plan = hybrid_query_plan(
+            dense, sparse, flt, limit=limit, candidates=candidates or 2 * limit
+        )
         if not plan:
             return []
         await asyncio.to_thread(self.sync.ensure_collection)
@@ -475,9 +497,7 @@ class AsyncQdrantVectorStore:
         """Dense search (see :meth:`QdrantVectorStore.search_dense`)."""
         return list(await self._run("search_dense", user_id, vector, **kw))
 
-    async def search_sparse(
-        self, user_id: str, vector: Any, **kw: Any
-    ) -> list[StoredPoint]:
+    async def search_sparse(self, user_id: str, vector: Any, **kw: Any) -> list[StoredPoint]:
         """Sparse search (see :meth:`QdrantVectorStore.search_sparse`)."""
         return list(await self._run("search_sparse", user_id, vector, **kw))
 
@@ -501,7 +521,9 @@ class AsyncQdrantVectorStore:
         """Delete every point of ``user_id``."""
         return int(await self._run("delete_user", user_id))
 
-    async def reinforce(self, user_id: str, ids: Sequence[str], *, now: datetime | None = None) -> None:
+    async def reinforce(
+        self, user_id: str, ids: Sequence[str], *, now: datetime | None = None
+    ) -> None:
         """Strengthen on recall."""
         await self._run("reinforce", user_id, ids, now=now)
 

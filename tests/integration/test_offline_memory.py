@@ -19,9 +19,15 @@ pytestmark = pytest.mark.integration
 
 def test_packaged_model_embeds_meaningfully(tmp_path: Path) -> None:
     emb = PackagedMiniLMEmbeddings(tmp_path / "models")
-    vecs = np.array(emb.embed_documents([
-        "I prefer dark mode in all my tools", "User likes dark themes", "Oslo is cold in winter",
-    ]))
+    vecs = np.array(
+        emb.embed_documents(
+            [
+                "I prefer dark mode in all my tools",
+                "User likes dark themes",
+                "Oslo is cold in winter",
+            ]
+        )
+    )
     assert vecs.shape == (3, 384)
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-3)
     sims = vecs @ vecs.T
@@ -47,7 +53,11 @@ def test_cli_demo_prints_recalled_memories_offline(tmp_path: Path) -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "NO_PROXY": "*", "MEMORY_DATA_DIR": str(tmp_path)}
     proc = subprocess.run(
         [sys.executable, "-m", "langgraph_prax_memory.cli", "demo", "--json"],
-        capture_output=True, text=True, timeout=300, env=env, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)

@@ -26,7 +26,9 @@ def test_fallback_goes_to_a_model_of_the_same_width() -> None:
 
 
 def test_all_providers_down_raises_embedding_error_not_zero_vectors() -> None:
-    emb = ResilientEmbeddings(FailingEmbeddings(), dimension=384, fallbacks=[FailingEmbeddings("b")])
+    emb = ResilientEmbeddings(
+        FailingEmbeddings(), dimension=384, fallbacks=[FailingEmbeddings("b")]
+    )
     with pytest.raises(EmbeddingError, match="every embedding model failed"):
         emb.embed_documents(["x"])
 
@@ -51,8 +53,9 @@ def test_remote_providers_fall_back_only_to_same_width(tmp_path) -> None:  # typ
 
 def test_ollama_down_is_an_embedding_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
     emb = create_dense_embeddings(
-        MemoryConfig(data_dir=tmp_path, embedding_provider="ollama",
-                     ollama_base_url="http://127.0.0.1:9")
+        MemoryConfig(
+            data_dir=tmp_path, embedding_provider="ollama", ollama_base_url="http://127.0.0.1:9"
+        )
     )
     with pytest.raises(EmbeddingError):
         emb.embed_query("hello")

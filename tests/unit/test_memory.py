@@ -118,7 +118,9 @@ def test_failed_write_raises_and_keeps_what_was_stored(
     assert memory.count("alice") == 1
 
 
-def test_incomplete_write_status_raises(memory: PraxMemory, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_incomplete_write_status_raises(
+    memory: PraxMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from qdrant_client import models
 
     real = memory.vectors.client.upsert
@@ -198,8 +200,11 @@ def test_delete_user_removes_only_that_user(memory: PraxMemory) -> None:
 
 
 def test_disabled_memory_says_so(tmp_path: Path) -> None:
-    mem = PraxMemory(MemoryConfig(enabled=False, data_dir=tmp_path), embeddings=HashEmbeddings(),
-                     embedding_dimension=384)
+    mem = PraxMemory(
+        MemoryConfig(enabled=False, data_dir=tmp_path),
+        embeddings=HashEmbeddings(),
+        embedding_dimension=384,
+    )
     assert not mem.available
     with pytest.raises(BackendUnavailable, match="not available"):
         mem.remember("alice", "x")
@@ -208,7 +213,7 @@ def test_disabled_memory_says_so(tmp_path: Path) -> None:
 
 def test_list_is_in_first_write_order(memory: PraxMemory) -> None:
     memory.remember_many("alice", [{"content": f} for f in FACTS])
-    assert [m.content for m in memory.list("alice")] == FACTS
+    assert [m.content for m in memory.list_memories("alice")] == FACTS
 
 
 def test_recall_argument_checks(memory: PraxMemory) -> None:

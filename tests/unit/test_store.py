@@ -73,16 +73,20 @@ def test_bad_puts_store_nothing(
 ) -> None:
     store.put(("memories", "alice"), "keep", {"content": "keep me"})
     with pytest.raises(MemoryValidationError, match=match):
-        store.batch([
-            PutOp(("memories", "alice"), "other", {"content": "also valid"}),
-            PutOp(namespace, key, value),  # type: ignore[arg-type]
-        ])
+        store.batch(
+            [
+                PutOp(("memories", "alice"), "other", {"content": "also valid"}),
+                PutOp(namespace, key, value),  # type: ignore[arg-type]
+            ]
+        )
     assert [i.key for i in store.search(("memories", "alice"))] == ["keep"]
 
 
 def test_value_created_at_is_used(store: PraxMemoryStore) -> None:
     when = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
-    store.put(("memories", "alice"), "old", {"content": "Trip to Oslo", "created_at": when.isoformat()})
+    store.put(
+        ("memories", "alice"), "old", {"content": "Trip to Oslo", "created_at": when.isoformat()}
+    )
     item = store.get(("memories", "alice"), "old")
     assert item is not None and item.created_at == when
     hit = store.memory.recall("alice", "Oslo trip", now=when, reinforce=False)[0]
@@ -110,8 +114,13 @@ def test_second_process_gets_a_clear_lock_error(tmp_path: Path) -> None:
                 print("LOCKED:", exc)
                 sys.exit(3)
         """)
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=120, cwd=Path(__file__).parents[2])
+        proc = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=Path(__file__).parents[2],
+        )
         assert proc.returncode == 3, proc.stderr
         assert "QDRANT_URL" in proc.stdout and "another process" in proc.stdout
     finally:

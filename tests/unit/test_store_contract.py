@@ -30,14 +30,24 @@ def _view(items: list[Any]) -> list[tuple[tuple[str, ...], str, dict[str, Any]]]
 
 
 def _seed(store: BaseStore) -> None:
-    store.put(("memories", "alice"), "tea", {"content": "Alice drinks green tea", "n": 1,
-                                             "kind": "pref", "tags": ["drink"]})
-    store.put(("memories", "alice"), "jazz", {"content": "Alice loves jazz music", "n": 5,
-                                              "kind": "pref", "meta": {"src": "chat"}})
-    store.put(("memories", "alice", "work"), "job", {"content": "Alice works at FinCorp",
-                                                     "n": 3, "kind": "fact"})
-    store.put(("memories", "bob"), "tea", {"content": "Bob drinks black tea", "n": 2,
-                                           "kind": "pref"})
+    store.put(
+        ("memories", "alice"),
+        "tea",
+        {"content": "Alice drinks green tea", "n": 1, "kind": "pref", "tags": ["drink"]},
+    )
+    store.put(
+        ("memories", "alice"),
+        "jazz",
+        {"content": "Alice loves jazz music", "n": 5, "kind": "pref", "meta": {"src": "chat"}},
+    )
+    store.put(
+        ("memories", "alice", "work"),
+        "job",
+        {"content": "Alice works at FinCorp", "n": 3, "kind": "fact"},
+    )
+    store.put(
+        ("memories", "bob"), "tea", {"content": "Bob drinks black tea", "n": 2, "kind": "pref"}
+    )
     store.put(("docs", "alice"), "raw", {"x": [1, 2]}, index=False)
 
 
@@ -63,11 +73,15 @@ def test_filter_only_search_prefix_limit_offset(store: BaseStore) -> None:
     assert [i.key for i in store.search(("memories", "alice", "work"))] == ["job"]
     assert store.search(("memories", "ali")) == []
     everything = _view(store.search((), limit=100))
-    assert sorted((ns, k) for ns, k, _ in everything) == sorted([
-        (("memories", "alice"), "tea"), (("memories", "alice"), "jazz"),
-        (("memories", "alice", "work"), "job"), (("memories", "bob"), "tea"),
-        (("docs", "alice"), "raw"),
-    ])
+    assert sorted((ns, k) for ns, k, _ in everything) == sorted(
+        [
+            (("memories", "alice"), "tea"),
+            (("memories", "alice"), "jazz"),
+            (("memories", "alice", "work"), "job"),
+            (("memories", "bob"), "tea"),
+            (("docs", "alice"), "raw"),
+        ]
+    )
     for item in store.search(("memories", "alice")):
         assert item.score is None
 
@@ -97,22 +111,30 @@ def test_filters(store: BaseStore, flt: dict[str, Any], expected: list[str]) -> 
 def test_list_namespaces(store: BaseStore) -> None:
     _seed(store)
     assert store.list_namespaces() == [
-        ("docs", "alice"), ("memories", "alice"), ("memories", "alice", "work"),
+        ("docs", "alice"),
+        ("memories", "alice"),
+        ("memories", "alice", "work"),
         ("memories", "bob"),
     ]
     assert store.list_namespaces(prefix=("memories",)) == [
-        ("memories", "alice"), ("memories", "alice", "work"), ("memories", "bob"),
+        ("memories", "alice"),
+        ("memories", "alice", "work"),
+        ("memories", "bob"),
     ]
     assert store.list_namespaces(suffix=("work",)) == [("memories", "alice", "work")]
     assert store.list_namespaces(prefix=("memories", "*")) == [
-        ("memories", "alice"), ("memories", "alice", "work"), ("memories", "bob"),
+        ("memories", "alice"),
+        ("memories", "alice", "work"),
+        ("memories", "bob"),
     ]
     assert store.list_namespaces(max_depth=1) == [("docs",), ("memories",)]
     assert store.list_namespaces(prefix=("memories",), max_depth=2) == [
-        ("memories", "alice"), ("memories", "bob"),
+        ("memories", "alice"),
+        ("memories", "bob"),
     ]
     assert store.list_namespaces(limit=2, offset=1) == [
-        ("memories", "alice"), ("memories", "alice", "work"),
+        ("memories", "alice"),
+        ("memories", "alice", "work"),
     ]
 
 
@@ -142,10 +164,12 @@ def test_batch_reads_see_state_before_writes(store: BaseStore) -> None:
     from langgraph.store.base import GetOp, PutOp
 
     store.put(("memories", "dave"), "k", {"content": "old"})
-    res = store.batch([
-        PutOp(("memories", "dave"), "k", {"content": "new"}),
-        GetOp(("memories", "dave"), "k"),
-    ])
+    res = store.batch(
+        [
+            PutOp(("memories", "dave"), "k", {"content": "new"}),
+            GetOp(("memories", "dave"), "k"),
+        ]
+    )
     assert res[0] is None and res[1] is not None and res[1].value == {"content": "old"}
     got = store.get(("memories", "dave"), "k")
     assert got is not None and got.value == {"content": "new"}
