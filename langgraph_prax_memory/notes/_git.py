@@ -1,0 +1,151 @@
+"""The user's workspace git repository, driven through the ``git`` executable.
+
+Why the executable and not a Python git library: ``git`` is already on virtually every
+machine that runs an agent, its on-disk format is the reference one (a user can inspect or
+repair a workspace with ordinary git tools), and it adds no dependency. Pure-Python
+implementations (dulwich) would be a new dependency with their own edge cases around
+index locking; GitPython itself shells out to ``git`` anyway.
+
+Every call runs with a scrubbed environment: no ``GIT_DIR``/``GIT_WORK_TREE``/``GIT_INDEX_FILE``
+inherited from a surrounding hook, no global or system config (``GIT_CONFIG_GLOBAL`` is
+``/dev/null``, ``GIT_CONFIG_NOSYSTEM=1``), so the user's hooks, signing settings or default
+branch never interfere and the global config is never written. Identity and
+``commit.gpgsign=false`` are set in the workspace repository's own ``.git/config``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from langgraph_prax_memory.errors import PraxMemoryError
+
+__all__ = ["GIT_EMAIL", "GIT_NAME", "GitUnavailableError", "NotesGitError", "WorkspaceRepo"]
+
+logger = logging.getLogger(__name__)
+
+GIT_NAME = "langgraph-prax-memory"
+GIT_EMAIL = "prax-memory@localhost"
+_TIMEOUT = 60.0
+# Lock files, atomic-write temporaries and the (unversioned) scratchpad never show up as
+# untracked files. Written to .git/info/exclude, which is local and never committed.
+_EXCLUDES = "\n# langgraph-prax-memory\n*.lock\n.*.tmp\n/memory/\n"
+
+
+class NotesGitError(PraxMemoryError):
+    """A git command on the notes workspace failed (the message carries git's stderr)."""
+
+
+class GitUnavailableError(NotesGitError):
+    """The ``git`` executable was not found; nothing was written."""
+
+
+def resolve_git(executable: str | None) -> str:
+    """The absolute path of the git executable, or raise :class:`GitUnavailableError`."""
+    name = executable or "git"
+    found = shutil.which(name)
+    if found is None:
+        raise GitUnavailableError(
+            f"the git executable {name!r} was not found on PATH; user notes are versioned "
+            "with git, so install git (or pass git_executable=...) before updating notes"
+        )
+    return found
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_TERMINAL_PROMPT="0",
+        LC_ALL="C",
+        LANG="C",
+    )
+    return env
+
+
+class WorkspaceRepo:
+    """The git repository at a user's workspace root.
+
+    Args:
+        root: The workspace folder (created on :meth:`ensure`).
+        git: Absolute path of the git executable (see :func:`resolve_git`).
+    """
+
+    def __init__(self, root: Path, git: str) -> None:
+        self.root = root
+        self.git = git
+
+    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run ``git <args>`` in the workspace and return the completed process."""
+        cmd = [
+            self.git,
+            "-c",
+            f"user.name={GIT_NAME}",
+            "-c",
+            f"user.email={GIT_EMAIL}",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "core.hooksPath=" + os.devnull,
+            *args,
+        ]
+        try:
+            proc = subprocess.run(
+                cmd,
+                cwd=self.root,
+                env=_env(),
+                capture_output=True,
+                text=True,
+                timeout=_TIMEOUT,
+                check=False,
+            )
+        except FileNotFoundError as exc:
+            raise GitUnavailableError(f"git executable {self.git!r} disappeared: {exc}") from exc
+        except subprocess.TimeoutExpired as exc:
+            raise NotesGitError(f"git {' '.join(args)} timed out after {_TIMEOUT}s") from exc
+        if check and proc.returncode != 0:
+            raise NotesGitError(
+                f"git {' '.join(args)} failed in {self.root} (exit {proc.returncode}): "
+                f"{proc.stderr.strip() or proc.stdout.strip()}"
+            )
+        return proc
+
+    def ensure(self) -> None:
+        """Create the workspace and its repository on first use (idempotent).
+
+        A stale ``.git/index.lock`` (left by a git process that was killed) is removed: the
+        caller holds the workspace's notes lock, and nothing else runs git here.
+        """
+        self.root.mkdir(parents=True, exist_ok=True)
+        if not (self.root / ".git").exists():
+            self.run("init", "-q")
+            self.run("config", "--local", "user.name", GIT_NAME)
+            self.run("config", "--local", "user.email", GIT_EMAIL)
+            self.run("config", "--local", "commit.gpgsign", "false")
+            exclude = self.root / ".git" / "info" / "exclude"
+            exclude.parent.mkdir(parents=True, exist_ok=True)
+            with exclude.open("a", encoding="utf-8") as handle:
+                handle.write(_EXCLUDES)
+            logger.info("initialised notes git repository in %s", self.root)
+        stale = self.root / ".git" / "index.lock"
+        if stale.exists():
+            logger.warning("removing stale git index lock %s", stale)
+            stale.unlink(missing_ok=True)
+
+    def is_dirty(self, relpath: str) -> bool:
+        """Whether ``relpath`` differs from HEAD (modified, or present but untracked)."""
+        out = self.run("status", "--porcelain", "--untracked-files=all", "--", relpath).stdout
+        return bool(out.strip())
+
+    def commit_file(self, relpath: str, message: str) -> str | None:
+        """Stage ``relpath`` and commit it; returns the new commit id, None when unchanged."""
+        self.run("add", "--", relpath)
+        staged = self.run("diff", "--cached", "--quiet", "--", relpath, check=False)
+        if staged.returncode == 0:
+            return None
+        self.run("commit", "-q", "--no-verify", "-m", message, "--", relpath)
+        return self.run("rev-parse", "HEAD").stdout.strip()

@@ -1,0 +1,118 @@
+"""Crash-safe file replacement and per-file locking shared by the STM and notes layers.
+
+A write goes to a temporary file in the destination's folder, is flushed and ``fsync``-ed,
+renamed over the destination with :func:`os.replace` (atomic on POSIX and Windows), and the
+folder is ``fsync``-ed so the rename itself survives a power loss. A reader therefore sees
+either the whole old file or the whole new one, never a torn mixture.
+
+Locking is two-level: a :class:`threading.Lock` per file path (shared by every object in the
+process, so two stores pointing at the same file still serialise) and a
+:class:`filelock.FileLock` on ``<file>.lock`` for other processes. Read-modify-write cycles
+run under both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import filelock
+
+from langgraph_prax_memory.errors import MemoryWriteError
+
+__all__ = ["atomic_write_text", "locked", "DEFAULT_LOCK_TIMEOUT"]
+
+#: Seconds to wait for another writer before giving up with :class:`MemoryWriteError`.
+DEFAULT_LOCK_TIMEOUT = 30.0
+
+_registry_guard = threading.Lock()
+_thread_locks: dict[str, threading.Lock] = {}
+
+
+def _thread_lock(path: Path) -> threading.Lock:
+    key = os.path.abspath(path)
+    with _registry_guard:
+        lock = _thread_locks.get(key)
+        if lock is None:
+            lock = _thread_locks[key] = threading.Lock()
+        return lock
+
+
+@contextlib.contextmanager
+def locked(path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the in-process lock and the cross-process file lock of ``path``.
+
+    Args:
+        path: The file being protected; the lock file is ``<path>.lock`` beside it.
+        timeout: Seconds to wait for each lock.
+
+    Raises:
+        MemoryWriteError: A lock could not be taken within ``timeout``.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tlock = _thread_lock(path)
+    if not tlock.acquire(timeout=timeout):
+        raise MemoryWriteError(f"timed out after {timeout}s waiting for the lock of {path}")
+    try:
+        flock = filelock.FileLock(str(path) + ".lock", timeout=timeout, poll_interval=0.005)
+        try:
+            flock.acquire()
+        except filelock.Timeout as exc:
+            raise MemoryWriteError(
+                f"timed out after {timeout}s waiting for another process to release {path}.lock"
+            ) from exc
+        try:
+            yield
+        finally:
+            flock.release()
+    finally:
+        tlock.release()
+
+
+def _fsync_dir(folder: Path) -> None:
+    if os.name != "posix":  # directories cannot be opened for fsync on Windows
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) so that a crash leaves the old or the new file.
+
+    Args:
+        path: Destination file; its folder is created when missing.
+        text: The complete new content.
+
+    Raises:
+        MemoryWriteError: The file could not be written.
+    """
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise MemoryWriteError(f"cannot write {path}: {exc}") from exc
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if isinstance(exc, OSError):
+            raise MemoryWriteError(f"cannot write {path}: {exc}") from exc
+        raise
+    try:
+        _fsync_dir(folder)
+    except OSError as exc:
+        raise MemoryWriteError(f"wrote {path} but could not sync its folder: {exc}") from exc
