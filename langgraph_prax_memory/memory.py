@@ -34,12 +34,14 @@ from langgraph_prax_memory.embeddings import (
 )
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
 from langgraph_prax_memory.models import Memory, MemoryHit
+from langgraph_prax_memory.notes import UserNotes
 from langgraph_prax_memory.retrieval._recall import (
     RecallResult,
     assemble_hits,
     ltm_filter,
     ltm_namespace,
 )
+from langgraph_prax_memory.stm import ScratchpadStore
 from langgraph_prax_memory.vectors._payload import build_payload, content_hash
 from langgraph_prax_memory.vectors._plan import StoredPoint, VectorRecord, point_id
 from langgraph_prax_memory.vectors._store import (
@@ -205,6 +207,15 @@ class PraxMemory:
         )
         self.config = self._core.config
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prax-reinforce")
+        #: The per-user scratchpad (works without Qdrant).
+        self.stm = ScratchpadStore(self.config)
+        #: The per-user ``user_notes.md``; items compaction drops are promoted into LTM.
+        self.notes = UserNotes(self.config, remember=self._promote_note)
+
+    def _promote_note(
+        self, user_id: str, content: str, /, *, importance: float, tags: list[str], source: str
+    ) -> str:
+        return self.remember(user_id, content, importance=importance, tags=tags, source=source)
 
     # -- properties -------------------------------------------------------------------
     @property
@@ -332,9 +343,15 @@ class PraxMemory:
         return self._core.store().delete(user_id, [memory_id]) > 0
 
     def delete_user(self, user_id: str) -> dict[str, int]:
-        """Delete everything stored for ``user_id`` in long-term memory; returns counts."""
+        """Delete the long-term memories and the scratchpad of ``user_id``; returns counts.
+
+        The user's notes stay in their git workspace (delete that folder to remove them).
+        """
         check_user_id(user_id)
-        return {"memories": self._core.store().delete_user(user_id)}
+        removed = {"stm_entries": self.stm.clear(user_id)}
+        if self.available:
+            removed["memories"] = self._core.store().delete_user(user_id)
+        return removed
 
     def decay(
         self, user_id: str, *, now: datetime | None = None, dry_run: bool = False

@@ -30,14 +30,27 @@ from langgraph.store.base import (
 )
 from qdrant_client import models
 
-from langgraph_prax_memory._validation import check_user_id, to_utc, utcnow
+from langgraph_prax_memory._validation import (
+    check_importance,
+    check_tags,
+    check_text,
+    check_user_id,
+    to_utc,
+    utcnow,
+)
+from langgraph_prax_memory.embeddings import tokenize
 from langgraph_prax_memory.errors import EmbeddingError, MemoryValidationError
 from langgraph_prax_memory.memory import PraxMemory
+from langgraph_prax_memory.stm import StmEntry
 from langgraph_prax_memory.vectors._payload import NS_SEP, build_payload, extract_text
 from langgraph_prax_memory.vectors._plan import StoredPoint, VectorRecord, point_id, user_filter
 from langgraph_prax_memory.vectors._store import QdrantVectorStore
 
-__all__ = ["PraxMemoryStore"]
+__all__ = ["STM_ROOT", "PraxMemoryStore"]
+
+#: Namespace root of the scratchpad: ``("stm", user_id)`` is that user's STM.
+STM_ROOT = "stm"
+_STM_FIELDS = frozenset({"content", "importance", "tags"})
 
 _MAX_KEY_CHARS = 1024
 _SCAN_PAGE = 256
@@ -140,6 +153,9 @@ class PraxMemoryStore(BaseStore):
     ``search`` with a ``query`` runs a hybrid dense + sparse search fused by RRF and returns
     its scores (RRF scores, not cosine similarities).
 
+    **Scratchpad.** ``("stm", user_id)`` is routed to the user's STM file (entries
+    ``{content, importance, tags}``), not to Qdrant: it works even when LTM is down.
+
     **Tenancy.** Each item belongs to the user at position ``tenant_index`` of its namespace
     (``("memories", user_id)`` → ``user_id``; a one-label namespace is its own tenant). Every
     query is pinned to a user: a ``search`` or ``list_namespaces`` whose prefix stops above the
@@ -227,9 +243,11 @@ class PraxMemoryStore(BaseStore):
         results: list[Result] = []
         for op in ops:
             if isinstance(op, GetOp):
-                results.append(self._get(op))
+                results.append(self._stm_get(op) if _is_stm(op.namespace) else self._get(op))
             elif isinstance(op, SearchOp):
-                results.append(self._search(op))
+                results.append(
+                    self._stm_search(op) if _is_stm(op.namespace_prefix) else self._search(op)
+                )
             elif isinstance(op, ListNamespacesOp):
                 results.append(self._list_namespaces(op))
             elif isinstance(op, PutOp):
@@ -254,6 +272,8 @@ class PraxMemoryStore(BaseStore):
             if not isinstance(op.key, str) or not op.key or len(op.key) > _MAX_KEY_CHARS:
                 raise MemoryValidationError(f"key must be a non-empty string, got {op.key!r}")
             user = self.tenant_of(ns)
+            if _is_stm(ns) and op.value is not None:
+                _check_stm_value(op.value, max_chars)
             if op.value is None:
                 planned[(ns, op.key)] = _Put(ns, op.key, user, None, None)
                 continue
@@ -289,11 +309,18 @@ class PraxMemoryStore(BaseStore):
     def _apply_puts(self, puts: Sequence[_Put]) -> None:
         if not puts:
             return
-        vs = self.memory.vectors
         by_user: dict[str, list[_Put]] = defaultdict(list)
         for p in puts:
-            by_user[p.user_id].append(p)
+            if _is_stm(p.namespace):
+                if p.value is None:
+                    self.memory.stm.delete(p.user_id, p.key)
+                else:
+                    self.memory.stm.put(p.user_id, p.key, p.value)
+            else:
+                by_user[p.user_id].append(p)
+        vs = self.memory.vectors if by_user else None
         for user, items in by_user.items():
+            assert vs is not None
             deletes = [point_id(p.namespace, p.key) for p in items if p.value is None]
             writes = [p for p in items if p.value is not None]
             if writes:
@@ -336,6 +363,27 @@ class PraxMemoryStore(BaseStore):
             sv = sparse.encode(p.text) if p.text else None
             records.append(VectorRecord(pid, payload, dense, sv))
         vs.upsert(user, records)
+
+    # -- scratchpad ---------------------------------------------------------------------
+    def _stm_get(self, op: GetOp) -> Item | None:
+        entry = self.memory.stm.get(self.tenant_of(_check_namespace(op.namespace)), op.key)
+        return _stm_item(op.namespace, entry) if entry else None
+
+    def _stm_search(self, op: SearchOp) -> list[SearchItem]:
+        ns = _check_namespace(op.namespace_prefix)
+        entries = self.memory.stm.all(self.tenant_of(ns))
+        items = [_stm_search_item(ns, e) for e in entries]
+        if op.filter:
+            items = [
+                i for i in items if all(_compare(i.value.get(k), v) for k, v in op.filter.items())
+            ]
+        if op.query:
+            words = set(tokenize(op.query))
+            for item in items:
+                text = set(tokenize(f"{item.key} {item.value['content']}"))
+                item.score = len(words & text) / len(words) if words else 0.0
+            items.sort(key=lambda i: -(i.score or 0.0))
+        return items[op.offset : op.offset + op.limit]
 
     # -- reads ------------------------------------------------------------------------
     def _get(self, op: GetOp) -> Item | None:
@@ -472,6 +520,10 @@ class PraxMemoryStore(BaseStore):
                 "('memories', user_id)), or the store must allow cross-tenant reads"
             )
         namespaces = [tuple(p.split(NS_SEP)) for p in paths]
+        users = [pinned] if pinned is not None else []
+        for user in users:
+            if self.memory.stm.all(user):
+                namespaces.append((STM_ROOT, user))
         namespaces = [ns for ns in namespaces if all(_matches(c, ns) for c in conditions)]
         if op.max_depth is not None:
             namespaces = sorted({ns[: op.max_depth] for ns in namespaces})
@@ -483,6 +535,49 @@ class PraxMemoryStore(BaseStore):
     def close(self) -> None:
         """Close the underlying memory."""
         self.memory.close()
+
+
+def _is_stm(namespace: tuple[str, ...]) -> bool:
+    return len(namespace) == 2 and namespace[0] == STM_ROOT
+
+
+def _check_stm_value(value: Mapping[str, Any], max_chars: int) -> None:
+    if not isinstance(value, Mapping):
+        raise MemoryValidationError("value must be a dict")
+    unknown = set(value) - _STM_FIELDS
+    if unknown:
+        raise MemoryValidationError(
+            f"scratchpad values take {sorted(_STM_FIELDS)}, not {sorted(unknown)}"
+        )
+    check_text(value.get("content"), max_chars=max_chars)
+    if value.get("importance") is not None:
+        check_importance(value["importance"])
+    check_tags(value.get("tags"))
+
+
+def _stm_value(entry: StmEntry) -> dict[str, Any]:
+    return {
+        "content": entry.content,
+        "importance": entry.importance,
+        "tags": list(entry.tags),
+        "access_count": entry.access_count,
+    }
+
+
+def _stm_item(namespace: tuple[str, ...], entry: StmEntry) -> Item:
+    return Item(
+        value=_stm_value(entry),
+        key=entry.key,
+        namespace=tuple(namespace),
+        created_at=entry.created_at,
+        updated_at=entry.created_at,
+    )
+
+
+def _stm_search_item(namespace: tuple[str, ...], entry: StmEntry) -> SearchItem:
+    return SearchItem(
+        tuple(namespace), entry.key, _stm_value(entry), entry.created_at, entry.created_at
+    )
 
 
 def _matches(cond: MatchCondition, ns: tuple[str, ...]) -> bool:

@@ -195,7 +195,7 @@ def test_decay_pass_is_idempotent_and_never_writes_back(memory: PraxMemory) -> N
 def test_delete_user_removes_only_that_user(memory: PraxMemory) -> None:
     memory.remember_many("alice", [{"content": f} for f in FACTS])
     memory.remember("bob", "Bob's fact")
-    assert memory.delete_user("alice") == {"memories": 4}
+    assert memory.delete_user("alice") == {"stm_entries": 0, "memories": 4}
     assert memory.count("alice") == 0 and memory.count("bob") == 1
 
 

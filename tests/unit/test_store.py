@@ -143,3 +143,45 @@ def test_width_mismatch_with_existing_collection(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="384-dimensional"):
         other.remember("alice", "y")
     other.close()
+
+
+def test_stm_namespace_is_the_scratchpad(store: PraxMemoryStore) -> None:
+    ns = ("stm", "alice")
+    store.put(
+        ns,
+        "user_timezone",
+        {"content": "America/New_York", "importance": 0.8, "tags": ["preference"]},
+    )
+    store.put(ns, "user_timezone", {"content": "Europe/Paris"})
+    item = store.get(ns, "user_timezone")
+    assert item is not None
+    assert item.value == {
+        "content": "Europe/Paris",
+        "importance": 0.8,
+        "tags": ["preference"],
+        "access_count": 1,
+    }
+    # the same entry through the scratchpad API, and nothing went into Qdrant
+    entry = store.memory.stm.get("alice", "user_timezone")
+    assert entry is not None and entry.content == "Europe/Paris"
+    assert store.memory.count("alice") == 0
+    store.put(ns, "project", {"content": "fraud detection with XGBoost"})
+    assert [i.key for i in store.search(ns, query="which project?")][0] == "project"
+    assert ("stm", "alice") in store.list_namespaces(prefix=("stm", "alice"))
+    with pytest.raises(MemoryValidationError, match="scratchpad values"):
+        store.put(ns, "bad", {"content": "x", "kind": "other"})
+    store.delete(ns, "project")
+    assert store.get(ns, "project") is None
+    assert store.get(("stm", "bob"), "user_timezone") is None
+
+
+def test_notes_promotion_lands_in_ltm(memory: PraxMemory) -> None:
+    bullets = "\n".join(
+        f"- prefers concise answers with code example number {i}" for i in range(20)
+    )
+    memory.notes.update(
+        "alice", f"# Preferences\n{bullets}\n- prefers concise answers with code example number 3\n"
+    )
+    promoted = memory.list_memories("alice")
+    assert promoted, "compaction dropped old items and promoted durable preferences into LTM"
+    assert all(m.source == "user_notes_compaction" for m in promoted)
