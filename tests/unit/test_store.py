@@ -166,7 +166,7 @@ def test_stm_namespace_is_the_scratchpad(store: PraxMemoryStore) -> None:
     assert entry is not None and entry.content == "Europe/Paris"
     assert store.memory.count("alice") == 0
     store.put(ns, "project", {"content": "fraud detection with XGBoost"})
-    assert [i.key for i in store.search(ns, query="which project?")][0] == "project"
+    assert store.search(ns, query="which project?")[0].key == "project"
     assert ("stm", "alice") in store.list_namespaces(prefix=("stm", "alice"))
     with pytest.raises(MemoryValidationError, match="scratchpad values"):
         store.put(ns, "bad", {"content": "x", "kind": "other"})
