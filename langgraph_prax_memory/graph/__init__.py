@@ -1,0 +1,78 @@
+"""The knowledge graph: entities, bi-temporal relations, temporal events and causal links.
+
+One protocol (:class:`GraphStore`, and :class:`AsyncGraphStore` with the same method names),
+two backends: :class:`SQLiteGraphStore` (embedded default) and :class:`Neo4jGraphStore`
+(a Neo4j server through the official driver). :func:`create_graph_store` picks one from a
+:class:`~langgraph_prax_memory.config.MemoryConfig`. See ``docs/graph.md``.
+
+Example:
+    >>> from langgraph_prax_memory.graph import SQLiteGraphStore
+    >>> store = SQLiteGraphStore(":memory:")
+    >>> _ = store.add_relation("u1", "Alice", "Prax", "works_on", evidence="said so")
+    >>> [e.display_name for e in store.current_targets("u1", "alice", "works_on")]
+    ['Prax']
+"""
+
+from langgraph_prax_memory.graph._decay import (
+    DEFAULT_GRAPH_HALFLIFE_DAYS,
+    ENTITY_PRUNE_THRESHOLD,
+    RELATION_PRUNE_THRESHOLD,
+    decay_lambda,
+    effective_value,
+    graph_halflife,
+    should_prune_entity,
+    should_prune_relation,
+)
+from langgraph_prax_memory.graph._factory import create_async_graph_store, create_graph_store
+from langgraph_prax_memory.graph._protocol import AsyncGraphStore, GraphStore
+from langgraph_prax_memory.graph._types import (
+    DEFAULT_ENTITY_TYPE,
+    ENTITY_TYPES,
+    RELATION_TYPES,
+    CausalLink,
+    DecayResult,
+    Entity,
+    EntityWithRelations,
+    GraphStats,
+    Neighbour,
+    Relation,
+    TemporalEvent,
+    Vocabulary,
+    canonical_name,
+    entity_id,
+)
+from langgraph_prax_memory.graph.neo4j import AsyncNeo4jGraphStore, Neo4jGraphStore
+from langgraph_prax_memory.graph.sqlite import AsyncSQLiteGraphStore, SQLiteGraphStore
+
+__all__ = [
+    "DEFAULT_ENTITY_TYPE",
+    "DEFAULT_GRAPH_HALFLIFE_DAYS",
+    "ENTITY_PRUNE_THRESHOLD",
+    "ENTITY_TYPES",
+    "RELATION_PRUNE_THRESHOLD",
+    "RELATION_TYPES",
+    "AsyncGraphStore",
+    "AsyncNeo4jGraphStore",
+    "AsyncSQLiteGraphStore",
+    "CausalLink",
+    "DecayResult",
+    "Entity",
+    "EntityWithRelations",
+    "GraphStats",
+    "GraphStore",
+    "Neighbour",
+    "Neo4jGraphStore",
+    "Relation",
+    "SQLiteGraphStore",
+    "TemporalEvent",
+    "Vocabulary",
+    "canonical_name",
+    "create_async_graph_store",
+    "create_graph_store",
+    "decay_lambda",
+    "effective_value",
+    "entity_id",
+    "graph_halflife",
+    "should_prune_entity",
+    "should_prune_relation",
+]

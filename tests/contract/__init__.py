@@ -1,0 +1,1 @@
+"""Contract suites shared by unit tests (embedded backends) and integration tests (servers)."""
