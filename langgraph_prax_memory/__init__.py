@@ -15,18 +15,28 @@ from langgraph_prax_memory.errors import (
     PraxMemoryError,
     StoreLockedError,
 )
+from langgraph_prax_memory.graph import (
+    AsyncGraphStore,
+    GraphStore,
+    create_async_graph_store,
+    create_graph_store,
+)
 from langgraph_prax_memory.memory import AsyncPraxMemory, PraxMemory
 from langgraph_prax_memory.models import Memory, MemoryHit
+from langgraph_prax_memory.notes import UserNotes
 from langgraph_prax_memory.retrieval import RecallResult
+from langgraph_prax_memory.stm import ScratchpadStore
 from langgraph_prax_memory.store import PraxMemoryStore
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AsyncGraphStore",
     "AsyncPraxMemory",
     "BackendUnavailable",
     "ConfigError",
     "EmbeddingError",
+    "GraphStore",
     "Memory",
     "MemoryConfig",
     "MemoryHit",
@@ -36,6 +46,10 @@ __all__ = [
     "PraxMemoryError",
     "PraxMemoryStore",
     "RecallResult",
+    "ScratchpadStore",
     "StoreLockedError",
+    "UserNotes",
     "__version__",
+    "create_async_graph_store",
+    "create_graph_store",
 ]

@@ -33,6 +33,7 @@ from langgraph_prax_memory.embeddings import (
     create_dense_embeddings,
 )
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
+from langgraph_prax_memory.graph import GraphStore, create_graph_store
 from langgraph_prax_memory.models import Memory, MemoryHit
 from langgraph_prax_memory.notes import UserNotes
 from langgraph_prax_memory.retrieval._recall import (
@@ -198,7 +199,9 @@ class PraxMemory:
         embeddings: Embeddings | None = None,
         embedding_dimension: int | None = None,
         qdrant_client: QdrantClient | None = None,
+        graph: GraphStore | None = None,
     ) -> None:
+        self._graph = graph
         self._core = _Core(
             config,
             embeddings=embeddings,
@@ -222,6 +225,17 @@ class PraxMemory:
     def available(self) -> bool:
         """Whether long-term memory is enabled (``MEMORY_ENABLED``)."""
         return self._core.vectors is not None
+
+    @property
+    def graph(self) -> GraphStore:
+        """The knowledge graph (SQLite under ``data_dir`` by default, Neo4j with ``NEO4J_URI``).
+
+        Built on first use; a Neo4j server that is down surfaces as ``BackendUnavailable``
+        from graph calls, never from building the memory.
+        """
+        if self._graph is None:
+            self._graph = create_graph_store(self.config)
+        return self._graph
 
     @property
     def vectors(self) -> QdrantVectorStore:
@@ -343,14 +357,20 @@ class PraxMemory:
         return self._core.store().delete(user_id, [memory_id]) > 0
 
     def delete_user(self, user_id: str) -> dict[str, int]:
-        """Delete the long-term memories and the scratchpad of ``user_id``; returns counts.
+        """Delete the memories, graph and scratchpad of ``user_id``; returns counts.
 
-        The user's notes stay in their git workspace (delete that folder to remove them).
+        Nothing of any other user is touched. The user's notes stay in their git workspace
+        (delete that folder to remove them and their history).
         """
         check_user_id(user_id)
         removed = {"stm_entries": self.stm.clear(user_id)}
         if self.available:
             removed["memories"] = self._core.store().delete_user(user_id)
+            gone = self.graph.delete_user(user_id)
+            removed["entities"] = gone.entities
+            removed["relations"] = gone.relations
+            removed["temporal_events"] = gone.temporal_events
+            removed["causal_links"] = gone.causal_links
         return removed
 
     def decay(
@@ -486,6 +506,8 @@ class PraxMemory:
         self._background.shutdown(wait=True)
         if self._core.vectors is not None:
             self._core.vectors.close()
+        if self._graph is not None:
+            self._graph.close()
 
     def __enter__(self) -> PraxMemory:
         return self

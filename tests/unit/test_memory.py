@@ -195,8 +195,15 @@ def test_decay_pass_is_idempotent_and_never_writes_back(memory: PraxMemory) -> N
 def test_delete_user_removes_only_that_user(memory: PraxMemory) -> None:
     memory.remember_many("alice", [{"content": f} for f in FACTS])
     memory.remember("bob", "Bob's fact")
-    assert memory.delete_user("alice") == {"stm_entries": 0, "memories": 4}
+    memory.graph.add_relation("alice", "Alice", "FinCorp", "works_on")
+    memory.graph.add_relation("bob", "Bob", "FinCorp", "works_on")
+    memory.stm.write("alice", "role", "data scientist")
+    removed = memory.delete_user("alice")
+    assert removed["memories"] == 4 and removed["stm_entries"] == 1
+    assert removed["entities"] == 2 and removed["relations"] == 1
     assert memory.count("alice") == 0 and memory.count("bob") == 1
+    assert memory.graph.stats("alice").entities == 0
+    assert memory.graph.stats("bob").relations == 1
 
 
 def test_disabled_memory_says_so(tmp_path: Path) -> None:
@@ -237,5 +244,6 @@ async def test_async_face_has_the_same_methods(config: MemoryConfig) -> None:
         assert await mem.forget("alice", mid)
     sync_names = {n for n in dir(PraxMemory) if not n.startswith("_")}
     async_names = {n for n in dir(AsyncPraxMemory) if not n.startswith("_")}
-    missing = sync_names - async_names - {"vectors", "embeddings", "sparse_encoder"}
+    # backend handles are reached through mem.sync (e.g. mem.sync.graph)
+    missing = sync_names - async_names - {"vectors", "embeddings", "sparse_encoder", "graph"}
     assert not missing
