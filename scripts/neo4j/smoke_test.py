@@ -20,7 +20,9 @@ def main() -> int:
         uri = sys.argv[1]
     else:
         script = pathlib.Path(__file__).resolve().parent.parent / "neo4j-server"
-        uri = subprocess.run([str(script), "uri"], check=True, capture_output=True, text=True).stdout.strip()
+        uri = subprocess.run(
+            [str(script), "uri"], check=True, capture_output=True, text=True
+        ).stdout.strip()
     token = uuid.uuid4().hex
     with GraphDatabase.driver(uri, auth=None) as driver:
         driver.verify_connectivity()
@@ -28,7 +30,9 @@ def main() -> int:
             "CREATE CONSTRAINT prax_smoke_id IF NOT EXISTS FOR (n:PraxSmoke) REQUIRE n.id IS UNIQUE"
         )
         driver.execute_query("CREATE (:PraxSmoke {id: $id, text: 'hello'})", id=token)
-        records, _, _ = driver.execute_query("MATCH (n:PraxSmoke {id: $id}) RETURN n.text AS text", id=token)
+        records, _, _ = driver.execute_query(
+            "MATCH (n:PraxSmoke {id: $id}) RETURN n.text AS text", id=token
+        )
         assert [r["text"] for r in records] == ["hello"], records
         try:
             driver.execute_query("CREATE (:PraxSmoke {id: $id})", id=token)
@@ -36,7 +40,9 @@ def main() -> int:
             assert "already exists" in str(exc) or "ConstraintValidationFailed" in str(exc), exc
         else:
             raise AssertionError("uniqueness constraint was not enforced")
-        records, _, _ = driver.execute_query("CALL dbms.components() YIELD name, versions, edition RETURN *")
+        records, _, _ = driver.execute_query(
+            "CALL dbms.components() YIELD name, versions, edition RETURN *"
+        )
         for r in records:
             print(f"{r['name']} {r['versions'][0]} {r['edition']}")
         try:
