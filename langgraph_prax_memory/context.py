@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
 
+from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError
 from langgraph_prax_memory.models import MemoryHit
+from langgraph_prax_memory.stm import StmEntry
 
-__all__ = ["format_memories"]
+if TYPE_CHECKING:
+    from langgraph_prax_memory.memory import PraxMemory
+
+__all__ = ["build_memory_context", "format_memories", "format_working_memory"]
+
+logger = logging.getLogger(__name__)
 
 
 def format_memories(hits: Sequence[MemoryHit], *, max_chars: int = 2000) -> str:
@@ -30,3 +40,63 @@ def format_memories(hits: Sequence[MemoryHit], *, max_chars: int = 2000) -> str:
         lines.append(line)
         used += 1 + len(line)
     return "\n".join(lines) if len(lines) > 1 else ""
+
+
+def format_working_memory(entries: Sequence[StmEntry], *, max_chars: int = 1500) -> str:
+    """``## Working Memory (Scratchpad)`` with ``- **key**: content`` lines, within ``max_chars``.
+
+    Example:
+        >>> format_working_memory([])
+        ''
+    """
+    lines = ["## Working Memory (Scratchpad)"]
+    used = len(lines[0])
+    for entry in entries:
+        line = f"- **{entry.key}**: {' '.join(entry.content.split())}"
+        if used + 1 + len(line) > max_chars:
+            break
+        lines.append(line)
+        used += 1 + len(line)
+    return "\n".join(lines) if len(lines) > 1 else ""
+
+
+def build_memory_context(
+    memory: PraxMemory,
+    user_id: str,
+    message: str,
+    *,
+    k: int = 5,
+    stm_chars: int = 1500,
+    ltm_chars: int = 2000,
+    now: datetime | None = None,
+) -> str:
+    """The block an agent's system prompt receives for ``message``.
+
+    The user-notes snippet (deterministic, at most 8 lines / 1,200 characters), the scratchpad
+    (``stm_chars``) and the recalled memories (``ltm_chars``), each budgeted separately, and
+    nothing at all when nothing is relevant. When long-term memory is unavailable the notes and
+    the scratchpad are still given.
+
+    Example:
+        >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
+        >>> mem = PraxMemory(MemoryConfig(qdrant_url=":memory:", data_dir="/tmp/prax-ctx"))
+        >>> build_memory_context(mem, "nobody", "hello")
+        ''
+    """
+    parts: list[str] = []
+    notes = memory.notes.get_workspace_context(user_id, message)
+    if notes:
+        parts.append("## User Notes\n" + notes)
+    scratch = format_working_memory(memory.stm.all(user_id), max_chars=stm_chars)
+    if scratch:
+        parts.append(scratch)
+    if memory.available:
+        try:
+            hits = memory.recall(user_id, message, k=k, now=now)
+        except (BackendUnavailable, EmbeddingError) as exc:
+            logger.warning("long-term recall skipped for the context block: %s", exc)
+        else:
+            block = format_memories(hits, max_chars=ltm_chars)
+            if block:
+                parts.append(block)
+    return "\n\n".join(parts)
