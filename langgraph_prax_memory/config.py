@@ -12,12 +12,20 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from langgraph_prax_memory.errors import ConfigError
 
-__all__ = ["PROVIDER_DIMENSIONS", "DEFAULT_MODELS", "MemoryConfig"]
+__all__ = ["DEFAULT_MODELS", "PROVIDER_DIMENSIONS", "MemoryConfig", "RetrievalConfig"]
 
 #: Width of the dense vector per provider. The collection is created with this width; a model
 #: of another width does not fit it (a :class:`ConfigError`, never a silent truncation).
@@ -31,8 +39,40 @@ DEFAULT_MODELS: dict[str, str] = {
 }
 
 
-def _env(*names: str) -> Any:
-    return Field(validation_alias=AliasChoices(*names))
+class RetrievalConfig(BaseModel):
+    """How recall ranks: arm weights per query intent, RRF constant, candidate depth, passes.
+
+    The weights are the seed's table; change them here, not in code.
+
+    Example:
+        >>> cfg = RetrievalConfig()
+        >>> cfg.weights["identifier"]
+        {'dense': 0.8, 'sparse': 1.5, 'graph': 1.3}
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    weights: dict[str, dict[str, float]] = Field(
+        default_factory=lambda: {
+            "identifier": {"dense": 0.8, "sparse": 1.5, "graph": 1.3},
+            "entity": {"dense": 1.0, "sparse": 1.2, "graph": 1.4},
+            "semantic": {"dense": 1.4, "sparse": 0.9, "graph": 1.0},
+            "neutral": {"dense": 1.0, "sparse": 1.0, "graph": 1.0},
+        }
+    )
+    rrf_k: int = Field(60, gt=0)
+    candidates_factor: int = Field(2, ge=1, le=50)
+    """Each arm returns its top ``candidates_factor × k`` (the seed's 2k)."""
+    min_candidates: int = Field(20, ge=1)
+    """…but never fewer than this many, so small ``k`` still fuses enough evidence."""
+    graph_hops: int = Field(2, ge=1, le=2)
+    graph_seed_limit: int = Field(8, ge=1, le=50)
+    query_expansion: bool = False
+    """Off by default: paraphrase/HyDE variants from a cheap chat model, dense hits unioned."""
+    expansion_variants: int = Field(3, ge=1, le=8)
+    rerank: bool = False
+    """Off by default: an LLM judge re-scores the top fused candidates."""
+    rerank_top: int = Field(20, ge=2, le=100)
 
 
 class MemoryConfig(BaseSettings):
@@ -160,6 +200,12 @@ class MemoryConfig(BaseSettings):
         None, gt=0, validation_alias=AliasChoices("embedding_threads", "MEMORY_EMBEDDING_THREADS")
     )
     """``MEMORY_EMBEDDING_THREADS``: ONNX threads of the local model (all cores when unset)."""
+
+    retrieval: RetrievalConfig = Field(
+        default_factory=lambda: RetrievalConfig(),
+        validation_alias=AliasChoices("retrieval", "MEMORY_RETRIEVAL"),
+    )
+    """``MEMORY_RETRIEVAL`` (JSON): arm weights per intent, RRF k, candidate depth, passes."""
 
     def __init__(self, **values: Any) -> None:
         try:

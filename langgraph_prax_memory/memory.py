@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
 from qdrant_client import QdrantClient, models
 
 from langgraph_prax_memory._validation import (
@@ -36,9 +37,9 @@ from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, Mem
 from langgraph_prax_memory.graph import GraphStore, create_graph_store
 from langgraph_prax_memory.models import Memory, MemoryHit
 from langgraph_prax_memory.notes import UserNotes
+from langgraph_prax_memory.retrieval._arms import Recaller
 from langgraph_prax_memory.retrieval._recall import (
     RecallResult,
-    assemble_hits,
     ltm_filter,
     ltm_namespace,
 )
@@ -183,6 +184,10 @@ class PraxMemory:
         embeddings: A LangChain ``Embeddings`` to use instead of the configured provider.
         embedding_dimension: Width of ``embeddings`` (required with it).
         qdrant_client: An open ``QdrantClient`` to use instead of opening one from config.
+        graph: A graph store to use instead of the configured one.
+        graph_arm: Let recall use the graph neighbourhood arm.
+        expansion_model: Chat model for query expansion (``config.retrieval.query_expansion``).
+        rerank_model: Chat model for the rerank pass (``config.retrieval.rerank``).
 
     Example:
         >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
@@ -200,8 +205,15 @@ class PraxMemory:
         embedding_dimension: int | None = None,
         qdrant_client: QdrantClient | None = None,
         graph: GraphStore | None = None,
+        graph_arm: bool = True,
+        expansion_model: BaseChatModel | None = None,
+        rerank_model: BaseChatModel | None = None,
     ) -> None:
         self._graph = graph
+        self._use_graph_arm = graph_arm
+        self._expansion_model = expansion_model
+        self._rerank_model = rerank_model
+        self._recaller_obj: Recaller | None = None
         self._core = _Core(
             config,
             embeddings=embeddings,
@@ -442,7 +454,8 @@ class PraxMemory:
     ) -> list[MemoryHit]:
         """The best ``k`` memories of ``user_id`` for ``query``, best first.
 
-        Dense and sparse arms each return their top ``2k``; they are fused by weighted RRF
+        The query's intent sets the arm weights; the dense, sparse and graph-neighbourhood arms
+        run concurrently, each returning its top ``2k``; they are fused by weighted RRF
         and scored ``× exp(−λ·days since last access) × (0.5 + importance)``. ``now`` sets the
         clock (replaying an old conversation scores it at its own time). Returned memories are
         reinforced in the background unless ``reinforce=False``.
@@ -461,34 +474,33 @@ class PraxMemory:
         reinforce: bool = True,
         tags: Sequence[str] | None = None,
     ) -> RecallResult:
-        """Like :meth:`recall`, with per-arm diagnostics."""
+        """Like :meth:`recall`, with diagnostics.
+
+        The result carries the intent, the weights, each arm's candidate count, the arms that
+        failed and the time taken.
+        """
         text = _Core.check_query(user_id, query, k)
-        store = self._core.store()
         when = to_utc(now) if now is not None else utcnow()
-        flt = ltm_filter(user_id, tags=tags)
-        weights = {"dense": 1.0, "sparse": 1.0}
-        arms: dict[str, list[StoredPoint]] = {}
-        errors: dict[str, str] = {}
-        try:
-            dense = self._core.dense.embed_query(text)
-            arms["dense"] = store.search_dense(user_id, dense, limit=2 * k, flt=flt)
-        except (EmbeddingError, BackendUnavailable) as exc:
-            errors["dense"] = str(exc)
-        try:
-            sparse = self._core.sparse.embed_query(text)
-            arms["sparse"] = store.search_sparse(user_id, sparse, limit=2 * k, flt=flt)
-        except BackendUnavailable as exc:
-            errors["sparse"] = str(exc)
-        if len(errors) == 2:
-            raise BackendUnavailable("; ".join(errors.values()))
-        hits = assemble_hits(
-            arms, weights, now=when, halflife_days=self.config.decay_halflife_days, k=k
-        )
-        if reinforce and hits:
-            self._background.submit(self._reinforce, user_id, [h.memory.id for h in hits], when)
-        return RecallResult(
-            hits=hits, arms={a: len(p) for a, p in arms.items()}, errors=errors, weights=weights
-        )
+        result = self._recaller().recall(user_id, text, k=k, now=when, tags=tags)
+        if reinforce and result.hits:
+            self._background.submit(
+                self._reinforce, user_id, [h.memory.id for h in result.hits], when
+            )
+        return result
+
+    def _recaller(self) -> Recaller:
+        if self._recaller_obj is None:
+            self._recaller_obj = Recaller(
+                self._core.store(),
+                self._core.dense,
+                self._core.sparse,
+                (lambda: self.graph) if self._use_graph_arm else None,
+                self.config.retrieval,
+                halflife_days=self.config.decay_halflife_days,
+                expansion_model=self._expansion_model,
+                rerank_model=self._rerank_model,
+            )
+        return self._recaller_obj
 
     def _reinforce(self, user_id: str, ids: list[str], now: datetime) -> None:
         try:
@@ -504,6 +516,8 @@ class PraxMemory:
     def close(self) -> None:
         """Finish background work and release the stores (the embedded folder lock too)."""
         self._background.shutdown(wait=True)
+        if self._recaller_obj is not None:
+            self._recaller_obj.close()
         if self._core.vectors is not None:
             self._core.vectors.close()
         if self._graph is not None:
@@ -584,43 +598,19 @@ class AsyncPraxMemory:
         reinforce: bool = True,
         tags: Sequence[str] | None = None,
     ) -> RecallResult:
-        """Recall with diagnostics; the arms run concurrently."""
-        text = _Core.check_query(user_id, query, k)
-        store = self._store()
-        core = self.sync._core
-        when = to_utc(now) if now is not None else utcnow()
-        flt = ltm_filter(user_id, tags=tags)
-        weights = {"dense": 1.0, "sparse": 1.0}
+        """Recall with diagnostics (see :meth:`PraxMemory.recall_detailed`).
 
-        async def dense_arm() -> list[StoredPoint]:
-            vec = await core.dense.aembed_query(text)
-            return await store.search_dense(user_id, vec, limit=2 * k, flt=flt)
-
-        async def sparse_arm() -> list[StoredPoint]:
-            vec = core.sparse.embed_query(text)
-            return await store.search_sparse(user_id, vec, limit=2 * k, flt=flt)
-
-        results = await asyncio.gather(dense_arm(), sparse_arm(), return_exceptions=True)
-        arms: dict[str, list[StoredPoint]] = {}
-        errors: dict[str, str] = {}
-        for name, res in zip(("dense", "sparse"), results, strict=True):
-            if isinstance(res, BaseException):
-                if not isinstance(res, EmbeddingError | BackendUnavailable):
-                    raise res
-                errors[name] = str(res)
-            else:
-                arms[name] = res
-        if not arms:
-            raise BackendUnavailable("; ".join(errors.values()))
-        hits = assemble_hits(
-            arms, weights, now=when, halflife_days=self.config.decay_halflife_days, k=k
-        )
-        if reinforce and hits:
-            task = asyncio.create_task(self._reinforce(user_id, [h.memory.id for h in hits], when))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-        return RecallResult(
-            hits=hits, arms={a: len(p) for a, p in arms.items()}, errors=errors, weights=weights
+        The arms already run concurrently in worker threads; this face keeps the event loop
+        free while they do, and reinforcement runs after the answer is returned.
+        """
+        return await asyncio.to_thread(
+            self.sync.recall_detailed,
+            user_id,
+            query,
+            k=k,
+            now=now,
+            reinforce=reinforce,
+            tags=tags,
         )
 
     async def _reinforce(self, user_id: str, ids: list[str], now: datetime) -> None:
@@ -633,6 +623,7 @@ class AsyncPraxMemory:
         """Wait for background reinforcement."""
         if self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await asyncio.to_thread(self.sync.flush)
 
     async def get(self, user_id: str, memory_id: str) -> Memory | None:
         """One memory by id."""

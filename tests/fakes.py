@@ -48,3 +48,21 @@ class FailingEmbeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         raise ConnectionError("provider unreachable")
+
+
+class SwitchableEmbeddings(HashEmbeddings):
+    """Fault injection: a provider that is down until ``down`` is set to False."""
+
+    def __init__(self, dim: int = 384) -> None:
+        super().__init__(dim)
+        self.down = True
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if self.down:
+            raise ConnectionError("provider unreachable")
+        return super().embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        if self.down:
+            raise ConnectionError("provider unreachable")
+        return super().embed_query(text)

@@ -56,8 +56,12 @@ class RecallResult:
 
     hits: list[MemoryHit]
     arms: dict[str, int] = field(default_factory=dict)
+    """Candidates each arm that ran returned."""
     errors: dict[str, str] = field(default_factory=dict)
+    """Arms that failed (backend down, embedding provider down) and why."""
     weights: dict[str, float] = field(default_factory=dict)
+    intent: str = "neutral"
+    elapsed_ms: float = 0.0
 
 
 def assemble_hits(

@@ -7,6 +7,7 @@ face and an async face.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import warnings
@@ -105,6 +106,11 @@ class QdrantVectorStore:
         self.local = _is_local(client)
         self._ready = False
         self._lock = threading.Lock()
+        # Qdrant's local mode is plain Python without locking: serialise calls into it so the
+        # concurrent arms and background reinforcement never interleave inside its structures.
+        self._io: threading.RLock | contextlib.nullcontext[None] = (
+            threading.RLock() if self.local else contextlib.nullcontext()
+        )
 
     # -- setup -------------------------------------------------------------------------
     def ensure_collection(self) -> None:
@@ -143,7 +149,8 @@ class QdrantVectorStore:
     def _call(self, what: str, fn: Callable[[], T]) -> T:
         self.ensure_collection()
         try:
-            return fn()
+            with self._io:
+                return fn()
         except (ConfigError, BackendUnavailable):
             raise
         except Exception as exc:
@@ -160,9 +167,10 @@ class QdrantVectorStore:
                 raise MemoryWriteError("a record's user_id does not match the writer's")
         try:
             self.ensure_collection()
-            result = self.client.upsert(
-                self.collection, points=[r.to_point() for r in records], wait=True
-            )
+            with self._io:
+                result = self.client.upsert(
+                    self.collection, points=[r.to_point() for r in records], wait=True
+                )
         except ConfigError:
             raise
         except Exception as exc:
@@ -177,24 +185,33 @@ class QdrantVectorStore:
         """Fill in dense vectors of existing points (``reembed``) and clear their pending mark."""
         if not vectors:
             return
-        ids = list(vectors)
-        flt = user_filter(user_id, ids_condition(ids))
-        try:
-            self.ensure_collection()
-            self.client.update_vectors(
-                self.collection,
-                points=[models.PointVectors(id=i, vector={DENSE: v}) for i, v in vectors.items()],
-                update_filter=flt,
-                wait=True,
-            )
-            self.client.set_payload(
+        flt = user_filter(user_id, ids_condition(list(vectors)))
+        points = [models.PointVectors(id=i, vector={DENSE: v}) for i, v in vectors.items()]
+        self._write(
+            "vector update",
+            lambda: self.client.update_vectors(
+                self.collection, points=points, update_filter=flt, wait=True
+            ),
+        )
+        self._write(
+            "payload update",
+            lambda: self.client.set_payload(
                 self.collection,
                 payload={"dense_pending": False, "embedding_model": model},
                 points=flt,
                 wait=True,
-            )
+            ),
+        )
+
+    def _write(self, what: str, fn: Callable[[], Any]) -> None:
+        try:
+            self.ensure_collection()
+            with self._io:
+                fn()
+        except ConfigError:
+            raise
         except Exception as exc:
-            raise MemoryWriteError(f"Qdrant vector update failed: {exc}") from exc
+            raise MemoryWriteError(f"Qdrant {what} failed: {exc}") from exc
 
     def delete(self, user_id: str, ids: Sequence[str]) -> int:
         """Delete points of ``user_id`` by id; returns how many existed."""
@@ -203,29 +220,23 @@ class QdrantVectorStore:
         found = self.retrieve(user_id, ids)
         if not found:
             return 0
-        try:
-            self.client.delete(
-                self.collection,
-                points_selector=models.FilterSelector(
-                    filter=user_filter(user_id, ids_condition([p.id for p in found]))
-                ),
-                wait=True,
-            )
-        except Exception as exc:
-            raise MemoryWriteError(f"Qdrant delete failed: {exc}") from exc
+        selector = models.FilterSelector(
+            filter=user_filter(user_id, ids_condition([p.id for p in found]))
+        )
+        self._write(
+            "delete",
+            lambda: self.client.delete(self.collection, points_selector=selector, wait=True),
+        )
         return len(found)
 
     def delete_user(self, user_id: str) -> int:
         """Delete every point of ``user_id`` and nothing else; returns how many."""
         n = self.count(user_id)
-        try:
-            self.client.delete(
-                self.collection,
-                points_selector=models.FilterSelector(filter=user_filter(user_id)),
-                wait=True,
-            )
-        except Exception as exc:
-            raise MemoryWriteError(f"Qdrant delete failed: {exc}") from exc
+        selector = models.FilterSelector(filter=user_filter(user_id))
+        self._write(
+            "delete",
+            lambda: self.client.delete(self.collection, points_selector=selector, wait=True),
+        )
         return n
 
     def reinforce(self, user_id: str, ids: Sequence[str], *, now: datetime | None = None) -> None:

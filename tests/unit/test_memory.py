@@ -13,8 +13,7 @@ from langgraph_prax_memory import (
     MemoryWriteError,
     PraxMemory,
 )
-from langgraph_prax_memory.embeddings import ResilientEmbeddings
-from tests.fakes import FailingEmbeddings, HashEmbeddings
+from tests.fakes import HashEmbeddings, SwitchableEmbeddings
 
 FACTS = [
     "User prefers Rust for systems projects and Python for scripts.",
@@ -135,16 +134,16 @@ def test_incomplete_write_status_raises(
 
 
 def test_embedding_outage_stores_sparse_only_then_reembed(config: MemoryConfig) -> None:
-    mem = PraxMemory(config, embeddings=FailingEmbeddings(), embedding_dimension=384)
+    provider = SwitchableEmbeddings()
+    mem = PraxMemory(config, embeddings=provider, embedding_dimension=384)
     try:
         mid = mem.remember("alice", "Alice's passport number is X99")
         stored = mem.get("alice", mid)
         assert stored is not None and stored.dense_pending
         result = mem.recall_detailed("alice", "passport number", k=3)
         assert [h.memory.id for h in result.hits] == [mid]
-        assert "dense" in result.errors and result.arms == {"sparse": 1}
-        # the provider comes back
-        mem._core.dense = ResilientEmbeddings(HashEmbeddings(), dimension=384)
+        assert "dense" in result.errors and result.arms["sparse"] == 1
+        provider.down = False  # the provider comes back
         assert mem.reembed("alice") == 1
         again = mem.get("alice", mid)
         assert again is not None and not again.dense_pending

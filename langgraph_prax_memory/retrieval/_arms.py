@@ -1,0 +1,187 @@
+"""The three retrieval arms (dense, sparse, graph neighbourhood), run concurrently.
+
+And the pipeline around them: intent weights → arms → weighted RRF → decay × boost → optional
+rerank.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from qdrant_client import models
+
+from langgraph_prax_memory.embeddings import SparseTFEncoder
+from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, PraxMemoryError
+from langgraph_prax_memory.retrieval._intent import RetrievalConfig, arm_weights, query_phrases
+from langgraph_prax_memory.retrieval._precision import expand_query, rerank_order
+from langgraph_prax_memory.retrieval._recall import RecallResult, assemble_hits, ltm_filter
+from langgraph_prax_memory.vectors._plan import StoredPoint
+from langgraph_prax_memory.vectors._store import QdrantVectorStore
+
+__all__ = ["Recaller"]
+
+logger = logging.getLogger(__name__)
+
+
+class Recaller:
+    """Hybrid recall for one memory: the arms, their fusion and the optional passes.
+
+    Args:
+        store: The vector store.
+        dense: The dense embedder.
+        sparse: The sparse encoder.
+        graph: Returns the graph store (called lazily; ``None`` disables the graph arm).
+        config: Weights, candidate depth and passes.
+        halflife_days: Half-life of the decay factor.
+        expansion_model: Chat model for query expansion (used when enabled).
+        rerank_model: Chat model for the rerank pass (used when enabled).
+    """
+
+    def __init__(
+        self,
+        store: QdrantVectorStore,
+        dense: Embeddings,
+        sparse: SparseTFEncoder,
+        graph: Callable[[], Any] | None,
+        config: RetrievalConfig,
+        *,
+        halflife_days: float,
+        expansion_model: BaseChatModel | None = None,
+        rerank_model: BaseChatModel | None = None,
+    ) -> None:
+        self.store = store
+        self.dense = dense
+        self.sparse = sparse
+        self.graph = graph
+        self.config = config
+        self.halflife_days = halflife_days
+        self.expansion_model = expansion_model
+        self.rerank_model = rerank_model
+        self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="prax-arm")
+
+    def close(self) -> None:
+        """Stop the arm threads."""
+        self._pool.shutdown(wait=True)
+
+    # -- arms ---------------------------------------------------------------------------
+    def dense_arm(self, user_id: str, text: str, n: int, flt: models.Filter) -> list[StoredPoint]:
+        """Cosine top-n; with expansion on, the union of the variants' hits by best rank."""
+        queries = [text]
+        if self.config.query_expansion:
+            queries += expand_query(self.expansion_model, text, self.config.expansion_variants)
+        vectors = (
+            self.dense.embed_documents(queries)
+            if len(queries) > 1
+            else [self.dense.embed_query(text)]
+        )
+        best: dict[str, tuple[int, StoredPoint]] = {}
+        for vec in vectors:
+            for rank, p in enumerate(self.store.search_dense(user_id, vec, limit=n, flt=flt)):
+                if p.id not in best or rank < best[p.id][0]:
+                    best[p.id] = (rank, p)
+        ordered = sorted(best.values(), key=lambda t: (t[0], -(t[1].score or 0.0)))
+        return [p for _, p in ordered][:n]
+
+    def sparse_arm(self, user_id: str, text: str, n: int, flt: models.Filter) -> list[StoredPoint]:
+        """TF-IDF top-n."""
+        return self.store.search_sparse(user_id, self.sparse.encode(text), limit=n, flt=flt)
+
+    def graph_arm(self, user_id: str, text: str, n: int, flt: models.Filter) -> list[StoredPoint]:
+        """Memories linked (``entity_ids``) to the query's entities and their 1–2 hop neighbours.
+
+        Ranked by hop distance (0 = an entity named in the query), then importance, then
+        recency.
+        """
+        if self.graph is None:
+            return []
+        graph = self.graph()
+        hops_of: dict[str, int] = {}
+        for phrase in query_phrases(text, limit=self.config.graph_seed_limit):
+            for entity in graph.search_entities(user_id, phrase, limit=3):
+                if hops_of.get(entity.id, 99) > 0:
+                    hops_of[entity.id] = 0
+                for nb in graph.get_neighbours(
+                    user_id, entity.name, hops=self.config.graph_hops, limit=25
+                ):
+                    if nb.hops < hops_of.get(nb.entity.id, 99):
+                        hops_of[nb.entity.id] = nb.hops
+        if not hops_of:
+            return []
+        linked = models.FieldCondition(key="entity_ids", match=models.MatchAny(any=sorted(hops_of)))
+        scoped = models.Filter(must=[*(flt.must or []), linked], must_not=flt.must_not)  # type: ignore[list-item,misc]
+        points = self.store.scroll(user_id, flt=scoped, limit=max(n * 5, 50))
+
+        def key(p: StoredPoint) -> tuple[int, float, float]:
+            hop = min((hops_of.get(e, 99) for e in p.payload.get("entity_ids") or []), default=99)
+            return (
+                hop,
+                -float(p.payload.get("importance", 0.5)),
+                -float(p.payload.get("created_ts", 0.0)),
+            )
+
+        return sorted(points, key=key)[:n]
+
+    # -- pipeline -----------------------------------------------------------------------
+    def recall(
+        self,
+        user_id: str,
+        text: str,
+        *,
+        k: int,
+        now: datetime,
+        tags: Sequence[str] | None = None,
+    ) -> RecallResult:
+        """Run the arms concurrently, fuse and rank; failed arms are reported, not raised."""
+        started = time.perf_counter()
+        intent, weights = arm_weights(text, self.config)
+        n = max(self.config.min_candidates, self.config.candidates_factor * k)
+        if self.config.rerank:
+            n = max(n, self.config.rerank_top)
+        flt = ltm_filter(user_id, tags=tags)
+        jobs: dict[str, Future[list[StoredPoint]]] = {
+            "dense": self._pool.submit(self.dense_arm, user_id, text, n, flt),
+            "sparse": self._pool.submit(self.sparse_arm, user_id, text, n, flt),
+        }
+        if self.graph is not None:
+            jobs["graph"] = self._pool.submit(self.graph_arm, user_id, text, n, flt)
+        arms: dict[str, list[StoredPoint]] = {}
+        errors: dict[str, str] = {}
+        for name, job in jobs.items():
+            try:
+                arms[name] = job.result()
+            except (EmbeddingError, BackendUnavailable, PraxMemoryError) as exc:
+                errors[name] = str(exc)
+            except Exception as exc:  # an arm never fails the recall
+                logger.warning("retrieval arm %s failed: %s", name, exc)
+                errors[name] = f"{type(exc).__name__}: {exc}"
+        if not arms or all(name in errors for name in ("dense", "sparse")):
+            raise BackendUnavailable(
+                "recall failed: " + "; ".join(f"{a}: {e}" for a, e in errors.items())
+            )
+        depth = max(k, self.config.rerank_top) if self.config.rerank else k
+        hits = assemble_hits(
+            arms,
+            weights,
+            now=now,
+            halflife_days=self.halflife_days,
+            k=depth,
+            rrf_k=self.config.rrf_k,
+        )
+        if self.config.rerank and len(hits) > 1:
+            order = rerank_order(self.rerank_model, text, [h.memory.content for h in hits])
+            hits = [hits[i] for i in order]
+        return RecallResult(
+            hits=hits[:k],
+            arms={a: len(p) for a, p in arms.items()},
+            errors=errors,
+            weights=weights,
+            intent=intent,
+            elapsed_ms=(time.perf_counter() - started) * 1000,
+        )

@@ -1,0 +1,97 @@
+"""Optional precision passes (off by default): query expansion and LLM rerank.
+
+Both degrade to the plain order when the model is missing or fails: retrieval never breaks
+because an assist model did.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel, Field, ValidationError
+
+__all__ = ["QueryVariants", "RerankJudgement", "expand_query", "rerank_order"]
+
+logger = logging.getLogger(__name__)
+
+
+class QueryVariants(BaseModel):
+    """Paraphrases of a query, and optionally a hypothetical answer (HyDE)."""
+
+    variants: list[str] = Field(default_factory=list)
+
+
+class RerankJudgement(BaseModel):
+    """Relevance of each numbered candidate to the query, 0–10."""
+
+    scores: dict[int, float] = Field(default_factory=dict)
+
+
+_EXPAND = (
+    "Rewrite the user's memory-search query as {n} short alternative phrasings, and add one "
+    "plausible sentence that a stored memory answering it might contain. Reply as JSON: "
+    '{{"variants": ["...", "..."]}}'
+)
+_RERANK = (
+    "Score how well each numbered memory answers the query, from 0 (irrelevant) to 10 "
+    '(answers it). Reply as JSON: {"scores": {"0": 7, "1": 2, ...}}'
+)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    return str(content)
+
+
+def _json_object(text: str) -> Any:
+    match = re.search(r"\{.*\}", text, re.S)
+    if not match:
+        raise ValueError("no JSON object in the model's reply")
+    return json.loads(match.group(0))
+
+
+def expand_query(model: BaseChatModel | None, query: str, n: int) -> list[str]:
+    """Up to ``n`` + 1 variants of ``query``; ``[]`` when there is no model or it fails."""
+    if model is None:
+        return []
+    messages = [SystemMessage(_EXPAND.format(n=n)), HumanMessage(query)]
+    try:
+        reply = model.invoke(messages)
+        parsed = QueryVariants.model_validate(_json_object(_text(reply.content)))
+    except (ValidationError, ValueError, json.JSONDecodeError) as exc:
+        logger.warning("query expansion ignored an unusable reply: %s", exc)
+        return []
+    except Exception as exc:  # the assist model is optional: never fail retrieval
+        logger.warning("query expansion failed, using the plain query: %s", exc)
+        return []
+    out = [v.strip() for v in parsed.variants if isinstance(v, str) and v.strip()]
+    return [v for v in out if v != query][: n + 1]
+
+
+def rerank_order(model: BaseChatModel | None, query: str, candidates: Sequence[str]) -> list[int]:
+    """Indices of ``candidates`` best first by an LLM judge; the given order on any failure.
+
+    Candidates the judge did not score keep their relative order after the scored ones.
+    """
+    plain = list(range(len(candidates)))
+    if model is None or len(candidates) < 2:
+        return plain
+    listing = "\n".join(f"{i}. {c[:500]}" for i, c in enumerate(candidates))
+    messages = [SystemMessage(_RERANK), HumanMessage(f"Query: {query}\n\nMemories:\n{listing}")]
+    try:
+        reply = model.invoke(messages)
+        judged = RerankJudgement.model_validate(_json_object(_text(reply.content)))
+    except Exception as exc:
+        logger.warning("rerank failed, keeping the fused order: %s", exc)
+        return plain
+    scores = {i: s for i, s in judged.scores.items() if 0 <= i < len(candidates)}
+    return sorted(plain, key=lambda i: (-scores.get(i, float("-inf")), i))
