@@ -72,7 +72,8 @@ def query_phrases(query: str, *, limit: int = 8) -> list[str]:
 
     def add(p: str) -> None:
         p = p.strip(" \t\n.,;:!?\"'“”")
-        if p and p.lower() not in (o.lower() for o in out):
+        low = f" {p.lower()} "
+        if p and not any(low in f" {o.lower()} " for o in out):
             out.append(p)
 
     for m in _QUOTED.finditer(query):
