@@ -5,7 +5,7 @@ Example:
     >>> memory = PraxMemory()  # offline: embedded Qdrant + the packaged MiniLM model
 """
 
-from langgraph_prax_memory.config import MemoryConfig
+from langgraph_prax_memory.config import MemoryConfig, RetrievalConfig
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
     ConfigError,
@@ -25,6 +25,7 @@ from langgraph_prax_memory.memory import AsyncPraxMemory, PraxMemory
 from langgraph_prax_memory.models import Memory, MemoryHit
 from langgraph_prax_memory.notes import UserNotes
 from langgraph_prax_memory.retrieval import RecallResult
+from langgraph_prax_memory.retriever import PraxMemoryRetriever
 from langgraph_prax_memory.stm import ScratchpadStore
 from langgraph_prax_memory.store import PraxMemoryStore
 
@@ -44,8 +45,10 @@ __all__ = [
     "MemoryWriteError",
     "PraxMemory",
     "PraxMemoryError",
+    "PraxMemoryRetriever",
     "PraxMemoryStore",
     "RecallResult",
+    "RetrievalConfig",
     "ScratchpadStore",
     "StoreLockedError",
     "UserNotes",

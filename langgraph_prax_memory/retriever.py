@@ -1,0 +1,138 @@
+"""``PraxMemoryRetriever``: a LangChain retriever over one user's long-term memory."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from typing import Any
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableConfig
+from pydantic import ConfigDict, Field
+
+from langgraph_prax_memory._validation import check_user_id
+from langgraph_prax_memory.errors import MemoryValidationError
+from langgraph_prax_memory.memory import PraxMemory
+from langgraph_prax_memory.models import MemoryHit
+
+__all__ = ["PraxMemoryRetriever"]
+
+
+def hit_to_document(hit: MemoryHit) -> Document:
+    """A ``Document`` whose metadata explains the hit (ids, time, ranks, score factors)."""
+    m = hit.memory
+    return Document(
+        id=m.id,
+        page_content=m.content,
+        metadata={
+            "id": m.id,
+            "user_id": m.user_id,
+            "source": m.source,
+            "importance": m.importance,
+            "created_at": m.created_at.isoformat(),
+            "last_accessed": m.last_accessed.isoformat(),
+            "access_count": m.access_count,
+            "tags": list(m.tags),
+            "entity_ids": list(m.entity_ids),
+            "score": hit.score,
+            "fused": hit.fused,
+            "decay": hit.decay,
+            "boost": hit.boost,
+            "ranks": dict(hit.ranks),
+        },
+    )
+
+
+class PraxMemoryRetriever(BaseRetriever):
+    """Recall a user's memories as ``Document`` objects, for LCEL chains and agents.
+
+    The user comes from the constructor or from ``config["configurable"]["user_id"]`` at
+    call time (LangGraph's convention); with neither, the call fails — there is no shared
+    default user. ``k`` is set at construction and may be overridden per call.
+
+    Example:
+        >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
+        >>> mem = PraxMemory(MemoryConfig(qdrant_url=":memory:", data_dir="/tmp/prax-r"))
+        >>> _ = mem.remember("alice", "Alice drinks green tea")
+        >>> retriever = PraxMemoryRetriever(memory=mem, k=2)
+        >>> docs = retriever.invoke("tea?", {"configurable": {"user_id": "alice"}})
+        >>> docs[0].page_content
+        'Alice drinks green tea'
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    memory: PraxMemory
+    user_id: str | None = None
+    k: int = Field(4, ge=1, le=1000)
+    now: datetime | None = None
+    """Score at this moment instead of the wall clock (replaying history)."""
+    reinforce: bool = True
+    tags: list[str] | None = None
+
+    def _user(self, user_id: str | None) -> str:
+        user = user_id or self.user_id
+        if user is None:
+            raise MemoryValidationError(
+                "PraxMemoryRetriever needs a user: pass user_id= when building it or "
+                'config={"configurable": {"user_id": ...}} when invoking it'
+            )
+        return check_user_id(user)
+
+    def invoke(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        """Retrieve; ``k=`` overrides the constructor's, the user may come from ``config``."""
+        configurable = (config or {}).get("configurable") or {}
+        kwargs.setdefault("user_id", configurable.get("user_id"))
+        return super().invoke(input, config, **kwargs)
+
+    async def ainvoke(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        """Async :meth:`invoke`."""
+        configurable = (config or {}).get("configurable") or {}
+        kwargs.setdefault("user_id", configurable.get("user_id"))
+        return await super().ainvoke(input, config, **kwargs)
+
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        user_id: str | None = None,
+    ) -> list[Document]:
+        hits = self.memory.recall(
+            self._user(user_id),
+            query,
+            k=k or self.k,
+            now=self.now,
+            reinforce=self.reinforce,
+            tags=self.tags,
+        )
+        return [hit_to_document(h) for h in hits]
+
+    async def _aget_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None,
+        user_id: str | None = None,
+    ) -> list[Document]:
+        hits = await asyncio.to_thread(
+            self.memory.recall,
+            self._user(user_id),
+            query,
+            k=k or self.k,
+            now=self.now,
+            reinforce=self.reinforce,
+            tags=self.tags,
+        )
+        return [hit_to_document(h) for h in hits]
