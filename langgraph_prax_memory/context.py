@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError
+from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
+
+from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
 from langgraph_prax_memory.models import MemoryHit
 from langgraph_prax_memory.stm import StmEntry
 
 if TYPE_CHECKING:
     from langgraph_prax_memory.memory import PraxMemory
 
-__all__ = ["build_memory_context", "format_memories", "format_working_memory"]
+__all__ = [
+    "build_memory_context",
+    "format_memories",
+    "format_working_memory",
+    "memory_context_node",
+    "memory_pre_model_hook",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -100,3 +109,82 @@ def build_memory_context(
             if block:
                 parts.append(block)
     return "\n\n".join(parts)
+
+
+def _last_user_text(messages: Sequence[Any]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            content = message.content
+            if isinstance(content, str):
+                return content
+            return " ".join(
+                p.get("text", "") if isinstance(p, dict) else str(p) for p in content
+            ).strip()
+    return ""
+
+
+def _user_of(config: RunnableConfig | None, bound: str | None) -> str:
+    user = ((config or {}).get("configurable") or {}).get("user_id") or bound
+    if not user:
+        raise MemoryValidationError(
+            'memory context needs a user: config={"configurable": {"user_id": ...}} or user_id='
+        )
+    return str(user)
+
+
+def memory_context_node(
+    memory: PraxMemory,
+    *,
+    user_id: str | None = None,
+    key: str = "memory_context",
+    messages_key: str = "messages",
+    **budget: Any,
+) -> Callable[[Mapping[str, Any], RunnableConfig], dict[str, str]]:
+    """A LangGraph node that puts the memory block for the latest user message in ``key``.
+
+    The user comes from ``config["configurable"]["user_id"]`` (or ``user_id``). The block is
+    written to its own state key so it never piles up in the message history; the model node
+    places it in the system prompt.
+
+    Example:
+        >>> from langgraph.graph import MessagesState
+        >>> class State(MessagesState):
+        ...     memory_context: str
+        >>> # builder.add_node("recall", memory_context_node(memory))
+    """
+
+    def node(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, str]:
+        message = _last_user_text(state.get(messages_key) or [])
+        user = _user_of(config, user_id)
+        return {key: build_memory_context(memory, user, message, **budget) if message else ""}
+
+    return node
+
+
+def memory_pre_model_hook(
+    memory: PraxMemory,
+    *,
+    user_id: str | None = None,
+    messages_key: str = "messages",
+    **budget: Any,
+) -> Callable[[Mapping[str, Any], RunnableConfig], dict[str, list[AnyMessage]]]:
+    """A ``pre_model_hook`` for LangGraph's prebuilt agents that prepends the memory block.
+
+    Returns ``{"llm_input_messages": [...]}``, so the block reaches the model on every turn
+    without being stored in the conversation.
+
+    Example:
+        >>> # create_react_agent(model, tools, pre_model_hook=memory_pre_model_hook(memory))
+    """
+
+    def hook(state: Mapping[str, Any], config: RunnableConfig) -> dict[str, list[AnyMessage]]:
+        messages = list(state.get(messages_key) or [])
+        text = _last_user_text(messages)
+        block = (
+            build_memory_context(memory, _user_of(config, user_id), text, **budget) if text else ""
+        )
+        if not block:
+            return {"llm_input_messages": messages}
+        return {"llm_input_messages": [SystemMessage(block), *messages]}
+
+    return hook

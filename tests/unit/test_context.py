@@ -43,3 +43,53 @@ def test_stm_survives_ltm_outage(memory: PraxMemory, monkeypatch) -> None:  # ty
     monkeypatch.setattr(memory.vectors.client, "query_points", down)
     block = build_memory_context(memory, "alice", "what is my role?")
     assert block == "## Working Memory (Scratchpad)\n- **user_role**: data scientist"
+
+
+def test_context_node_in_a_compiled_graph(memory: PraxMemory) -> None:
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    from langgraph_prax_memory.context import memory_context_node
+
+    memory.remember("alice", "Alice prefers polars over pandas for large datasets")
+    seen: list[str] = []
+
+    class State(MessagesState):
+        memory_context: str
+
+    def model(state: State) -> dict[str, list[AIMessage]]:
+        seen.append(state["memory_context"])
+        return {"messages": [AIMessage("ok")]}
+
+    builder = StateGraph(State)
+    builder.add_node("recall", memory_context_node(memory))
+    builder.add_node("model", model)
+    builder.add_edge(START, "recall")
+    builder.add_edge("recall", "model")
+    builder.add_edge("model", END)
+    graph = builder.compile()
+    out = graph.invoke(
+        {"messages": [HumanMessage("which dataframe library for large datasets?")]},
+        {"configurable": {"user_id": "alice"}},
+    )
+    assert "polars over pandas" in seen[0]
+    assert len(out["messages"]) == 2  # the block did not enter the history
+    graph.invoke({"messages": [HumanMessage("hi")]}, {"configurable": {"user_id": "bob"}})
+    assert seen[1] == ""
+
+
+def test_pre_model_hook_prepends_a_system_message(memory: PraxMemory) -> None:
+    import pytest
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from langgraph_prax_memory import MemoryValidationError
+    from langgraph_prax_memory.context import memory_pre_model_hook
+
+    memory.stm.write("alice", "user_role", "data scientist at FinCorp")
+    hook = memory_pre_model_hook(memory)
+    msgs = [HumanMessage("what is my role?")]
+    out = hook({"messages": msgs}, {"configurable": {"user_id": "alice"}})["llm_input_messages"]
+    assert isinstance(out[0], SystemMessage) and "data scientist at FinCorp" in str(out[0].content)
+    assert out[1:] == msgs
+    with pytest.raises(MemoryValidationError, match="needs a user"):
+        hook({"messages": msgs}, {})
