@@ -60,19 +60,23 @@ class RetrievalConfig(BaseModel):
             "neutral": {"dense": 1.0, "sparse": 1.0, "graph": 1.0},
         }
     )
-    rrf_k: int = Field(60, gt=0)
-    candidates_factor: int = Field(2, ge=1, le=50)
+    rrf_k: int = Field(default=60, gt=0)
+    decay_mode: Literal["score", "blend", "importance", "off"] = "score"
+    """How the forgetting curve enters the rank (see ``rank_candidates``)."""
+    recency_weight: float = Field(default=0.25, ge=0.0, le=1.0)
+    """For ``decay_mode="blend"``: the share of the score that recency can take away."""
+    candidates_factor: int = Field(default=2, ge=1, le=50)
     """Each arm returns its top ``candidates_factor × k`` (the seed's 2k)."""
-    min_candidates: int = Field(20, ge=1)
+    min_candidates: int = Field(default=20, ge=1)
     """…but never fewer than this many, so small ``k`` still fuses enough evidence."""
-    graph_hops: int = Field(2, ge=1, le=2)
-    graph_seed_limit: int = Field(8, ge=1, le=50)
+    graph_hops: int = Field(default=2, ge=1, le=2)
+    graph_seed_limit: int = Field(default=8, ge=1, le=50)
     query_expansion: bool = False
     """Off by default: paraphrase/HyDE variants from a cheap chat model, dense hits unioned."""
-    expansion_variants: int = Field(3, ge=1, le=8)
+    expansion_variants: int = Field(default=3, ge=1, le=8)
     rerank: bool = False
     """Off by default: an LLM judge re-scores the top fused candidates."""
-    rerank_top: int = Field(20, ge=2, le=100)
+    rerank_top: int = Field(default=20, ge=2, le=100)
 
 
 class MemoryConfig(BaseSettings):
@@ -156,6 +160,16 @@ class MemoryConfig(BaseSettings):
         None, validation_alias=AliasChoices("openai_api_key", "OPENAI_API_KEY", "OPENAI_KEY")
     )
     """``OPENAI_API_KEY`` (or the seed's ``OPENAI_KEY``)."""
+
+    sparse_scheme: Literal["augmented_tf", "bm25"] = Field(
+        "augmented_tf", validation_alias=AliasChoices("sparse_scheme", "MEMORY_SPARSE_SCHEME")
+    )
+    """``MEMORY_SPARSE_SCHEME``: term weighting of the sparse vectors (fixed per collection)."""
+
+    sparse_stem: bool = Field(
+        False, validation_alias=AliasChoices("sparse_stem", "MEMORY_SPARSE_STEM")
+    )
+    """``MEMORY_SPARSE_STEM``: Snowball-stem sparse tokens (fixed per collection)."""
 
     embedding_fallback: bool = Field(
         True, validation_alias=AliasChoices("embedding_fallback", "EMBEDDING_FALLBACK")

@@ -116,7 +116,7 @@ class _Core:
         qdrant_client: QdrantClient | None,
     ) -> None:
         self.config = config or MemoryConfig()
-        self.sparse = SparseTFEncoder()
+        self.sparse = SparseTFEncoder(self.config.sparse_scheme, stem=self.config.sparse_stem)
         self.dense: ResilientEmbeddings = create_dense_embeddings(
             self.config, primary=embeddings, dimension=embedding_dimension
         )

@@ -440,7 +440,7 @@ class PraxMemoryStore(BaseStore):
             dense: list[float] | None = self.memory.embeddings.embed_query(op.query)
         except EmbeddingError:
             dense = None
-        sparse = self.memory.sparse_encoder.encode(op.query)
+        sparse = self.memory.sparse_encoder.embed_query(op.query)
         fetch = max(want, 1) * (3 if op.filter else 1) + 10
         points = vs.search_hybrid(
             user, dense, sparse, limit=fetch, flt=flt, candidates=max(2 * fetch, 20)

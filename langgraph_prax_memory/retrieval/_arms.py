@@ -91,7 +91,7 @@ class Recaller:
 
     def sparse_arm(self, user_id: str, text: str, n: int, flt: models.Filter) -> list[StoredPoint]:
         """TF-IDF top-n."""
-        return self.store.search_sparse(user_id, self.sparse.encode(text), limit=n, flt=flt)
+        return self.store.search_sparse(user_id, self.sparse.embed_query(text), limit=n, flt=flt)
 
     def graph_arm(self, user_id: str, text: str, n: int, flt: models.Filter) -> list[StoredPoint]:
         """Memories linked (``entity_ids``) to the query's entities and their 1–2 hop neighbours.
@@ -173,6 +173,8 @@ class Recaller:
             halflife_days=self.halflife_days,
             k=depth,
             rrf_k=self.config.rrf_k,
+            decay_mode=self.config.decay_mode,
+            recency_weight=self.config.recency_weight,
         )
         if self.config.rerank and len(hits) > 1:
             order = rerank_order(self.rerank_model, text, [h.memory.content for h in hits])

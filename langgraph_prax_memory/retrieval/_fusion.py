@@ -70,11 +70,24 @@ def rank_candidates(
     now: datetime,
     halflife_days: float,
     k: int,
+    decay_mode: str = "score",
+    recency_weight: float = 0.25,
 ) -> list[tuple[FusedCandidate, float, float, float]]:
     """Apply decay and boost, re-sort and keep the top ``k``.
 
     Decay runs on ``last_accessed`` (which starts at ``created_at``): a recall restarts the
     forgetting clock, as in the seed's Ebbinghaus curve. Ties break by id for determinism.
+
+    ``decay_mode``:
+
+    - ``"score"`` (the seed): ``fused × decay × (0.5 + importance)``.
+    - ``"blend"``: ``fused × (1 − w + w × decay) × (0.5 + importance)``: recency can take at
+      most ``w`` (``recency_weight``) of the score, so an old but relevant memory stays
+      reachable (the additive recency of Park et al.'s generative agents).
+    - ``"importance"``: the forgetting curve acts on importance, as the seed's prune pass
+      does: ``fused × (0.5 + importance × decay)``. Relevance keeps at least half its weight
+      however old the memory is.
+    - ``"off"``: ``fused × (0.5 + importance)``.
 
     Returns:
         ``(candidate, score, decay, boost)`` tuples, best first.
@@ -86,7 +99,20 @@ def rank_candidates(
             continue
         ts = payload.get("last_accessed_ts", payload.get("created_ts"))
         decay = decay_factor(float(ts) if ts is not None else None, now, halflife_days)
-        boost = boost_factor(float(payload.get("importance", 0.5)))
-        scored.append((cand, cand.fused * decay * boost, decay, boost))
+        importance = float(payload.get("importance", 0.5))
+        if decay_mode == "blend":
+            decay = 1.0 - recency_weight + recency_weight * decay
+            boost = boost_factor(importance)
+            score = cand.fused * decay * boost
+        elif decay_mode == "importance":
+            boost = boost_factor(importance * decay)
+            score = cand.fused * boost
+        elif decay_mode == "off":
+            decay, boost = 1.0, boost_factor(importance)
+            score = cand.fused * boost
+        else:
+            boost = boost_factor(importance)
+            score = cand.fused * decay * boost
+        scored.append((cand, score, decay, boost))
     scored.sort(key=lambda t: (-t[1], t[0].id))
     return scored[:k]

@@ -72,6 +72,8 @@ def assemble_hits(
     halflife_days: float,
     k: int,
     rrf_k: int = RRF_K,
+    decay_mode: str = "score",
+    recency_weight: float = 0.25,
 ) -> list[MemoryHit]:
     """Fuse the arms' rankings, apply decay and boost, and build explainable hits."""
     payloads: dict[str, dict[str, Any]] = {}
@@ -81,7 +83,15 @@ def assemble_hits(
         for p in points:
             payloads.setdefault(p.id, p.payload)
     fused = fuse(rankings, weights, k=rrf_k)
-    ranked = rank_candidates(fused, payloads, now=now, halflife_days=halflife_days, k=k)
+    ranked = rank_candidates(
+        fused,
+        payloads,
+        now=now,
+        halflife_days=halflife_days,
+        k=k,
+        decay_mode=decay_mode,
+        recency_weight=recency_weight,
+    )
     return [
         MemoryHit(
             memory=Memory.from_payload(cand.id, payloads[cand.id]),

@@ -37,3 +37,26 @@ def test_augmented_log_tf_weights() -> None:
 def test_empty_text_gives_empty_vector() -> None:
     vec = SparseTFEncoder().embed_query("the of and")
     assert vec.indices == [] and vec.values == []
+
+
+def test_bm25_scheme_weights_and_binary_queries() -> None:
+    enc = SparseTFEncoder("bm25", k1=1.2, b=0.75, avg_len=4.0)
+    doc = enc.encode("rust rust python go")  # 4 tokens = avg_len → norm = k1
+    weights = dict(zip(doc.indices, doc.values, strict=True))
+    assert math.isclose(weights[token_index("rust")], 2 * 2.2 / (2 + 1.2))
+    assert math.isclose(weights[token_index("python")], 1 * 2.2 / (1 + 1.2))
+    query = enc.embed_query("rust rust python")
+    assert query.values == [1.0, 1.0]
+
+
+def test_stemming_matches_inflections() -> None:
+    enc = SparseTFEncoder(stem=True)
+    assert enc.tokens("camping paintings") == ["camp", "paint"]
+    assert enc.embed_query("camped").indices == enc.embed_documents(["camping"])[0].indices
+
+
+def test_unknown_scheme_is_an_error() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="unknown sparse scheme"):
+        SparseTFEncoder("tfidf2")

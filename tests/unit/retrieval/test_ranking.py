@@ -103,3 +103,22 @@ def test_assembled_score_is_fused_times_decay_times_boost() -> None:
     assert math.isclose(by_id["fresh"].score, (1 / 62 + 1 / 61) * 1.0 * 0.6)
     assert [h.memory.id for h in hits] == ["fresh", "old"]
     assert "dense #1" in by_id["old"].explain() and "decay 0.250" in by_id["old"].explain()
+
+
+def test_decay_modes_by_hand() -> None:
+    from langgraph_prax_memory.retrieval import FusedCandidate, rank_candidates
+
+    now = datetime(2024, 1, 15, tzinfo=UTC)
+    ts = (now - timedelta(days=7)).timestamp()  # decay 0.5
+    fused = {"a": FusedCandidate("a", 0.02)}
+    payloads = {"a": {"importance": 0.5, "last_accessed_ts": ts}}
+
+    def score(mode: str, **kw: float) -> float:
+        return rank_candidates(
+            fused, payloads, now=now, halflife_days=7, k=1, decay_mode=mode, **kw
+        )[0][1]
+
+    assert math.isclose(score("score"), 0.02 * 0.5 * 1.0)
+    assert math.isclose(score("blend", recency_weight=0.2), 0.02 * (0.8 + 0.2 * 0.5) * 1.0)
+    assert math.isclose(score("importance"), 0.02 * (0.5 + 0.5 * 0.5))
+    assert math.isclose(score("off"), 0.02 * 1.0)

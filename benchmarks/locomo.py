@@ -1,0 +1,299 @@
+"""Turn-level LoCoMo retrieval through the product's API, with baselines measured in the same run.
+
+Protocol: ``../shared/bench/README.md``. Every dialogue turn is a memory (``"speaker: text"``,
+created at its session's time); each conversation is its own user; recall is evaluated at the
+conversation's last session time. Baselines: BM25 (k1=1.5, b=0.75, stop words removed), dense
+cosine with the same offline model, and plain RRF(BM25, dense) with k=60.
+
+Run: .venv/bin/python -m benchmarks.locomo [--data PATH] [--latency-sizes 1000 10000 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks._common import percentiles, print_table, synthetic_texts
+from langgraph_prax_memory import MemoryConfig, PraxMemory
+from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings, ResilientEmbeddings
+from langgraph_prax_memory.embeddings._sparse import STOP_WORDS
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo-dev.json"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+KS = (5, 10, 20)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass
+class Turn:
+    dia_id: str
+    text: str
+    at: datetime
+
+
+@dataclass
+class Question:
+    text: str
+    evidence: set[str]
+    category: int
+
+
+def parse_time(raw: str) -> datetime:
+    """``"1:56 pm on 8 May, 2023"`` → an aware UTC datetime."""
+    return datetime.strptime(raw.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def repair_evidence(raw: Sequence[str], known: set[str]) -> set[str]:
+    """Split multi-id strings, fix malformed ids, drop ids that name no turn."""
+    out: set[str] = set()
+    for item in raw:
+        for part in re.split(r"[;,\s]+", item):
+            m = re.match(r"^D:?(\d+):0*(\d+)$", part.strip())
+            if m:
+                did = f"D{int(m.group(1))}:{int(m.group(2))}"
+                if did in known:
+                    out.add(did)
+    return out
+
+
+def load(path: Path) -> list[tuple[str, list[Turn], list[Question]]]:
+    """Conversations as (sample_id, turns, scored questions)."""
+    out = []
+    for sample in json.loads(path.read_text()):
+        conv = sample["conversation"]
+        turns: list[Turn] = []
+        for key in sorted(
+            (k for k in conv if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k.split("_")[1])
+        ):
+            at = parse_time(conv[f"{key}_date_time"])
+            for i, turn in enumerate(conv[key]):
+                # turns of a session keep their order: one second apart
+                turns.append(
+                    Turn(
+                        turn["dia_id"],
+                        f"{turn['speaker']}: {turn['text']}",
+                        at + timedelta(seconds=i),
+                    )
+                )
+        known = {t.dia_id for t in turns}
+        questions = []
+        for qa in sample["qa"]:
+            if qa.get("category") not in CATEGORIES:
+                continue
+            ev = repair_evidence(qa.get("evidence") or [], known)
+            if ev:
+                questions.append(Question(qa["question"], ev, int(qa["category"])))
+        out.append((sample["sample_id"], turns, questions))
+    return out
+
+
+def words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+
+
+class BM25:
+    """Okapi BM25 (k1=1.5, b=0.75) over stop-word-filtered words."""
+
+    def __init__(self, docs: Sequence[str], k1: float = 1.5, b: float = 0.75) -> None:
+        self.tfs = [Counter(words(d)) for d in docs]
+        self.lens = [sum(tf.values()) for tf in self.tfs]
+        self.avg = sum(self.lens) / max(1, len(self.lens))
+        df: Counter[str] = Counter()
+        for tf in self.tfs:
+            df.update(tf.keys())
+        n = len(docs)
+        self.idf = {w: math.log(1 + (n - c + 0.5) / (c + 0.5)) for w, c in df.items()}
+        self.k1, self.b = k1, b
+
+    def rank(self, query: str) -> list[int]:
+        q = words(query)
+        scores = []
+        for i, tf in enumerate(self.tfs):
+            s = 0.0
+            norm = self.k1 * (1 - self.b + self.b * self.lens[i] / self.avg)
+            for w in q:
+                f = tf.get(w)
+                if f:
+                    s += self.idf[w] * f * (self.k1 + 1) / (f + norm)
+            scores.append(s)
+        return sorted(range(len(scores)), key=lambda i: -scores[i])
+
+
+def rrf(rankings: Sequence[Sequence[int]], k: int = 60) -> list[int]:
+    score: dict[int, float] = defaultdict(float)
+    for ranking in rankings:
+        for r, idx in enumerate(ranking, 1):
+            score[idx] += 1 / (k + r)
+    return sorted(score, key=lambda i: -score[i])
+
+
+class Scores:
+    """Recall@k and any@k, overall and per category."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[int, dict[int, float], dict[int, bool]]] = []
+        self.latency: list[float] = []
+
+    def add(self, q: Question, ranked: Sequence[str], seconds: float) -> None:
+        rec = {k: len(q.evidence & set(ranked[:k])) / len(q.evidence) for k in KS}
+        anyk = {k: bool(q.evidence & set(ranked[:k])) for k in KS}
+        self.rows.append((q.category, rec, anyk))
+        self.latency.append(seconds)
+
+    def summary(self, cat: int | None = None) -> dict[str, float]:
+        rows = [r for r in self.rows if cat is None or r[0] == cat]
+        out = {f"R@{k}": sum(r[1][k] for r in rows) / len(rows) for k in KS}
+        out.update({f"any@{k}": sum(r[2][k] for r in rows) / len(rows) for k in KS})
+        return out
+
+
+def run_locomo(path: Path, data_dir: Path) -> dict[str, Scores]:
+    convs = load(path)
+    model = ResilientEmbeddings(
+        PackagedMiniLMEmbeddings(data_dir / "models"), dimension=384, cache_size=50_000
+    )
+    methods: dict[str, Scores] = {m: Scores() for m in ("BM25", "dense", "RRF(BM25,dense)", "prax")}
+    mem = PraxMemory(
+        MemoryConfig(qdrant_url=":memory:", data_dir=data_dir),
+        embeddings=model,
+        embedding_dimension=384,
+    )
+    n_q = sum(len(q) for _, _, q in convs)
+    print(
+        f"LoCoMo dev: {len(convs)} conversations, {sum(len(t) for _, t, _ in convs)} turns, "
+        f"{n_q} scored questions",
+        file=sys.stderr,
+    )
+    for sample_id, turns, questions in convs:
+        texts = [t.text for t in turns]
+        ids = [t.dia_id for t in turns]
+        started = time.perf_counter()
+        mem.remember_many(
+            sample_id,
+            [
+                {"content": t.text, "key": t.dia_id, "created_at": t.at, "source": "conversation"}
+                for t in turns
+            ],
+        )
+        print(
+            f"  {sample_id}: stored {len(turns)} turns in {time.perf_counter() - started:.1f}s",
+            file=sys.stderr,
+        )
+        doc_vecs = np.array(model.embed_documents(texts))
+        bm25 = BM25(texts)
+        now = max(t.at for t in turns)
+        for q in questions:
+            t0 = time.perf_counter()
+            b_rank = bm25.rank(q.text)[:20]
+            t1 = time.perf_counter()
+            qv = np.array(model.embed_query(q.text))
+            d_rank = list(np.argsort(-(doc_vecs @ qv))[:20])
+            t2 = time.perf_counter()
+            r_rank = rrf([bm25.rank(q.text)[:100], list(np.argsort(-(doc_vecs @ qv))[:100])])[:20]
+            t3 = time.perf_counter()
+            hits = mem.recall(sample_id, q.text, k=20, now=now, reinforce=False)
+            t4 = time.perf_counter()
+            methods["BM25"].add(q, [ids[i] for i in b_rank], t1 - t0)
+            methods["dense"].add(q, [ids[i] for i in d_rank], t2 - t1)
+            methods["RRF(BM25,dense)"].add(q, [ids[i] for i in r_rank], (t3 - t2) + (t2 - t0))
+            methods["prax"].add(q, [h.memory.key for h in hits], t4 - t3)
+    mem.close()
+    return methods
+
+
+def print_locomo(methods: dict[str, Scores]) -> None:
+    rows = []
+    for name, s in methods.items():
+        m = s.summary()
+        p50, p95 = percentiles(s.latency)
+        rows.append(
+            [
+                name,
+                *(f"{m[f'R@{k}']:.3f}" for k in KS),
+                f"{m['any@10']:.3f}",
+                f"{m['any@20']:.3f}",
+                f"{p50:.1f} / {p95:.1f}",
+            ]
+        )
+    print_table(
+        "LoCoMo dev, turn-level retrieval (all scored categories)",
+        ["method", "R@5", "R@10", "R@20", "any@10", "any@20", "ms/query p50 / p95"],
+        rows,
+    )
+    rows = []
+    for name, s in methods.items():
+        rows.append([name, *(f"{s.summary(c)['R@10']:.3f}" for c in CATEGORIES)])
+    print_table("R@10 per category", ["method", *CATEGORIES.values()], rows)
+    base, prax = methods["BM25"].summary()["R@10"], methods["prax"].summary()["R@10"]
+    print(f"prax R@10 / BM25 R@10 = {prax / base:.2f}x")
+
+
+def run_latency(sizes: Sequence[int], data_dir: Path, queries: int) -> None:
+    model = ResilientEmbeddings(PackagedMiniLMEmbeddings(data_dir / "models"), dimension=384)
+    rows = []
+    for n in sizes:
+        mem = PraxMemory(
+            MemoryConfig(data_dir=data_dir / f"lat-{n}"), embeddings=model, embedding_dimension=384
+        )
+        texts = synthetic_texts(n, seed=n)
+        started = time.perf_counter()
+        for s in range(0, n, 512):
+            mem.remember_many("bench-user", [{"content": t} for t in texts[s : s + 512]])
+        load_s = time.perf_counter() - started
+        asks = [
+            "What does Alice prefer?",
+            "trip to Oslo",
+            "license for personal projects",
+            "what is the user learning",
+            "fraud detection model",
+        ]
+        lat = []
+        for i in range(queries):
+            t0 = time.perf_counter()
+            mem.recall("bench-user", asks[i % len(asks)], k=10, reinforce=False)
+            lat.append(time.perf_counter() - t0)
+        p50, p95 = percentiles(lat)
+        rows.append([f"{n:,}", f"{n / load_s:,.0f}", f"{p50:.1f}", f"{p95:.1f}"])
+        mem.close()
+    print_table(
+        "Recall latency vs memories per user (embedded defaults: Qdrant local mode)",
+        ["memories", "ingest/s (with embedding)", "recall p50 ms", "recall p95 ms"],
+        rows,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--latency-sizes", type=int, nargs="*", default=[1000, 10000])
+    parser.add_argument("--latency-queries", type=int, default=20)
+    parser.add_argument("--skip-locomo", action="store_true")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="prax-locomo-") as tmp:
+        if not args.skip_locomo:
+            if not args.data.is_file():
+                print(
+                    f"LoCoMo data not found at {args.data}: skipping the quality benchmark "
+                    "(it is evaluation data and is not shipped with the project)."
+                )
+            else:
+                print_locomo(run_locomo(args.data, Path(tmp)))
+        if args.latency_sizes:
+            run_latency(args.latency_sizes, Path(tmp), args.latency_queries)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
