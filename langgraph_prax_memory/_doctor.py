@@ -1,0 +1,126 @@
+"""``prax-memory doctor``: check each configured backend and say what works."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from langgraph_prax_memory.errors import PraxMemoryError
+
+if TYPE_CHECKING:
+    from langgraph_prax_memory.memory import PraxMemory
+
+__all__ = ["Check", "run_checks"]
+
+Status = Literal["ok", "fail", "skip"]
+_PROBE_USER = "prax-doctor-probe"
+
+
+@dataclass(frozen=True)
+class Check:
+    """The outcome of one check.
+
+    Attributes:
+        name: What was checked (``vectors``, ``embeddings``, ``graph`` ...).
+        status: ``ok``, ``fail`` or ``skip`` (not configured).
+        detail: What was found, or why it failed.
+        ms: How long the check took.
+    """
+
+    name: str
+    status: Status
+    detail: str
+    ms: float = 0.0
+
+
+def _timed(name: str, fn: Callable[[], str]) -> Check:
+    start = time.perf_counter()
+    try:
+        detail = fn()
+    except (PraxMemoryError, OSError, RuntimeError, ValueError) as exc:
+        return Check(name, "fail", f"{type(exc).__name__}: {exc}", _ms(start))
+    return Check(name, "ok", detail, _ms(start))
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 1)
+
+
+def run_checks(memory: PraxMemory) -> list[Check]:
+    """Check the data directory, STM, notes (git), the embedder, Qdrant and the graph.
+
+    Every check is read-only except the STM check, which writes and deletes one probe entry
+    in a temporary workspace. Checks never raise; a failure is a ``fail`` row.
+
+    Example:
+        >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
+        >>> mem = PraxMemory(MemoryConfig(enabled=False, data_dir="/tmp/prax-doctor"))
+        >>> [c.status for c in run_checks(mem)][-3:]
+        ['skip', 'skip', 'skip']
+    """
+    cfg = memory.config
+    checks: list[Check] = []
+
+    def data_dir() -> str:
+        cfg.data_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=cfg.data_dir, prefix=".doctor-"):
+            pass
+        return f"{cfg.data_dir} is writable"
+
+    checks.append(_timed("data_dir", data_dir))
+
+    def stm() -> str:
+        from langgraph_prax_memory.config import MemoryConfig
+        from langgraph_prax_memory.stm import ScratchpadStore
+
+        with tempfile.TemporaryDirectory(dir=cfg.data_dir, prefix=".doctor-") as tmp:
+            pad = ScratchpadStore(MemoryConfig(enabled=False, data_dir=tmp))
+            pad.write(_PROBE_USER, "probe", "ok")
+            pad.delete(_PROBE_USER, "probe")
+        return f"scratchpads under {cfg.users_dir} (atomic JSON files)"
+
+    checks.append(_timed("stm", stm))
+
+    def notes() -> str:
+        git = memory.notes.git_executable or shutil.which("git")
+        if not git:
+            raise RuntimeError("git not found on PATH: user_notes.md updates will fail")
+        return f"git-backed notes with {git}"
+
+    checks.append(_timed("notes", notes))
+
+    if not memory.available:
+        for name in ("embeddings", "vectors", "graph"):
+            checks.append(Check(name, "skip", "long-term memory disabled (MEMORY_ENABLED=false)"))
+        return checks
+
+    def embeddings() -> str:
+        emb = memory.embeddings
+        vec = emb.embed_query("prax doctor probe")
+        if len(vec) != emb.dimension:
+            raise RuntimeError(f"vector width {len(vec)} != collection width {emb.dimension}")
+        used = emb.last_model or emb.model_name
+        note = "" if used == emb.model_name else f" (fell back to {used})"
+        return f"{cfg.embedding_provider}: {emb.model_name}, {emb.dimension} dims{note}"
+
+    checks.append(_timed("embeddings", embeddings))
+
+    def vectors() -> str:
+        where = cfg.qdrant_url or f"embedded at {cfg.qdrant_path}"
+        memory.count(_PROBE_USER)
+        return f"Qdrant {where}, collection {cfg.collection_name}"
+
+    checks.append(_timed("vectors", vectors))
+
+    def graph() -> str:
+        memory.graph.stats(_PROBE_USER)
+        if cfg.neo4j_uri:
+            return f"Neo4j at {cfg.neo4j_uri}"
+        return f"SQLite at {cfg.graph_path}"
+
+    checks.append(_timed("graph", graph))
+    return checks

@@ -1,0 +1,449 @@
+"""Portable JSONL export / import of one user's memory, and forgetting a user everywhere.
+
+The export is one JSON object per line. The first line is a header::
+
+    {"type": "header", "format": "prax-memory-export", "version": 1, "user_id": "alice", ...}
+
+followed by ``memory``, ``entity``, ``relation``, ``event``, ``causal_link``, ``stm`` and
+``notes`` records. Import is idempotent: memories keep their keys (so their point ids), graph
+records are matched by name / validity / deterministic id, scratchpad entries by key and
+content, notes by content — importing the same file twice changes nothing the second time.
+Everything goes through the public facade, so every write stays scoped to one user.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import string
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TextIO
+
+from langgraph_prax_memory._validation import check_user_id, to_utc, user_dir_name, utcnow
+from langgraph_prax_memory.graph import Entity, Relation, entity_id
+
+if TYPE_CHECKING:
+    from langgraph_prax_memory.memory import PraxMemory
+
+__all__ = [
+    "EXPORT_FORMAT",
+    "EXPORT_VERSION",
+    "ExportSummary",
+    "ImportReceipt",
+    "PortableFormatError",
+    "export_user",
+    "forget_user",
+    "graph_entities",
+    "graph_relations",
+    "import_user",
+    "read_export",
+]
+
+EXPORT_FORMAT = "prax-memory-export"
+EXPORT_VERSION = 1
+_PROBES = string.ascii_lowercase + string.digits
+_MAX_LIMIT = 1000
+
+
+class PortableFormatError(ValueError):
+    """The file is not a prax-memory export this version can read."""
+
+
+@dataclass
+class ExportSummary:
+    """What :func:`export_user` wrote.
+
+    Attributes:
+        counts: Records written per type.
+        complete: Whether every graph record counted by ``graph.stats`` was found.
+        warnings: Why the export may be incomplete.
+    """
+
+    counts: dict[str, int] = field(default_factory=dict)
+    complete: bool = True
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ImportReceipt:
+    """What :func:`import_user` did: ``created`` and ``skipped`` (already there) per type."""
+
+    user_id: str
+    created: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def add(self, kind: str, created: bool) -> None:
+        """Count one record."""
+        bucket = self.created if created else self.skipped
+        bucket[kind] = bucket.get(kind, 0) + 1
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def graph_entities(memory: PraxMemory, user_id: str) -> list[Entity]:
+    """Every entity of ``user_id`` the graph's substring search can reach, by name.
+
+    The graph protocol has no "list all" call, so names are probed with each letter and
+    digit (plus every other character seen in found names); compare with ``graph.stats`` to
+    know whether the listing is complete.
+    """
+    graph = memory.graph
+    found: dict[str, Entity] = {}
+    probes = list(_PROBES)
+    tried: set[str] = set()
+    while probes:
+        probe = probes.pop()
+        if probe in tried:
+            continue
+        tried.add(probe)
+        for ent in graph.search_entities(user_id, probe, limit=_MAX_LIMIT):
+            found.setdefault(ent.id, ent)
+            probes.extend(ch for ch in set(ent.name) if ch.strip() and ch not in tried)
+    return sorted(found.values(), key=lambda e: e.name)
+
+
+def graph_relations(
+    memory: PraxMemory, user_id: str, entities: Iterable[Entity], *, include_superseded: bool
+) -> list[Relation]:
+    """The relations touching ``entities`` (deduplicated), oldest ``valid_from`` first."""
+    seen: dict[str, Relation] = {}
+    for ent in entities:
+        found = memory.graph.get_entity(user_id, ent.name, include_superseded=include_superseded)
+        for rel in found.relations if found else []:
+            seen.setdefault(rel.id, rel)
+    return sorted(seen.values(), key=lambda r: (r.valid_from, r.source, r.target, r.type))
+
+
+def _records(memory: PraxMemory, user_id: str, summary: ExportSummary) -> Iterator[dict[str, Any]]:
+    if memory.available:
+        total = memory.count(user_id)
+        for m in memory.list_memories(user_id, limit=max(total, 1)):
+            yield {
+                "type": "memory",
+                "id": m.id,
+                "key": m.key or m.id,
+                "content": m.content,
+                "source": m.source,
+                "importance": m.importance,
+                "created_at": _iso(m.created_at),
+                "last_accessed": _iso(m.last_accessed),
+                "access_count": m.access_count,
+                "tags": list(m.tags),
+                "entity_ids": list(m.entity_ids),
+                "summary_level": m.summary_level,
+            }
+        stats = memory.graph.stats(user_id)
+        entities = graph_entities(memory, user_id)
+        relations = graph_relations(memory, user_id, entities, include_superseded=True)
+        events = memory.graph.get_events(user_id, limit=_MAX_LIMIT)
+        links = memory.graph.get_causal_links(user_id, limit=_MAX_LIMIT)
+        for what, got, want in (
+            ("entities", len(entities), stats.entities),
+            ("relations", len(relations), stats.relations),
+            ("temporal events", len(events), stats.temporal_events),
+            ("causal links", len(links), stats.causal_links),
+        ):
+            if got < want:
+                summary.complete = False
+                summary.warnings.append(f"exported {got} of {want} {what}")
+        for e in entities:
+            yield {
+                "type": "entity",
+                "id": e.id,
+                "name": e.name,
+                "display_name": e.display_name,
+                "entity_type": e.type,
+                "importance": e.importance,
+                "mention_count": e.mention_count,
+                "first_seen": _iso(e.first_seen),
+                "last_seen": _iso(e.last_seen),
+                "properties": e.properties,
+            }
+        for r in relations:
+            yield {
+                "type": "relation",
+                "source": r.source,
+                "target": r.target,
+                "relation_type": r.type,
+                "weight": r.weight,
+                "evidence": r.evidence,
+                "first_seen": _iso(r.first_seen),
+                "last_seen": _iso(r.last_seen),
+                "valid_from": _iso(r.valid_from),
+                "valid_until": _iso(r.valid_until),
+            }
+        for ev in reversed(events):
+            yield {
+                "type": "event",
+                "description": ev.description,
+                "occurred_at": _iso(ev.occurred_at),
+                "importance": ev.importance,
+                "created_at": _iso(ev.created_at),
+                "participants": list(ev.participants),
+            }
+        for link in reversed(links):
+            yield {
+                "type": "causal_link",
+                "cause": link.cause,
+                "effect": link.effect,
+                "importance": link.importance,
+                "created_at": _iso(link.created_at),
+                "cause_entities": list(link.cause_entities),
+                "effect_entities": list(link.effect_entities),
+            }
+    else:
+        summary.warnings.append("long-term memory is disabled: memories and graph not exported")
+        summary.complete = False
+    for entry in memory.stm.all(user_id):
+        yield {"type": "stm", **entry.to_json_dict()}
+    notes = memory.notes.read(user_id)
+    if notes:
+        yield {"type": "notes", "content": notes}
+
+
+def export_user(memory: PraxMemory, user_id: str, out: TextIO) -> ExportSummary:
+    """Write ``user_id``'s memories, graph, scratchpad and notes to ``out`` as JSONL.
+
+    Example:
+        >>> import io, tempfile
+        >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
+        >>> mem = PraxMemory(MemoryConfig(qdrant_url=":memory:", data_dir=tempfile.mkdtemp()))
+        >>> _ = mem.remember("alice", "Alice prefers tea")
+        >>> buf = io.StringIO()
+        >>> export_user(mem, "alice", buf).counts
+        {'memory': 1}
+        >>> json.loads(buf.getvalue().splitlines()[0])["format"]
+        'prax-memory-export'
+    """
+    check_user_id(user_id)
+    summary = ExportSummary()
+    records = list(_records(memory, user_id, summary))
+    for rec in records:
+        summary.counts[rec["type"]] = summary.counts.get(rec["type"], 0) + 1
+    from langgraph_prax_memory import __version__
+
+    header = {
+        "type": "header",
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "user_id": user_id,
+        "exported_at": utcnow().isoformat(),
+        "library_version": __version__,
+        "counts": summary.counts,
+        "complete": summary.complete,
+        "warnings": summary.warnings,
+    }
+    for rec in [header, *records]:
+        out.write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
+    return summary
+
+
+def read_export(lines: Iterable[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Parse an export: ``(header, records)``.
+
+    Raises:
+        PortableFormatError: Not an export, or a newer version.
+    """
+    rows: list[dict[str, Any]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise PortableFormatError(f"line {number} is not JSON: {exc}") from exc
+        if not isinstance(row, dict) or "type" not in row:
+            raise PortableFormatError(f"line {number} is not a record")
+        rows.append(row)
+    if not rows or rows[0].get("type") != "header" or rows[0].get("format") != EXPORT_FORMAT:
+        raise PortableFormatError(f"not a {EXPORT_FORMAT} file (the first line is no header)")
+    version = rows[0].get("version")
+    if not isinstance(version, int) or version > EXPORT_VERSION:
+        raise PortableFormatError(
+            f"export version {version!r} is newer than this library reads ({EXPORT_VERSION})"
+        )
+    return rows[0], rows[1:]
+
+
+def _import_memories(
+    memory: PraxMemory,
+    user_id: str,
+    rows: list[dict[str, Any]],
+    id_map: dict[str, str],
+    receipt: ImportReceipt,
+) -> None:
+    if not rows:
+        return
+    existing = {m.key: m for m in memory.list_memories(user_id, limit=memory.count(user_id) + 1)}
+    items = []
+    for row in rows:
+        key = row.get("key") or row["id"]
+        old = existing.get(key)
+        if old is not None and old.content == row["content"]:
+            receipt.add("memory", False)
+            continue
+        items.append(
+            {
+                "key": key,
+                "content": row["content"],
+                "importance": row.get("importance", 0.5),
+                "tags": row.get("tags") or None,
+                "source": row.get("source") or "conversation",
+                "created_at": row.get("created_at"),
+                "entity_ids": [id_map[i] for i in row.get("entity_ids") or [] if i in id_map],
+                "summary_level": row.get("summary_level") or None,
+            }
+        )
+        receipt.add("memory", True)
+    if items:
+        memory.remember_many(user_id, items)
+
+
+def _import_graph(
+    memory: PraxMemory, user_id: str, rows: list[dict[str, Any]], receipt: ImportReceipt
+) -> None:
+    graph = memory.graph
+    entities = [r for r in rows if r["type"] == "entity"]
+    present = graph.entity_ids_for(user_id, [r["name"] for r in entities]) if entities else {}
+    for row in entities:
+        if row["name"] in present:
+            receipt.add("entity", False)
+            continue
+        graph.merge_entity(
+            user_id,
+            row["display_name"],
+            entity_type=row.get("entity_type"),
+            importance=row.get("importance"),
+            properties=row.get("properties") or None,
+            now=to_utc(row["first_seen"]) if row.get("first_seen") else None,
+        )
+        receipt.add("entity", True)
+    relations = [r for r in rows if r["type"] == "relation"]
+    relations.sort(key=lambda r: (r.get("valid_until") is None, r["valid_from"]))
+    for row in relations:
+        found = graph.get_entity(user_id, row["source"], include_superseded=True)
+        valid_from = to_utc(row["valid_from"])
+        if found and any(
+            rel.source == row["source"]
+            and rel.target == row["target"]
+            and rel.type == row["relation_type"]
+            and rel.valid_from == valid_from
+            for rel in found.relations
+        ):
+            receipt.add("relation", False)
+            continue
+        graph.add_relation(
+            user_id,
+            row["source"],
+            row["target"],
+            row["relation_type"],
+            weight=row.get("weight") or 1.0,
+            evidence=row.get("evidence") or None,
+            valid_from=valid_from,
+            now=to_utc(row["first_seen"]) if row.get("first_seen") else None,
+        )
+        if row.get("valid_until"):
+            graph.supersede_relation(
+                user_id,
+                row["source"],
+                row["target"],
+                row["relation_type"],
+                now=to_utc(row["valid_until"]),
+            )
+        receipt.add("relation", True)
+    known_events = {
+        (e.description, e.occurred_at) for e in graph.get_events(user_id, limit=_MAX_LIMIT)
+    }
+    for row in (r for r in rows if r["type"] == "event"):
+        occurred = to_utc(row["occurred_at"])
+        new = (row["description"], occurred) not in known_events
+        if new:
+            graph.merge_temporal_event(
+                user_id,
+                row["description"],
+                participants=row.get("participants") or (),
+                occurred_at=occurred,
+                importance=row.get("importance"),
+            )
+        receipt.add("event", new)
+    known_links = {(c.cause, c.effect) for c in graph.get_causal_links(user_id, limit=_MAX_LIMIT)}
+    for row in (r for r in rows if r["type"] == "causal_link"):
+        new = (row["cause"], row["effect"]) not in known_links
+        if new:
+            graph.add_causal_link(
+                user_id,
+                row["cause"],
+                row["effect"],
+                cause_entities=row.get("cause_entities") or (),
+                effect_entities=row.get("effect_entities") or (),
+                importance=row.get("importance"),
+            )
+        receipt.add("causal_link", new)
+
+
+def import_user(
+    memory: PraxMemory, lines: Iterable[str], *, user_id: str | None = None
+) -> ImportReceipt:
+    """Load an export into ``user_id`` (default: the user it was exported from). Idempotent.
+
+    Raises:
+        PortableFormatError: The input is not a readable export.
+        MemoryValidationError: A record holds invalid data (nothing after it is imported).
+    """
+    header, rows = read_export(lines)
+    target = check_user_id(user_id if user_id is not None else header.get("user_id"))
+    receipt = ImportReceipt(user_id=target)
+    graph_rows = [r for r in rows if r["type"] in {"entity", "relation", "event", "causal_link"}]
+    memory_rows = [r for r in rows if r["type"] == "memory"]
+    if memory.available:
+        _import_graph(memory, target, graph_rows, receipt)
+        id_map = {r["id"]: entity_id(target, r["name"]) for r in graph_rows if "id" in r}
+        _import_memories(memory, target, memory_rows, id_map, receipt)
+    elif graph_rows or memory_rows:
+        receipt.warnings.append(
+            f"long-term memory is disabled: {len(memory_rows)} memories and "
+            f"{len(graph_rows)} graph records were not imported"
+        )
+    for row in (r for r in rows if r["type"] == "stm"):
+        old = memory.stm.get(target, row["key"])
+        same = old is not None and (old.content, old.importance, old.tags) == (
+            row["content"],
+            row.get("importance", 0.5),
+            row.get("tags") or [],
+        )
+        if not same:
+            memory.stm.write(
+                target, row["key"], row["content"], row.get("importance"), row.get("tags") or []
+            )
+        receipt.add("stm", not same)
+    for row in (r for r in rows if r["type"] == "notes"):
+        same = memory.notes.read(target) == row["content"]
+        if not same:
+            memory.notes.update(target, row["content"])
+        receipt.add("notes", not same)
+    return receipt
+
+
+def forget_user(memory: PraxMemory, user_id: str, *, keep_notes: bool = False) -> dict[str, int]:
+    """Delete everything of ``user_id`` in every store; return a receipt of what was removed.
+
+    Memories, graph and scratchpad go through ``memory.delete_user``; then, unless
+    ``keep_notes``, the user's workspace folder (``user_notes.md`` with its git history and
+    any consolidation state) is removed too.
+    """
+    check_user_id(user_id)
+    notes = memory.notes.read(user_id)
+    receipt = dict(memory.delete_user(user_id))
+    workspace = memory.config.users_dir / user_dir_name(user_id)
+    receipt["notes_lines"] = 0
+    receipt["workspace_files"] = 0
+    if not keep_notes and workspace.exists():
+        receipt["notes_lines"] = sum(1 for line in notes.splitlines() if line.strip())
+        receipt["workspace_files"] = sum(1 for p in workspace.rglob("*") if p.is_file())
+        shutil.rmtree(workspace)
+    return receipt

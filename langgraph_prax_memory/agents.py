@@ -1,0 +1,413 @@
+"""Agents with memory: the memory sub-agent ("memory spoke") and a one-call agent builder.
+
+* :func:`create_memory_agent` — a compiled LangGraph graph whose only tools are the memory
+  tools, with a system prompt (:data:`MEMORY_AGENT_PROMPT`) that teaches when to use the
+  scratchpad, long-term memory or the graph, and how to rate importance.
+* :func:`create_delegate_memory_tool` — ``delegate_memory(task)``: lets a main agent hand a
+  memory task to that sub-agent, as the Prax orchestrator does.
+* :func:`create_agent_with_memory` — a tool-calling agent wired to one
+  :class:`~langgraph_prax_memory.PraxMemory`: the LangGraph store, a checkpointer, the memory
+  context in the system prompt on every turn, the memory tools (directly or through
+  ``delegate_memory``), and a slot for the consolidation trigger.
+* :class:`ModelRouting` — which chat model and temperature each memory component uses.
+
+Every graph acts for the user in ``config["configurable"]["user_id"]`` (or a ``user_id``
+bound at construction); there is no shared default user.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+from langgraph.store.base import BaseStore
+from pydantic import BaseModel, Field
+
+from langgraph_prax_memory._routing import (
+    COMPONENTS,
+    Component,
+    ModelRoute,
+    ModelRouting,
+    resolve_chat_model,
+)
+from langgraph_prax_memory.context import memory_context_node
+from langgraph_prax_memory.memory import AsyncPraxMemory, PraxMemory
+from langgraph_prax_memory.store import PraxMemoryStore
+from langgraph_prax_memory.tools import TOOL_NAMES, create_memory_tools
+
+__all__ = [
+    "COMPONENTS",
+    "DEFAULT_SYSTEM_PROMPT",
+    "MEMORY_AGENT_PROMPT",
+    "Component",
+    "ConsolidationTrigger",
+    "MemoryAgentState",
+    "ModelRoute",
+    "ModelRouting",
+    "create_agent_with_memory",
+    "create_delegate_memory_tool",
+    "create_memory_agent",
+    "resolve_chat_model",
+]
+
+logger = logging.getLogger(__name__)
+
+#: The memory spoke's system prompt.
+MEMORY_AGENT_PROMPT = """\
+You are the memory specialist of an assistant. You keep what the assistant knows about the \
+user, and you answer questions about it. Use your tools; never invent a memory.
+
+Where things go:
+- Scratchpad (memory_stm_write / memory_stm_read / memory_stm_delete): the current session — \
+the task in progress, temporary notes, intermediate results, quick key-value lookups. Cheap \
+and always available. Delete entries when a task is done.
+- Long-term memory (memory_remember / memory_recall / memory_forget): durable facts that \
+matter in future conversations — preferences, decisions, facts about the user, their work \
+and the people around them. Write each as one self-contained sentence about the user \
+("User prefers dark mode in all tools"), not a transcript.
+- The graph (memory_entity_lookup / memory_graph_query): who and what the user's world \
+contains and how it is connected — people, projects, tools, topics and their relations.
+- User notes (user_notes_read / user_notes_update): a short quick-reference file of the \
+highest-signal facts (timezone, name, aliases, durable preferences). Read before you update; \
+update writes the whole file.
+
+Importance when remembering:
+- 0.8-1.0 critical: core preferences and key decisions ("allergic to shellfish", "we decided \
+to use Rust").
+- 0.4-0.7 useful (0.5 by default): recurring topics and context ("working on project Alpha").
+- 0.1-0.3 minor: tangential mentions ("mentioned having coffee").
+
+Patterns:
+- "Remember that ..." -> memory_remember with a fitting importance and tags.
+- "What do you know about X?" -> memory_recall("X") and memory_entity_lookup("X"), then \
+answer from both.
+- "How are X and Y related?" -> memory_graph_query.
+- "Forget ..." -> memory_recall to find the id, then memory_forget.
+- Maintenance: memory_consolidate to consolidate now, memory_stats for counts.
+
+If a tool answers "Memory system not available", say so plainly; the scratchpad still works. \
+Reply briefly with what you stored or found."""
+
+#: The system prompt of :func:`create_agent_with_memory` when none is given.
+DEFAULT_SYSTEM_PROMPT = """\
+You are a helpful assistant with memory of this user across conversations. What you already \
+know about the user appears below under "User Notes", "Working Memory (Scratchpad)" and \
+"Relevant Memories"; use it to personalise your answers without asking again."""
+
+_MEMORY_TOOLS_HINT = """\
+Store durable facts the user tells you (preferences, role, projects, decisions) with the \
+memory tools: memory_remember for long-term facts (importance 0.8+ critical, 0.5 useful, 0.2 \
+minor), memory_stm_write for the current task."""
+
+_DELEGATE_HINT = """\
+Hand anything about remembering, recalling or forgetting to the memory specialist with \
+delegate_memory(task), describing the task in one or two sentences."""
+
+#: A node run after each completed turn (``(state)`` or ``(state, config)``), or a Runnable.
+ConsolidationTrigger = Callable[..., Any] | Runnable[Any, Any]
+
+
+class MemoryAgentState(MessagesState):
+    """Messages plus the memory block computed for the current turn (never stored as a message)."""
+
+    memory_context: str
+
+
+def _model_node(
+    model: Runnable[Any, BaseMessage], system_prompt: str, *, with_context: bool
+) -> Callable[..., dict[str, list[BaseMessage]]]:
+    def call_model(state: MemoryAgentState, config: RunnableConfig) -> dict[str, list[BaseMessage]]:
+        prompt = system_prompt
+        context = state.get("memory_context") if with_context else None
+        if context:
+            prompt = f"{prompt}\n\n{context}" if prompt else context
+        messages: list[BaseMessage] = list(state["messages"])
+        if prompt:
+            messages = [SystemMessage(prompt), *messages]
+        return {"messages": [model.invoke(messages, config)]}
+
+    return call_model
+
+
+def _bind(model: BaseChatModel, tools: Sequence[BaseTool]) -> Runnable[Any, BaseMessage]:
+    if not tools:
+        return model
+    return model.bind_tools(list(tools))
+
+
+def _graph(
+    model: BaseChatModel,
+    tools: Sequence[BaseTool],
+    *,
+    system_prompt: str,
+    context_node: Callable[..., Any] | None,
+    after_turn: Callable[..., Any] | None,
+    checkpointer: BaseCheckpointSaver[Any] | None,
+    store: BaseStore | None,
+    name: str,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    builder = StateGraph(MemoryAgentState)
+    builder.add_node(
+        "agent", _model_node(_bind(model, tools), system_prompt, with_context=bool(context_node))
+    )
+    first = "agent"
+    if context_node is not None:
+        builder.add_node("memory_context", context_node)
+        builder.add_edge("memory_context", "agent")
+        first = "memory_context"
+    builder.add_edge(START, first)
+    done = END
+    if after_turn is not None:
+        builder.add_node("consolidation_trigger", after_turn)
+        builder.add_edge("consolidation_trigger", END)
+        done = "consolidation_trigger"
+    if tools:
+        builder.add_node("tools", ToolNode(list(tools)))
+        builder.add_conditional_edges("agent", tools_condition, {"tools": "tools", END: done})
+        builder.add_edge("tools", "agent")
+    else:
+        builder.add_edge("agent", done)
+    return builder.compile(checkpointer=checkpointer, store=store, name=name)
+
+
+def _sync_memory(memory: PraxMemory | AsyncPraxMemory) -> PraxMemory:
+    return memory.sync if isinstance(memory, AsyncPraxMemory) else memory
+
+
+def create_memory_agent(
+    model: str | BaseChatModel,
+    memory: PraxMemory | AsyncPraxMemory,
+    *,
+    user_id: str | None = None,
+    include: Sequence[str] | None = None,
+    prompt: str = MEMORY_AGENT_PROMPT,
+    temperature: float | None = None,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    name: str = "memory_agent",
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The memory sub-agent ("memory spoke"): a tool-calling graph over the memory tools.
+
+    Args:
+        model: A chat model, or an ``init_chat_model`` string (built at ``temperature``,
+            0.3 — the seed's ``subagent_memory`` setting — when not given).
+        memory: The memory it manages.
+        user_id: Bind to one user; otherwise each run's ``config["configurable"]["user_id"]``.
+        include: The tools it gets (default: every name in
+            :data:`~langgraph_prax_memory.tools.TOOL_NAMES`).
+        prompt: The system prompt (default :data:`MEMORY_AGENT_PROMPT`).
+        temperature: Temperature for a model string.
+        checkpointer: Optional checkpointer (the spoke is usually stateless per task).
+        name: The graph's name.
+
+    Example:
+        >>> # agent = create_memory_agent("openai:gpt-4o-mini", memory)
+        >>> # agent.invoke({"messages": [("user", "Remember I prefer dark mode")]},
+        >>> #              {"configurable": {"user_id": "alice"}})
+    """
+    chat = resolve_chat_model(model, temperature=0.3 if temperature is None else temperature)
+    tools = create_memory_tools(
+        _sync_memory(memory), user_id=user_id, include=include if include else TOOL_NAMES
+    )
+    return _graph(
+        chat,
+        tools,
+        system_prompt=prompt,
+        context_node=None,
+        after_turn=None,
+        checkpointer=checkpointer,
+        store=None,
+        name=name,
+    )
+
+
+class _DelegateInput(BaseModel):
+    task: str = Field(
+        description="The memory task in one or two sentences, e.g. 'Remember that the user "
+        "prefers polars over pandas' or 'What do we know about Project Alpha?'"
+    )
+
+
+def _final_text(messages: Sequence[BaseMessage]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, AIMessage):
+            text = message.text
+            if text.strip():
+                return text.strip()
+    return "The memory agent finished without a reply."
+
+
+def create_delegate_memory_tool(
+    memory_agent: CompiledStateGraph[Any, Any, Any, Any],
+    *,
+    name: str = "delegate_memory",
+) -> BaseTool:
+    """``delegate_memory(task)``: run the memory sub-agent on a task and return its answer.
+
+    The sub-agent runs with the caller's config, so it acts for the same
+    ``config["configurable"]["user_id"]``. The artifact lists the memory tools it called.
+
+    Example:
+        >>> # spoke = create_memory_agent(model, memory)
+        >>> # main_tools = [create_delegate_memory_tool(spoke), *my_tools]
+    """
+
+    def run(task: str, config: RunnableConfig) -> tuple[str, dict[str, Any]]:
+        result = memory_agent.invoke({"messages": [HumanMessage(task)]}, config)
+        messages: list[BaseMessage] = list(result["messages"])
+        calls = [
+            {"name": call["name"], "args": call["args"]}
+            for m in messages
+            if isinstance(m, AIMessage)
+            for call in m.tool_calls
+        ]
+        return _final_text(messages), {"task": task, "tool_calls": calls}
+
+    async def arun(task: str, config: RunnableConfig) -> tuple[str, dict[str, Any]]:
+        result = await memory_agent.ainvoke({"messages": [HumanMessage(task)]}, config)
+        messages: list[BaseMessage] = list(result["messages"])
+        calls = [
+            {"name": call["name"], "args": call["args"]}
+            for m in messages
+            if isinstance(m, AIMessage)
+            for call in m.tool_calls
+        ]
+        return _final_text(messages), {"task": task, "tool_calls": calls}
+
+    return StructuredTool.from_function(
+        func=run,
+        coroutine=arun,
+        name=name,
+        description=(
+            "Delegate a memory task to the memory specialist: remembering facts about the "
+            "user, recalling what is known about something, looking up people/projects and "
+            "how they relate, forgetting, or memory maintenance."
+        ),
+        args_schema=_DelegateInput,
+        response_format="content_and_artifact",
+    )
+
+
+def _trigger_node(
+    trigger: ConsolidationTrigger,
+) -> Callable[..., dict[str, Any]]:
+    takes_config = False
+    if not isinstance(trigger, Runnable):
+        try:
+            takes_config = len(inspect.signature(trigger).parameters) >= 2
+        except (TypeError, ValueError):
+            takes_config = False
+
+    def after_turn(state: MemoryAgentState, config: RunnableConfig) -> dict[str, Any]:
+        try:
+            if isinstance(trigger, Runnable):
+                trigger.invoke(state, config)
+            elif takes_config:
+                trigger(state, config)
+            else:
+                trigger(state)
+        except Exception:  # the seed: a failed consolidation is logged and skipped
+            logger.exception("consolidation trigger failed; the turn is kept, nothing is lost")
+        return {}
+
+    return after_turn
+
+
+def create_agent_with_memory(
+    model: str | BaseChatModel,
+    tools: Sequence[BaseTool] = (),
+    memory: PraxMemory | AsyncPraxMemory | None = None,
+    *,
+    checkpointer: BaseCheckpointSaver[Any] | Literal[False] | None = None,
+    store: BaseStore | None = None,
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+    memory_tools: Literal["direct", "delegate", "none"] = "direct",
+    user_id: str | None = None,
+    routing: ModelRouting | None = None,
+    consolidation_trigger: ConsolidationTrigger | None = None,
+    context_k: int = 5,
+    name: str = "agent_with_memory",
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """A tool-calling agent with Prax memory wired in: store, checkpointer, context, tools.
+
+    Each turn runs ``memory_context`` (the notes snippet, the scratchpad and the recalled
+    memories for the latest user message, via
+    :func:`~langgraph_prax_memory.context.memory_context_node`) → ``agent`` (the system
+    prompt plus that block, then the conversation) ⇄ ``tools`` → ``consolidation_trigger``
+    (only when one is given). The block lives in the state key ``memory_context``; it is
+    never appended to the message history.
+
+    Args:
+        model: The main chat model (instance or ``init_chat_model`` string).
+        tools: The agent's own tools.
+        memory: The memory (a default offline :class:`PraxMemory` when omitted).
+        checkpointer: Conversation persistence. ``None`` → a new ``InMemorySaver``;
+            ``False`` → none (each invoke starts from its input).
+        store: The LangGraph store the graph's nodes see (default: a
+            :class:`~langgraph_prax_memory.PraxMemoryStore` over ``memory``).
+        system_prompt: The prompt the memory block is appended to.
+        memory_tools: ``"direct"`` gives the agent the memory tools, ``"delegate"`` gives it
+            ``delegate_memory`` backed by the memory sub-agent, ``"none"`` neither (the
+            context block still arrives every turn).
+        user_id: Bind to one user; otherwise every run needs
+            ``config["configurable"]["user_id"]``.
+        routing: Model routing; ``routing.memory_agent`` is the sub-agent's model in
+            ``"delegate"`` mode (the main model when unset).
+        consolidation_trigger: A node run after each completed turn, with the final state
+            (``(state)`` or ``(state, config)``, or a Runnable) — the slot for the
+            consolidation trigger. Its failures are logged, never raised.
+        context_k: How many memories the context block recalls.
+        name: The graph's name.
+
+    Example:
+        >>> # agent = create_agent_with_memory("openai:gpt-4o-mini", [], PraxMemory())
+        >>> # agent.invoke({"messages": [("user", "I prefer polars")]},
+        >>> #              {"configurable": {"user_id": "alice", "thread_id": "1"}})
+    """
+    mem = _sync_memory(memory) if memory is not None else PraxMemory()
+    chat = resolve_chat_model(model)
+    routes = routing or ModelRouting()
+    all_tools: list[BaseTool] = list(tools)
+    if memory_tools == "direct":
+        all_tools += create_memory_tools(mem, user_id=user_id)
+    elif memory_tools == "delegate":
+        spoke_model = routes.resolve("memory_agent", default=chat)
+        assert spoke_model is not None
+        spoke = create_memory_agent(spoke_model, mem, user_id=user_id)
+        all_tools.append(create_delegate_memory_tool(spoke))
+    elif memory_tools != "none":
+        raise ValueError(
+            f"memory_tools must be 'direct', 'delegate' or 'none', not {memory_tools!r}"
+        )
+    prompt = system_prompt
+    if memory_tools == "direct":
+        prompt = f"{prompt}\n\n{_MEMORY_TOOLS_HINT}"
+    elif memory_tools == "delegate":
+        prompt = f"{prompt}\n\n{_DELEGATE_HINT}"
+    saver: BaseCheckpointSaver[Any] | None
+    if checkpointer is None:
+        saver = InMemorySaver()
+    elif checkpointer is False:
+        saver = None
+    else:
+        saver = checkpointer
+    return _graph(
+        chat,
+        all_tools,
+        system_prompt=prompt,
+        context_node=memory_context_node(mem, user_id=user_id, k=context_k),
+        after_turn=_trigger_node(consolidation_trigger) if consolidation_trigger else None,
+        checkpointer=saver,
+        store=store if store is not None else PraxMemoryStore(mem),
+        name=name,
+    )
