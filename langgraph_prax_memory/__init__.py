@@ -5,7 +5,20 @@ Example:
     >>> memory = PraxMemory()  # offline: embedded Qdrant + the packaged MiniLM model
 """
 
+from langgraph_prax_memory.agents import (
+    MEMORY_AGENT_PROMPT,
+    ModelRoute,
+    ModelRouting,
+    create_agent_with_memory,
+    create_delegate_memory_tool,
+    create_memory_agent,
+)
 from langgraph_prax_memory.config import MemoryConfig, RetrievalConfig
+from langgraph_prax_memory.context import (
+    build_memory_context,
+    memory_context_node,
+    memory_pre_model_hook,
+)
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
     ConfigError,
@@ -28,6 +41,13 @@ from langgraph_prax_memory.retrieval import RecallResult
 from langgraph_prax_memory.retriever import PraxMemoryRetriever
 from langgraph_prax_memory.stm import ScratchpadStore
 from langgraph_prax_memory.store import PraxMemoryStore
+from langgraph_prax_memory.tools import (
+    TOOL_NAMES,
+    MemoryTool,
+    MissingUserIdError,
+    create_memory_tool_node,
+    create_memory_tools,
+)
 
 __version__ = "0.1.0"
 
@@ -38,11 +58,16 @@ __all__ = [
     "ConfigError",
     "EmbeddingError",
     "GraphStore",
+    "MEMORY_AGENT_PROMPT",
     "Memory",
     "MemoryConfig",
     "MemoryHit",
+    "MemoryTool",
     "MemoryValidationError",
     "MemoryWriteError",
+    "MissingUserIdError",
+    "ModelRoute",
+    "ModelRouting",
     "PraxMemory",
     "PraxMemoryError",
     "PraxMemoryRetriever",
@@ -51,8 +76,17 @@ __all__ = [
     "RetrievalConfig",
     "ScratchpadStore",
     "StoreLockedError",
+    "TOOL_NAMES",
     "UserNotes",
-    "__version__",
+    "build_memory_context",
+    "create_agent_with_memory",
     "create_async_graph_store",
+    "create_delegate_memory_tool",
     "create_graph_store",
+    "create_memory_agent",
+    "create_memory_tool_node",
+    "create_memory_tools",
+    "memory_context_node",
+    "memory_pre_model_hook",
+    "__version__",
 ]

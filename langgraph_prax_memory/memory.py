@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -51,6 +51,11 @@ from langgraph_prax_memory.vectors._store import (
     QdrantVectorStore,
     open_qdrant_client,
 )
+
+if TYPE_CHECKING:
+    from langgraph_prax_memory._doctor import Check
+    from langgraph_prax_memory._portable import ExportSummary, ImportReceipt
+    from langgraph_prax_memory._stats import UserStats
 
 __all__ = ["AsyncPraxMemory", "PraxMemory"]
 
@@ -418,6 +423,34 @@ class PraxMemory:
             done += len(chunk)
         return done
 
+    # -- maintenance --------------------------------------------------------------------
+    def stats(self, user_id: str) -> UserStats:
+        """Counts across the layers for ``user_id`` (memories, graph, scratchpad, notes)."""
+        from langgraph_prax_memory._stats import collect_stats
+
+        return collect_stats(self, user_id)
+
+    def export_user(self, user_id: str, out: TextIO) -> ExportSummary:
+        """Write one user's memories, graph and notes as portable JSONL (versioned header)."""
+        from langgraph_prax_memory._portable import export_user
+
+        return export_user(self, user_id, out)
+
+    def import_user(self, lines: Iterable[str], *, user_id: str | None = None) -> ImportReceipt:
+        """Import an :meth:`export_user` file (into ``user_id``, default its own user).
+
+        Importing the same file twice changes nothing.
+        """
+        from langgraph_prax_memory._portable import import_user
+
+        return import_user(self, lines, user_id=user_id)
+
+    def doctor(self) -> list[Check]:
+        """Check each configured backend and report what works."""
+        from langgraph_prax_memory._doctor import run_checks
+
+        return run_checks(self)
+
     # -- reads ------------------------------------------------------------------------
     def get(self, user_id: str, memory_id: str) -> Memory | None:
         """One memory of ``user_id`` by id (``None`` if absent or another user's)."""
@@ -648,6 +681,24 @@ class AsyncPraxMemory:
     async def reembed(self, user_id: str) -> int:
         """Fill in missing dense vectors."""
         return await asyncio.to_thread(self.sync.reembed, user_id)
+
+    async def stats(self, user_id: str) -> UserStats:
+        """Counts across the layers (see :meth:`PraxMemory.stats`)."""
+        return await asyncio.to_thread(self.sync.stats, user_id)
+
+    async def export_user(self, user_id: str, out: TextIO) -> ExportSummary:
+        """Portable JSONL export (see :meth:`PraxMemory.export_user`)."""
+        return await asyncio.to_thread(self.sync.export_user, user_id, out)
+
+    async def import_user(
+        self, lines: Iterable[str], *, user_id: str | None = None
+    ) -> ImportReceipt:
+        """Idempotent import (see :meth:`PraxMemory.import_user`)."""
+        return await asyncio.to_thread(self.sync.import_user, lines, user_id=user_id)
+
+    async def doctor(self) -> list[Check]:
+        """Backend checks (see :meth:`PraxMemory.doctor`)."""
+        return await asyncio.to_thread(self.sync.doctor)
 
     async def delete_user(self, user_id: str) -> dict[str, int]:
         """Delete everything of ``user_id``."""
