@@ -23,6 +23,7 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from langgraph_prax_memory._routing import ModelRouting
 from langgraph_prax_memory.errors import ConfigError
 
 __all__ = ["DEFAULT_MODELS", "PROVIDER_DIMENSIONS", "MemoryConfig", "RetrievalConfig"]
@@ -97,6 +98,7 @@ class MemoryConfig(BaseSettings):
         case_sensitive=False,
         extra="forbid",
         validate_default=True,
+        arbitrary_types_allowed=True,
     )
 
     enabled: bool = Field(True, validation_alias=AliasChoices("enabled", "MEMORY_ENABLED"))
@@ -220,6 +222,15 @@ class MemoryConfig(BaseSettings):
         validation_alias=AliasChoices("retrieval", "MEMORY_RETRIEVAL"),
     )
     """``MEMORY_RETRIEVAL`` (JSON): arm weights per intent, RRF k, candidate depth, passes."""
+
+    model_routing: ModelRouting = Field(
+        default_factory=lambda: ModelRouting(),
+        validation_alias=AliasChoices("model_routing"),
+    )
+    """The chat model and temperature of each component (memory agent 0.3, consolidation 0.2,
+    STM compaction 0.2, query expansion, rerank) as ``init_chat_model`` strings or instances.
+    Set in code: ``MemoryConfig(model_routing=ModelRouting(consolidation="openai:gpt-4o-mini"))``.
+    """
 
     def __init__(self, **values: Any) -> None:
         try:

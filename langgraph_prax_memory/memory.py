@@ -216,8 +216,6 @@ class PraxMemory:
     ) -> None:
         self._graph = graph
         self._use_graph_arm = graph_arm
-        self._expansion_model = expansion_model
-        self._rerank_model = rerank_model
         self._recaller_obj: Recaller | None = None
         self._core = _Core(
             config,
@@ -226,9 +224,12 @@ class PraxMemory:
             qdrant_client=qdrant_client,
         )
         self.config = self._core.config
+        routing = self.config.model_routing
+        self._expansion_model = expansion_model or routing.resolve("query_expansion")
+        self._rerank_model = rerank_model or routing.resolve("rerank")
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prax-reinforce")
         #: The per-user scratchpad (works without Qdrant).
-        self.stm = ScratchpadStore(self.config)
+        self.stm = ScratchpadStore(self.config, chat_model=routing.resolve("stm_compaction"))
         #: The per-user ``user_notes.md``; items compaction drops are promoted into LTM.
         self.notes = UserNotes(self.config, remember=self._promote_note)
 
