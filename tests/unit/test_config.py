@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import pytest
@@ -71,13 +70,19 @@ def test_keyword_arguments_win_over_environment(monkeypatch: pytest.MonkeyPatch)
     assert MemoryConfig(stm_max_entries=7).stm_max_entries == 7
 
 
-def test_config_is_read_at_construction_not_import(monkeypatch: pytest.MonkeyPatch) -> None:
-    import langgraph_prax_memory.config as mod
+def test_config_is_read_at_construction_not_import() -> None:
+    import subprocess
+    import sys
 
-    monkeypatch.setenv("MEMORY_DECAY_HALFLIFE_DAYS", "2")
-    importlib.reload(mod)
-    monkeypatch.setenv("MEMORY_DECAY_HALFLIFE_DAYS", "9")
-    assert mod.MemoryConfig().decay_halflife_days == 9
+    code = (
+        "import os; os.environ['MEMORY_DECAY_HALFLIFE_DAYS'] = 'not-a-number';"
+        "import langgraph_prax_memory as m;"  # importing must not read (or choke on) the env
+        "os.environ['MEMORY_DECAY_HALFLIFE_DAYS'] = '9';"
+        "print(m.MemoryConfig().decay_halflife_days)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "9.0"
 
 
 def test_unknown_keyword_is_an_error() -> None:
