@@ -1,0 +1,118 @@
+"""Consolidation: turn conversation traces into durable memory.
+
+A LangGraph subgraph (``load → extract → gate → graph_upsert → vector_upsert → commit`` per
+batch ``→ decay → daily_summary → finish``) that reads the unconsolidated part of a trace
+(a thread's checkpoints by default, or a ``trace.log``), extracts entities, relations, facts,
+events and causal links (with a chat model, or by rules when there is none), sends
+low-confidence items to the STM review queue, writes the rest to the graph and the vector
+store, runs the forgetting pass at most once per 24 h, and writes daily summaries. Progress is
+saved atomically after every batch in ``{workspace}/memory/consolidation_state.json``.
+
+Triggers: :class:`ConsolidatingCheckpointer` (every N completed turns per user, in the
+background), the :func:`consolidate_if_due` node, and :meth:`Consolidator.run` (manual).
+See ``docs/consolidation.md``.
+
+Example:
+    >>> from langgraph_prax_memory.consolidation import Consolidator, TraceLogSource
+    >>> consolidator = Consolidator(memory)                              # doctest: +SKIP
+    >>> consolidator.run("alice", TraceLogSource("trace.log")).memories_created  # doctest: +SKIP
+    3
+"""
+
+from langgraph_prax_memory.consolidation._batching import (
+    EXTRACTION_CHAR_BUDGET,
+    MAX_BATCHES_PER_RUN,
+    BatchPlan,
+    plan_batches,
+)
+from langgraph_prax_memory.consolidation._llm import (
+    EXTRACTION_PROMPT,
+    Extractor,
+    LLMExtractor,
+    parse_extraction,
+)
+from langgraph_prax_memory.consolidation._models import (
+    DEFAULT_CONFIDENCE,
+    Batch,
+    ConsolidationResult,
+    ConsolidationState,
+    ExtractedCausalLink,
+    ExtractedEntity,
+    ExtractedEvent,
+    ExtractedFact,
+    ExtractedRelation,
+    Extraction,
+    ExtractionError,
+    SourceState,
+    TraceItem,
+)
+from langgraph_prax_memory.consolidation._pipeline import (
+    CONFIDENCE_THRESHOLD,
+    DECAY_MIN_INTERVAL,
+    ConsolidationInput,
+    ConsolidationOutput,
+    Consolidator,
+    build_consolidation_graph,
+)
+from langgraph_prax_memory.consolidation._rules import KNOWN_VOCABULARY, RuleBasedExtractor
+from langgraph_prax_memory.consolidation._sources import (
+    CheckpointTraceSource,
+    MessagesTraceSource,
+    TraceLogSource,
+    TraceSource,
+    message_to_item,
+    thread_key,
+)
+from langgraph_prax_memory.consolidation._state import STATE_FILENAME, StateFile
+from langgraph_prax_memory.consolidation._summary import rule_based_summary
+from langgraph_prax_memory.consolidation._triggers import (
+    DEFAULT_EVERY_N_TURNS,
+    ConsolidatingCheckpointer,
+    consolidate_if_due,
+    is_turn_end,
+)
+
+__all__ = [
+    "CONFIDENCE_THRESHOLD",
+    "DECAY_MIN_INTERVAL",
+    "DEFAULT_CONFIDENCE",
+    "DEFAULT_EVERY_N_TURNS",
+    "EXTRACTION_CHAR_BUDGET",
+    "EXTRACTION_PROMPT",
+    "KNOWN_VOCABULARY",
+    "MAX_BATCHES_PER_RUN",
+    "STATE_FILENAME",
+    "Batch",
+    "BatchPlan",
+    "CheckpointTraceSource",
+    "ConsolidatingCheckpointer",
+    "ConsolidationInput",
+    "ConsolidationOutput",
+    "ConsolidationResult",
+    "ConsolidationState",
+    "Consolidator",
+    "ExtractedCausalLink",
+    "ExtractedEntity",
+    "ExtractedEvent",
+    "ExtractedFact",
+    "ExtractedRelation",
+    "Extraction",
+    "ExtractionError",
+    "Extractor",
+    "LLMExtractor",
+    "MessagesTraceSource",
+    "RuleBasedExtractor",
+    "SourceState",
+    "StateFile",
+    "TraceItem",
+    "TraceLogSource",
+    "TraceSource",
+    "build_consolidation_graph",
+    "consolidate_if_due",
+    "is_turn_end",
+    "message_to_item",
+    "parse_extraction",
+    "plan_batches",
+    "rule_based_summary",
+    "thread_key",
+]

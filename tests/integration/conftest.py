@@ -1,0 +1,94 @@
+"""A real Neo4j server for the integration tests (graph, consolidation).
+
+``NEO4J_TEST_URI`` (with optional ``NEO4J_TEST_USER`` / ``NEO4J_TEST_PASSWORD``) points the
+tests at a server that is already running. Otherwise the session starts one with the
+repository's ``scripts/neo4j-server start`` (Maven-fetched Neo4j Community, no Docker), reads its
+bolt URI with ``scripts/neo4j-server uri``, and stops it at the end only if it started it.
+
+When no server can be had, the tests FAIL under ``CI`` (a missing service is a failure there)
+and are skipped with the reason elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import neo4j
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SCRIPT = ROOT / "scripts" / "neo4j-server"
+START_TIMEOUT = float(os.environ.get("NEO4J_TEST_START_TIMEOUT", "1200"))
+
+
+@dataclass(frozen=True)
+class Neo4jServer:
+    uri: str
+    auth: tuple[str, str] | None
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"Neo4j is required under CI but is unavailable: {reason}", pytrace=False)
+    pytest.skip(f"Neo4j unavailable (set NEO4J_TEST_URI or fix scripts/neo4j-server): {reason}")
+
+
+def _script(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(SCRIPT), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def _check_reachable(server: Neo4jServer) -> None:
+    try:
+        with neo4j.GraphDatabase.driver(
+            server.uri, auth=server.auth, connection_timeout=10
+        ) as driver:
+            driver.verify_connectivity()
+    except Exception as exc:
+        _unavailable(f"cannot connect to {server.uri}: {type(exc).__name__}: {exc}")
+
+
+@pytest.fixture(scope="session")
+def neo4j_server() -> Iterator[Neo4jServer]:
+    uri = os.environ.get("NEO4J_TEST_URI", "").strip()
+    if uri:
+        user = os.environ.get("NEO4J_TEST_USER", "neo4j")
+        password = os.environ.get("NEO4J_TEST_PASSWORD")
+        server = Neo4jServer(uri=uri, auth=(user, password) if password else None)
+        _check_reachable(server)
+        yield server
+        return
+    if not SCRIPT.exists():
+        _unavailable(f"{SCRIPT.relative_to(ROOT)} does not exist")
+    was_running = _script("status", timeout=60).returncode == 0
+    try:
+        started = _script("start", timeout=START_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        _unavailable(f"scripts/neo4j-server start did not finish within {START_TIMEOUT:.0f} s")
+    if started.returncode != 0:
+        _unavailable(
+            f"scripts/neo4j-server start exited {started.returncode}: "
+            f"{started.stderr.strip()[-2000:]}"
+        )
+    found = _script("uri", timeout=60)
+    uri = found.stdout.strip().splitlines()[-1] if found.stdout.strip() else ""
+    if found.returncode != 0 or not uri:
+        _unavailable(f"scripts/neo4j-server uri gave no URI: {found.stderr.strip()[-2000:]}")
+    try:
+        server = Neo4jServer(uri=uri, auth=None)
+        _check_reachable(server)
+        yield server
+    finally:
+        if not was_running:
+            _script("stop", timeout=180)
