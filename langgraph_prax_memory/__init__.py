@@ -14,6 +14,15 @@ from langgraph_prax_memory.agents import (
     create_memory_agent,
 )
 from langgraph_prax_memory.config import MemoryConfig, RetrievalConfig
+from langgraph_prax_memory.consolidation import (
+    ConsolidatingCheckpointer,
+    ConsolidationResult,
+    Consolidator,
+    LLMExtractor,
+    RuleBasedExtractor,
+    build_consolidation_graph,
+    consolidate_if_due,
+)
 from langgraph_prax_memory.context import (
     build_memory_context,
     memory_context_node,
@@ -34,6 +43,14 @@ from langgraph_prax_memory.graph import (
     create_async_graph_store,
     create_graph_store,
 )
+from langgraph_prax_memory.knowledge import (
+    AsyncKnowledgeBase,
+    ConceptHit,
+    IngestResult,
+    KnowledgeBase,
+    KnowledgeConcept,
+    KnowledgeNotFound,
+)
 from langgraph_prax_memory.memory import AsyncPraxMemory, PraxMemory
 from langgraph_prax_memory.models import Memory, MemoryHit
 from langgraph_prax_memory.notes import UserNotes
@@ -53,11 +70,21 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AsyncGraphStore",
+    "AsyncKnowledgeBase",
     "AsyncPraxMemory",
     "BackendUnavailable",
+    "ConceptHit",
     "ConfigError",
+    "ConsolidatingCheckpointer",
+    "ConsolidationResult",
+    "Consolidator",
     "EmbeddingError",
     "GraphStore",
+    "IngestResult",
+    "KnowledgeBase",
+    "KnowledgeConcept",
+    "KnowledgeNotFound",
+    "LLMExtractor",
     "MEMORY_AGENT_PROMPT",
     "Memory",
     "MemoryConfig",
@@ -74,11 +101,14 @@ __all__ = [
     "PraxMemoryStore",
     "RecallResult",
     "RetrievalConfig",
+    "RuleBasedExtractor",
     "ScratchpadStore",
     "StoreLockedError",
     "TOOL_NAMES",
     "UserNotes",
+    "build_consolidation_graph",
     "build_memory_context",
+    "consolidate_if_due",
     "create_agent_with_memory",
     "create_async_graph_store",
     "create_delegate_memory_tool",

@@ -25,6 +25,7 @@ from langgraph_prax_memory._validation import (
     check_text,
     check_user_id,
     to_utc,
+    user_dir_name,
     utcnow,
 )
 from langgraph_prax_memory.config import MemoryConfig
@@ -56,6 +57,12 @@ if TYPE_CHECKING:
     from langgraph_prax_memory._doctor import Check
     from langgraph_prax_memory._portable import ExportSummary, ImportReceipt
     from langgraph_prax_memory._stats import UserStats
+    from langgraph_prax_memory.consolidation import (
+        ConsolidationResult,
+        Consolidator,
+        TraceSource,
+    )
+    from langgraph_prax_memory.knowledge import KnowledgeBase
 
 __all__ = ["AsyncPraxMemory", "PraxMemory"]
 
@@ -193,6 +200,9 @@ class PraxMemory:
         graph_arm: Let recall use the graph neighbourhood arm.
         expansion_model: Chat model for query expansion (``config.retrieval.query_expansion``).
         rerank_model: Chat model for the rerank pass (``config.retrieval.rerank``).
+        chat_model: Extraction model of consolidation (default: ``config.model_routing``'s
+            consolidation model; the rule-based extractor when there is none).
+        checkpointer: The LangGraph checkpointer whose threads consolidation reads.
 
     Example:
         >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
@@ -213,8 +223,14 @@ class PraxMemory:
         graph_arm: bool = True,
         expansion_model: BaseChatModel | None = None,
         rerank_model: BaseChatModel | None = None,
+        chat_model: BaseChatModel | str | None = None,
+        checkpointer: Any = None,
     ) -> None:
         self._graph = graph
+        self._chat_model = chat_model
+        self._checkpointer = checkpointer
+        self._consolidator: Consolidator | None = None
+        self._knowledge: KnowledgeBase | None = None
         self._use_graph_arm = graph_arm
         self._recaller_obj: Recaller | None = None
         self._core = _Core(
@@ -375,13 +391,19 @@ class PraxMemory:
         return self._core.store().delete(user_id, [memory_id]) > 0
 
     def delete_user(self, user_id: str) -> dict[str, int]:
-        """Delete the memories, graph and scratchpad of ``user_id``; returns counts.
+        """Delete everything of ``user_id`` except their notes; returns counts.
 
-        Nothing of any other user is touched. The user's notes stay in their git workspace
-        (delete that folder to remove them and their history).
+        Memories, graph, knowledge, scratchpad and consolidation state go. Nothing of any
+        other user is touched. The user's notes stay in their git workspace (delete that
+        folder to remove them and their history).
         """
         check_user_id(user_id)
         removed = {"stm_entries": self.stm.clear(user_id)}
+        state = (
+            self.config.users_dir / user_dir_name(user_id) / "memory" / ("consolidation_state.json")
+        )
+        removed["consolidation_state"] = int(state.exists())
+        state.unlink(missing_ok=True)
         if self.available:
             removed["memories"] = self._core.store().delete_user(user_id)
             gone = self.graph.delete_user(user_id)
@@ -389,6 +411,9 @@ class PraxMemory:
             removed["relations"] = gone.relations
             removed["temporal_events"] = gone.temporal_events
             removed["causal_links"] = gone.causal_links
+            removed.update(
+                {f"knowledge_{k}": v for k, v in _counts(self.knowledge.delete_user(user_id))}
+            )
         return removed
 
     def decay(
@@ -423,6 +448,44 @@ class PraxMemory:
             )
             done += len(chunk)
         return done
+
+    # -- consolidation and knowledge ------------------------------------------------------
+    @property
+    def consolidator(self) -> Consolidator:
+        """The consolidation pipeline of this memory (built on first use)."""
+        if self._consolidator is None:
+            from langgraph_prax_memory.consolidation import Consolidator
+
+            model = self._chat_model or self.config.model_routing.resolve("consolidation")
+            self._consolidator = Consolidator(
+                self, chat_model=model, checkpointer=self._checkpointer
+            )
+        return self._consolidator
+
+    def consolidate(
+        self,
+        user_id: str,
+        source: TraceSource | Sequence[TraceSource] | None = None,
+        *,
+        now: datetime | None = None,
+        wait: bool | float = True,
+    ) -> ConsolidationResult:
+        """Consolidate ``user_id``'s unconsolidated trace now (the ``memory_consolidate`` tool).
+
+        ``source=None`` reads every known source of the user (the checkpointer's threads,
+        ``trace.log``); see :class:`~langgraph_prax_memory.consolidation.Consolidator`.
+        """
+        check_user_id(user_id)
+        return self.consolidator.run(user_id, source, now=now, wait=wait)
+
+    @property
+    def knowledge(self) -> KnowledgeBase:
+        """The world-knowledge namespace (documents, papers, code), separate from memory."""
+        if self._knowledge is None:
+            from langgraph_prax_memory.knowledge import KnowledgeBase
+
+            self._knowledge = KnowledgeBase(self)
+        return self._knowledge
 
     # -- maintenance --------------------------------------------------------------------
     def stats(self, user_id: str) -> UserStats:
@@ -564,6 +627,17 @@ class PraxMemory:
         self.close()
 
 
+def _counts(result: object) -> list[tuple[str, int]]:
+    """``(name, count)`` pairs of a counts record (pydantic model, dataclass or mapping)."""
+    if isinstance(result, Mapping):
+        items = list(result.items())
+    elif hasattr(result, "model_dump"):
+        items = list(result.model_dump().items())
+    else:
+        items = list(vars(result).items())
+    return [(str(k), int(v)) for k, v in items if isinstance(v, int) and not isinstance(v, bool)]
+
+
 class AsyncPraxMemory:
     """The async face of :class:`PraxMemory`, with the same method names.
 
@@ -682,6 +756,17 @@ class AsyncPraxMemory:
     async def reembed(self, user_id: str) -> int:
         """Fill in missing dense vectors."""
         return await asyncio.to_thread(self.sync.reembed, user_id)
+
+    async def consolidate(
+        self,
+        user_id: str,
+        source: TraceSource | Sequence[TraceSource] | None = None,
+        *,
+        now: datetime | None = None,
+        wait: bool | float = True,
+    ) -> ConsolidationResult:
+        """Consolidate now (see :meth:`PraxMemory.consolidate`)."""
+        return await asyncio.to_thread(self.sync.consolidate, user_id, source, now=now, wait=wait)
 
     async def stats(self, user_id: str) -> UserStats:
         """Counts across the layers (see :meth:`PraxMemory.stats`)."""

@@ -49,6 +49,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from langchain_core.callbacks import CallbackManagerForToolRun
@@ -714,6 +715,10 @@ def create_memory_tools(
     *,
     user_id: str | None = None,
     include: Iterable[str] | None = None,
+    knowledge: bool = False,
+    files_root: str | Path | None = None,
+    okf_root: str | Path | None = None,
+    code_root: str | Path | None = None,
 ) -> list[BaseTool]:
     """Build the memory tools (all twelve by default, in :data:`TOOL_NAMES` order).
 
@@ -722,6 +727,11 @@ def create_memory_tools(
         user_id: Bind every tool to this user. Leave it out in a multi-user graph: each call
             then uses ``config["configurable"]["user_id"]`` of its run.
         include: Only these tool names (e.g. :data:`STM_TOOL_NAMES`), in the order given.
+        knowledge: Add the knowledge and code tools (``knowledge_ingest``,
+            ``knowledge_search``, ... ``code_search_ast``) over ``memory.knowledge``.
+        files_root: Folder the knowledge tools may ingest files from.
+        okf_root: Folder OKF bundles are exported to and imported from.
+        code_root: Folder the code tools may read.
 
     Raises:
         ValueError: ``include`` names a tool that does not exist.
@@ -741,7 +751,20 @@ def create_memory_tools(
         raise MissingUserIdError("user_id, when given, must be a non-empty string")
     if isinstance(memory, AsyncPraxMemory):
         memory = memory.sync
-    return [_TOOL_CLASSES[n](memory=memory, user_id=user_id) for n in dict.fromkeys(names)]
+    tools: list[BaseTool] = [
+        _TOOL_CLASSES[n](memory=memory, user_id=user_id) for n in dict.fromkeys(names)
+    ]
+    if knowledge:
+        from langgraph_prax_memory.knowledge.tools import create_knowledge_tools
+
+        tools += create_knowledge_tools(
+            memory.knowledge,
+            user_id=user_id,
+            files_root=files_root,
+            okf_root=okf_root,
+            code_root=code_root,
+        )
+    return tools
 
 
 def create_memory_tool_node(
