@@ -62,8 +62,10 @@ class RetrievalConfig(BaseModel):
         }
     )
     rrf_k: int = Field(default=60, gt=0)
-    decay_mode: Literal["score", "blend", "importance", "off"] = "score"
-    """How the forgetting curve enters the rank (see ``rank_candidates``)."""
+    decay_mode: Literal["score", "blend", "importance", "off"] = "blend"
+    """How the forgetting curve enters the rank (see ``rank_candidates``). ``"score"`` is the
+    seed's ``fused × decay × boost``; the default ``"blend"`` lets recency take at most
+    ``recency_weight`` of the score (docs/retrieval.md explains why, with LoCoMo figures)."""
     recency_weight: float = Field(default=0.25, ge=0.0, le=1.0)
     """For ``decay_mode="blend"``: the share of the score that recency can take away."""
     candidates_factor: int = Field(default=2, ge=1, le=50)

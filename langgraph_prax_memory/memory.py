@@ -62,7 +62,7 @@ if TYPE_CHECKING:
         Consolidator,
         TraceSource,
     )
-    from langgraph_prax_memory.knowledge import KnowledgeBase
+    from langgraph_prax_memory.knowledge import AsyncKnowledgeBase, KnowledgeBase
 
 __all__ = ["AsyncPraxMemory", "PraxMemory"]
 
@@ -756,6 +756,18 @@ class AsyncPraxMemory:
     async def reembed(self, user_id: str) -> int:
         """Fill in missing dense vectors."""
         return await asyncio.to_thread(self.sync.reembed, user_id)
+
+    @property
+    def consolidator(self) -> Consolidator:
+        """The consolidation pipeline (its ``arun`` is the async entry point)."""
+        return self.sync.consolidator
+
+    @property
+    def knowledge(self) -> AsyncKnowledgeBase:
+        """The world-knowledge namespace, async face."""
+        from langgraph_prax_memory.knowledge import AsyncKnowledgeBase
+
+        return AsyncKnowledgeBase(self.sync.knowledge)
 
     async def consolidate(
         self,

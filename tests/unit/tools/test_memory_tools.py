@@ -288,7 +288,16 @@ def test_graph_is_per_user(memory: PraxMemory) -> None:
 # ----------------------------------------------------------------- maintenance
 
 
-def test_consolidate_without_a_consolidator_says_not_configured(memory: PraxMemory) -> None:
+def test_consolidate_runs_the_pipeline_of_the_memory(memory: PraxMemory) -> None:
+    msg = _call(_tools(memory)["memory_consolidate"], {})
+    assert msg.content.startswith("Consolidation finished: batches 0")
+    assert msg.artifact["status"] == "ok"
+
+
+def test_consolidate_without_a_consolidator_says_not_configured(
+    memory: PraxMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(memory, "consolidate", None, raising=False)
     msg = _call(_tools(memory)["memory_consolidate"], {})
     assert msg.content == "Consolidation is not configured for this memory; nothing was run."
     assert msg.artifact["status"] == "not_configured"
