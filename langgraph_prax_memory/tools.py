@@ -583,12 +583,29 @@ def consolidation_hook(memory: PraxMemory) -> Callable[..., Any] | None:
     return hook if callable(hook) else None
 
 
+#: What the model is told after a consolidation (the full result is the tool's artifact).
+_CONSOLIDATION_SUMMARY = (
+    "batches",
+    "memories_created",
+    "memories_failed",
+    "entities_upserted",
+    "relations_upserted",
+    "pending_review",
+    "pending_lines",
+)
+
+
 def summarise_consolidation(result: Any) -> str:
     """A one-line summary of a consolidation result (any pydantic model, dataclass or dict)."""
     data = _jsonable(result)
     if not isinstance(data, dict):
         return f"Consolidation finished: {data}."
-    numbers = [f"{k.replace('_', ' ')} {v}" for k, v in data.items() if isinstance(v, int | float)]
+    keys = [k for k in _CONSOLIDATION_SUMMARY if k in data] or list(data)
+    numbers = [
+        f"{k.replace('_', ' ')} {data[k]}"
+        for k in keys
+        if isinstance(data[k], int | float) and not isinstance(data[k], bool)
+    ]
     return "Consolidation finished" + (": " + ", ".join(numbers) if numbers else "") + "."
 
 
