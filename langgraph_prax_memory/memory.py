@@ -48,7 +48,6 @@ from langgraph_prax_memory.stm import ScratchpadStore
 from langgraph_prax_memory.vectors._payload import build_payload, content_hash
 from langgraph_prax_memory.vectors._plan import StoredPoint, VectorRecord, point_id
 from langgraph_prax_memory.vectors._store import (
-    AsyncQdrantVectorStore,
     QdrantVectorStore,
     open_qdrant_client,
 )
@@ -641,8 +640,10 @@ def _counts(result: object) -> list[tuple[str, int]]:
 class AsyncPraxMemory:
     """The async face of :class:`PraxMemory`, with the same method names.
 
-    Embeddings use the models' async faces; Qdrant calls use ``AsyncQdrantClient`` against a
-    server and a worker thread in local mode (see :class:`AsyncQdrantVectorStore`).
+    Each call runs the sync facade in a worker thread, so the event loop never blocks; recall's
+    three arms already run concurrently inside it, and reinforcement runs after the answer.
+    (Qdrant's local mode is synchronous code, and one process may open its folder only once,
+    so a second, natively async client would not help the embedded default.)
 
     Example:
         >>> import asyncio
@@ -667,21 +668,11 @@ class AsyncPraxMemory:
             qdrant_client=qdrant_client,
         )
         self.config = self.sync.config
-        core = self.sync._core
-        self._avectors = (
-            AsyncQdrantVectorStore.from_config(self.config, core.vectors) if core.vectors else None
-        )
-        self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def available(self) -> bool:
         """Whether long-term memory is enabled."""
         return self.sync.available
-
-    def _store(self) -> AsyncQdrantVectorStore:
-        if self._avectors is None:
-            raise BackendUnavailable("Memory system not available: MEMORY_ENABLED is false")
-        return self._avectors
 
     async def remember(self, user_id: str, content: str, **kwargs: Any) -> str:
         """Store one memory (see :meth:`PraxMemory.remember`)."""
@@ -721,16 +712,8 @@ class AsyncPraxMemory:
             tags=tags,
         )
 
-    async def _reinforce(self, user_id: str, ids: list[str], now: datetime) -> None:
-        try:
-            await self._store().reinforce(user_id, ids, now=now)
-        except Exception as exc:
-            logger.warning("reinforcement of %d memories failed: %s", len(ids), exc)
-
     async def flush(self) -> None:
         """Wait for background reinforcement."""
-        if self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
         await asyncio.to_thread(self.sync.flush)
 
     async def get(self, user_id: str, memory_id: str) -> Memory | None:
@@ -804,9 +787,6 @@ class AsyncPraxMemory:
 
     async def close(self) -> None:
         """Finish background work and release the stores."""
-        await self.flush()
-        if self._avectors is not None:
-            await self._avectors.close()
         await asyncio.to_thread(self.sync.close)
 
     async def __aenter__(self) -> AsyncPraxMemory:

@@ -12,7 +12,6 @@ import heapq
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from langgraph.store.base import (
@@ -590,9 +589,3 @@ def _matches(cond: MatchCondition, ns: tuple[str, ...]) -> bool:
         else zip(reversed(ns), reversed(path), strict=False)
     )
     return all(p == "*" or k == p for k, p in pairs)
-
-
-def created_at_of(value: Mapping[str, Any]) -> datetime | None:
-    """The caller-supplied creation time in a value, if any."""
-    raw = value.get("created_at")
-    return to_utc(raw) if raw is not None else None

@@ -13,7 +13,6 @@ import threading
 import warnings
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any, TypeVar
 
 from qdrant_client import AsyncQdrantClient, QdrantClient, models
@@ -441,7 +440,10 @@ class AsyncQdrantVectorStore:
         url = config.qdrant_url
         if url and url != ":memory:":
             key = config.qdrant_api_key.get_secret_value() if config.qdrant_api_key else None
-            return cls(sync, AsyncQdrantClient(url=url, api_key=key, timeout=10))
+            return cls(
+                sync,
+                AsyncQdrantClient(url=url, api_key=key, timeout=10, check_compatibility=False),
+            )
         return cls(sync)
 
     async def _run(self, name: str, *args: Any, **kwargs: Any) -> Any:
@@ -546,8 +548,3 @@ class AsyncQdrantVectorStore:
         """Close the native async client, if any (the sync store is closed by its owner)."""
         if self._client is not None:
             await self._client.close()
-
-
-def local_store_path(config: MemoryConfig) -> Path | None:
-    """The embedded store's folder, or ``None`` for a server / ``:memory:``."""
-    return None if config.qdrant_url else config.qdrant_path
