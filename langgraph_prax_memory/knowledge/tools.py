@@ -42,9 +42,37 @@ KNOWLEDGE_TOOL_NAMES = (
 _MAX_ANSWER = 24_000
 
 
+#: Detail dropped, in this order, when an answer is over budget (call lists, then docstrings).
+_DROPPABLE = ("calls", "docstring")
+
+
+def _without(value: Any, key: str) -> Any:
+    if isinstance(value, dict):
+        return {k: _without(v, key) for k, v in value.items() if k != key}
+    if isinstance(value, list):
+        return [_without(v, key) for v in value]
+    return value
+
+
 def _dump(value: Any) -> str:
-    """Compact JSON; an over-long answer stays valid JSON (a truncated text field)."""
-    text = json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+    """Compact JSON within the answer budget.
+
+    An over-long answer first loses its least useful detail (call lists, then docstrings,
+    recorded under ``"omitted"``); only if it is still too long does it become a truncated text
+    field. Either way it stays valid JSON.
+    """
+
+    def encode(v: Any) -> str:
+        return json.dumps(v, ensure_ascii=False, default=str, separators=(",", ":"))
+
+    text = encode(value)
+    omitted: list[str] = []
+    for key in _DROPPABLE:
+        if len(text) <= _MAX_ANSWER:
+            break
+        value = _without(value, key)
+        omitted.append(key)
+        text = encode({**value, "omitted": omitted} if isinstance(value, dict) else value)
     if len(text) > _MAX_ANSWER:
         return json.dumps({"truncated": True, "partial": text[: _MAX_ANSWER - 200]})
     return text

@@ -124,3 +124,19 @@ def test_code_tools_are_confined_to_code_root(kb: KnowledgeBase, tmp_path: Path)
         )
     )
     assert codebase["documents"] > 5 and codebase["concepts"] > 50
+
+
+def test_a_large_file_keeps_its_structure_within_the_budget(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    big = tmp_path / "code" / "big.py"
+    big.parent.mkdir()
+    lines = [
+        f"def function_{i}(a, b):\n    return helper_{i}(a) + other_{i}(b) + third_{i}(a, b)\n"
+        for i in range(130)
+    ]
+    big.write_text("\n".join(lines))
+    tools = {t.name: t for t in create_knowledge_tools(kb, code_root=big.parent)}
+    out = json.loads(tools["code_structure"].invoke({"path": "big.py"}))
+    assert len(out["functions"]) == 130 and out["omitted"] == ["calls"]
+    assert out["functions"][129]["name"] == "function_129"
