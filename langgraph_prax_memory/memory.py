@@ -78,6 +78,7 @@ class _Prepared:
     text: str
     value: dict[str, Any]
     explicit_key: bool
+    index_text: str
 
 
 def _prepare(user_id: str, item: Mapping[str, Any], max_chars: int) -> _Prepared:
@@ -92,6 +93,7 @@ def _prepare(user_id: str, item: Mapping[str, Any], max_chars: int) -> _Prepared
         "entity_ids",
         "key",
         "summary_level",
+        "context",
     }
     if unknown:
         raise MemoryValidationError(f"unknown memory field(s): {sorted(unknown)}")
@@ -112,7 +114,14 @@ def _prepare(user_id: str, item: Mapping[str, Any], max_chars: int) -> _Prepared
         value["entity_ids"] = list(item["entity_ids"])
     if item.get("summary_level"):
         value["summary_level"] = item["summary_level"]
-    return _Prepared(key=key, text=text, value=value, explicit_key=explicit)
+    index_text = text
+    if item.get("context") is not None:
+        context = check_text(item["context"], max_chars=max_chars, what="context")
+        value["context"] = context
+        index_text = f"{context}\n{text}"
+    return _Prepared(
+        key=key, text=text, value=value, explicit_key=explicit, index_text=index_text
+    )
 
 
 class _Core:
@@ -152,7 +161,7 @@ class _Core:
         now: datetime,
     ) -> list[VectorRecord]:
         ns = ltm_namespace(user_id)
-        sparse = self.sparse.embed_documents([p.text for p in prepared])
+        sparse = self.sparse.embed_documents([p.index_text for p in prepared])
         out = []
         for i, p in enumerate(prepared):
             pid = point_id(ns, p.key)
@@ -322,7 +331,9 @@ class PraxMemory:
         """Store several memories with batched embedding; every item is validated first.
 
         Each item is a mapping with ``content`` and optionally ``importance``, ``tags``,
-        ``source``, ``created_at``, ``entity_ids``, ``key``, ``summary_level``.
+        ``source``, ``created_at``, ``entity_ids``, ``key``, ``summary_level`` and
+        ``context``: text indexed with the memory (both vectors) but not part of it — e.g. the
+        previous turn of a conversation, so that "Yes, last May!" is found by what it answers.
         """
         check_user_id(user_id)
         store = self._core.store()
@@ -333,7 +344,7 @@ class PraxMemory:
         if todo:
             try:
                 dense: list[list[float]] | None = self._core.dense.embed_documents(
-                    [p.text for _, p in todo]
+                    [p.index_text for _, p in todo]
                 )
             except EmbeddingError as exc:
                 logger.warning("storing %d memories without dense vectors: %s", len(todo), exc)
@@ -438,7 +449,7 @@ class PraxMemory:
         for start in range(0, len(todo), _UPSERT_CHUNK):
             chunk = todo[start : start + _UPSERT_CHUNK]
             vectors = self._core.dense.primary.embed_documents(
-                [p.payload["content"] for p in chunk]
+                [_index_text(p.payload) for p in chunk]
             )
             store.set_dense(
                 user_id,
@@ -624,6 +635,13 @@ class PraxMemory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _index_text(payload: Mapping[str, Any]) -> str:
+    """The text a memory was indexed with: its content, after its ``context`` if it has one."""
+    context = (payload.get("value") or {}).get("context")
+    content = str(payload.get("content", ""))
+    return f"{context}\n{content}" if context else content
 
 
 def _counts(result: object) -> list[tuple[str, int]]:

@@ -247,3 +247,16 @@ async def test_async_face_has_the_same_methods(config: MemoryConfig) -> None:
     # backend handles are reached through mem.sync (e.g. mem.sync.graph)
     missing = sync_names - async_names - {"vectors", "embeddings", "sparse_encoder", "graph"}
     assert not missing
+
+
+def test_context_is_indexed_but_not_stored_as_content(memory: PraxMemory) -> None:
+    mid = memory.remember_many(
+        "alice",
+        [{"content": "Yes, last May!", "context": "Bob: When did you visit Oslo?", "key": "t2"}],
+    )[0]
+    memory.remember("alice", "The weather was nice")
+    hit = memory.recall("alice", "Oslo visit", k=1, reinforce=False)[0]
+    assert hit.memory.id == mid and hit.memory.content == "Yes, last May!"
+    assert hit.ranks.get("sparse") == 1
+    with pytest.raises(MemoryValidationError, match="context"):
+        memory.remember_many("alice", [{"content": "x", "context": ""}])
