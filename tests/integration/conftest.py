@@ -35,7 +35,9 @@ class Neo4jServer:
 def _unavailable(reason: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"Neo4j is required under CI but is unavailable: {reason}", pytrace=False)
-    pytest.skip(f"Neo4j unavailable (set NEO4J_TEST_URI or fix scripts/neo4j-server): {reason}")
+    pytest.skip(
+        f"Neo4j unavailable, skipped outside CI (set NEO4J_TEST_URI or fix scripts/neo4j-server): {reason}"
+    )
 
 
 def _script(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
