@@ -35,9 +35,8 @@ class Neo4jServer:
 def _unavailable(reason: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"Neo4j is required under CI but is unavailable: {reason}", pytrace=False)
-    pytest.skip(
-        f"Neo4j unavailable, skipped outside CI (set NEO4J_TEST_URI or fix scripts/neo4j-server): {reason}"
-    )
+    hint = "set NEO4J_TEST_URI or fix scripts/neo4j-server"
+    pytest.skip(f"Neo4j unavailable, skipped outside CI ({hint}): {reason}")
 
 
 def _script(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
