@@ -101,102 +101,91 @@ class MemoryConfig(BaseSettings):
         extra="forbid",
         validate_default=True,
         arbitrary_types_allowed=True,
+        # Environment variables are only ever the names above (MEMORY_*, QDRANT_*, ...): the
+        # prefix keeps pydantic-settings from also reading bare field names such as DATA_DIR.
+        env_prefix="PRAX_MEMORY_FIELD_",
     )
 
-    enabled: bool = Field(True, validation_alias=AliasChoices("enabled", "MEMORY_ENABLED"))
+    enabled: bool = Field(True, validation_alias=AliasChoices("MEMORY_ENABLED"))
     """``MEMORY_ENABLED``: long-term memory on or off (STM and notes work either way)."""
 
     data_dir: Path = Field(
         default_factory=lambda: Path(platformdirs.user_data_dir("langgraph-prax-memory")),
-        validation_alias=AliasChoices("data_dir", "MEMORY_DATA_DIR"),
+        validation_alias=AliasChoices("MEMORY_DATA_DIR"),
     )
     """``MEMORY_DATA_DIR``: where the embedded stores and user workspaces live."""
 
-    qdrant_url: str | None = Field(None, validation_alias=AliasChoices("qdrant_url", "QDRANT_URL"))
+    qdrant_url: str | None = Field(None, validation_alias=AliasChoices("QDRANT_URL"))
     """``QDRANT_URL``: a Qdrant server (``http://host:6333``), ``:memory:``, or unset for the
     embedded on-disk store under ``data_dir/qdrant``."""
 
-    qdrant_api_key: SecretStr | None = Field(
-        None, validation_alias=AliasChoices("qdrant_api_key", "QDRANT_API_KEY")
-    )
+    qdrant_api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("QDRANT_API_KEY"))
     """``QDRANT_API_KEY``: API key of a Qdrant server."""
 
     collection_name: str = Field(
-        "prax_memories", validation_alias=AliasChoices("collection_name", "MEMORY_COLLECTION")
+        "prax_memories", validation_alias=AliasChoices("MEMORY_COLLECTION")
     )
     """``MEMORY_COLLECTION``: the Qdrant collection of memories."""
 
-    neo4j_uri: str | None = Field(None, validation_alias=AliasChoices("neo4j_uri", "NEO4J_URI"))
+    neo4j_uri: str | None = Field(None, validation_alias=AliasChoices("NEO4J_URI"))
     """``NEO4J_URI``: a Neo4j server (``bolt://localhost:7687``), or unset for embedded SQLite."""
 
-    neo4j_user: str = Field("neo4j", validation_alias=AliasChoices("neo4j_user", "NEO4J_USER"))
+    neo4j_user: str = Field("neo4j", validation_alias=AliasChoices("NEO4J_USER"))
     """``NEO4J_USER``."""
 
-    neo4j_password: SecretStr | None = Field(
-        None, validation_alias=AliasChoices("neo4j_password", "NEO4J_PASSWORD")
-    )
+    neo4j_password: SecretStr | None = Field(None, validation_alias=AliasChoices("NEO4J_PASSWORD"))
     """``NEO4J_PASSWORD``."""
 
-    neo4j_database: str | None = Field(
-        None, validation_alias=AliasChoices("neo4j_database", "NEO4J_DATABASE")
-    )
+    neo4j_database: str | None = Field(None, validation_alias=AliasChoices("NEO4J_DATABASE"))
     """``NEO4J_DATABASE``: the database to use (the server's default when unset)."""
 
     embedding_provider: Literal["openai", "ollama", "local"] = Field(
-        "local", validation_alias=AliasChoices("embedding_provider", "EMBEDDING_PROVIDER")
+        "local", validation_alias=AliasChoices("EMBEDDING_PROVIDER")
     )
     """``EMBEDDING_PROVIDER``: ``openai`` (1536), ``ollama`` (768) or ``local`` (384)."""
 
-    embedding_model: str | None = Field(
-        None, validation_alias=AliasChoices("embedding_model", "EMBEDDING_MODEL")
-    )
+    embedding_model: str | None = Field(None, validation_alias=AliasChoices("EMBEDDING_MODEL"))
     """``EMBEDDING_MODEL``: defaults per provider (see :data:`DEFAULT_MODELS`). For ``local``,
     ``all-MiniLM-L6-v2-int8`` is the packaged offline model and ``BAAI/bge-small-en-v1.5`` the
     fastembed model (downloaded on first use, so it needs the network once)."""
 
     ollama_base_url: str = Field(
         "http://localhost:11434",
-        validation_alias=AliasChoices("ollama_base_url", "OLLAMA_BASE_URL"),
+        validation_alias=AliasChoices("OLLAMA_BASE_URL"),
     )
     """``OLLAMA_BASE_URL``."""
 
     openai_api_key: SecretStr | None = Field(
-        None, validation_alias=AliasChoices("openai_api_key", "OPENAI_API_KEY", "OPENAI_KEY")
+        None, validation_alias=AliasChoices("OPENAI_API_KEY", "OPENAI_KEY")
     )
     """``OPENAI_API_KEY`` (or the seed's ``OPENAI_KEY``)."""
 
     sparse_scheme: Literal["augmented_tf", "bm25"] = Field(
-        "augmented_tf", validation_alias=AliasChoices("sparse_scheme", "MEMORY_SPARSE_SCHEME")
+        "augmented_tf", validation_alias=AliasChoices("MEMORY_SPARSE_SCHEME")
     )
     """``MEMORY_SPARSE_SCHEME``: term weighting of the sparse vectors (fixed per collection)."""
 
-    sparse_stem: bool = Field(
-        True, validation_alias=AliasChoices("sparse_stem", "MEMORY_SPARSE_STEM")
-    )
+    sparse_stem: bool = Field(True, validation_alias=AliasChoices("MEMORY_SPARSE_STEM"))
     """``MEMORY_SPARSE_STEM``: Snowball-stem sparse tokens (fixed per collection). On by default:
     "camping" finds "camped" (LoCoMo R@10 0.588 → 0.617, docs/retrieval.md)."""
 
-    embedding_fallback: bool = Field(
-        True, validation_alias=AliasChoices("embedding_fallback", "EMBEDDING_FALLBACK")
-    )
+    embedding_fallback: bool = Field(True, validation_alias=AliasChoices("EMBEDDING_FALLBACK"))
     """``EMBEDDING_FALLBACK``: on provider failure, use a local model of the same width."""
 
-    stm_max_entries: int = Field(
-        50, gt=0, validation_alias=AliasChoices("stm_max_entries", "MEMORY_STM_MAX_ENTRIES")
-    )
+    stm_max_entries: int = Field(50, gt=0, validation_alias=AliasChoices("MEMORY_STM_MAX_ENTRIES"))
     """``MEMORY_STM_MAX_ENTRIES``: scratchpad size that triggers compaction."""
 
     decay_halflife_days: float = Field(
         7.0,
         gt=0,
-        validation_alias=AliasChoices("decay_halflife_days", "MEMORY_DECAY_HALFLIFE_DAYS"),
+        validation_alias=AliasChoices("MEMORY_DECAY_HALFLIFE_DAYS"),
     )
     """``MEMORY_DECAY_HALFLIFE_DAYS``: half-life of a memory's effective importance."""
 
     consolidation_interval: int = Field(
         3600,
         ge=0,
-        validation_alias=AliasChoices("consolidation_interval", "MEMORY_CONSOLIDATION_INTERVAL"),
+        validation_alias=AliasChoices("MEMORY_CONSOLIDATION_INTERVAL"),
     )
     """``MEMORY_CONSOLIDATION_INTERVAL``: minimum seconds between scheduled consolidations."""
 
@@ -204,35 +193,36 @@ class MemoryConfig(BaseSettings):
         20_000,
         gt=0,
         le=1_000_000,
-        validation_alias=AliasChoices("max_content_chars", "MEMORY_MAX_CONTENT_CHARS"),
+        validation_alias=AliasChoices("MEMORY_MAX_CONTENT_CHARS"),
     )
     """``MEMORY_MAX_CONTENT_CHARS``: the largest memory text accepted (longer is an error)."""
 
     embedding_cache_size: int = Field(
         4096,
         ge=0,
-        validation_alias=AliasChoices("embedding_cache_size", "MEMORY_EMBEDDING_CACHE_SIZE"),
+        validation_alias=AliasChoices("MEMORY_EMBEDDING_CACHE_SIZE"),
     )
     """``MEMORY_EMBEDDING_CACHE_SIZE``: content-hash cache entries per embedder (0 disables)."""
 
     embedding_threads: int | None = Field(
-        None, gt=0, validation_alias=AliasChoices("embedding_threads", "MEMORY_EMBEDDING_THREADS")
+        None, gt=0, validation_alias=AliasChoices("MEMORY_EMBEDDING_THREADS")
     )
     """``MEMORY_EMBEDDING_THREADS``: ONNX threads of the local model (all cores when unset)."""
 
     retrieval: RetrievalConfig = Field(
         default_factory=lambda: RetrievalConfig(),
-        validation_alias=AliasChoices("retrieval", "MEMORY_RETRIEVAL"),
+        validation_alias=AliasChoices("MEMORY_RETRIEVAL"),
     )
     """``MEMORY_RETRIEVAL`` (JSON): arm weights per intent, RRF k, candidate depth, passes."""
 
     model_routing: ModelRouting = Field(
         default_factory=lambda: ModelRouting(),
-        validation_alias=AliasChoices("model_routing"),
+        validation_alias=AliasChoices("MEMORY_MODEL_ROUTING"),
     )
     """The chat model and temperature of each component (memory agent 0.3, consolidation 0.2,
     STM compaction 0.2, query expansion, rerank) as ``init_chat_model`` strings or instances.
-    Set in code: ``MemoryConfig(model_routing=ModelRouting(consolidation="openai:gpt-4o-mini"))``.
+    Set in code (``MemoryConfig(model_routing=ModelRouting(consolidation="openai:gpt-4o-mini"))``)
+    or as JSON in ``MEMORY_MODEL_ROUTING`` (``{"consolidation": "openai:gpt-4o-mini"}``).
     """
 
     def __init__(self, **values: Any) -> None:

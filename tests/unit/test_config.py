@@ -88,3 +88,18 @@ def test_config_is_read_at_construction_not_import() -> None:
 def test_unknown_keyword_is_an_error() -> None:
     with pytest.raises(ConfigError):
         MemoryConfig(halflife=3)
+
+
+def test_only_the_documented_environment_names_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATA_DIR", "/tmp/not-ours")
+    monkeypatch.setenv("ENABLED", "false")
+    monkeypatch.setenv("RETRIEVAL", '{"rrf_k": 1}')
+    cfg = MemoryConfig()
+    assert str(cfg.data_dir) != "/tmp/not-ours"
+    assert cfg.enabled is True and cfg.retrieval.rrf_k == 60
+
+
+def test_model_routing_from_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORY_MODEL_ROUTING", '{"consolidation": "openai:gpt-4o-mini"}')
+    route = MemoryConfig().model_routing.consolidation
+    assert route.model == "openai:gpt-4o-mini" and route.temperature == 0.2
