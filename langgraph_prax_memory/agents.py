@@ -335,6 +335,8 @@ def create_agent_with_memory(
     user_id: str | None = None,
     routing: ModelRouting | None = None,
     consolidation_trigger: ConsolidationTrigger | None = None,
+    consolidate_every: int | None = 5,
+    consolidate_inline: bool = False,
     context_k: int = 5,
     name: str = "agent_with_memory",
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
@@ -364,8 +366,15 @@ def create_agent_with_memory(
         routing: Model routing; ``routing.memory_agent`` is the sub-agent's model in
             ``"delegate"`` mode (the main model when unset).
         consolidation_trigger: A node run after each completed turn, with the final state
-            (``(state)`` or ``(state, config)``, or a Runnable) — the slot for the
-            consolidation trigger. Its failures are logged, never raised.
+            (``(state)`` or ``(state, config)``, or a Runnable), e.g.
+            :func:`~langgraph_prax_memory.consolidation.consolidate_if_due`. Its failures are
+            logged, never raised.
+        consolidate_every: Wrap the checkpointer in a
+            :class:`~langgraph_prax_memory.consolidation.ConsolidatingCheckpointer` that
+            consolidates each user's conversation every this many completed turns, in the
+            background (``None`` turns it off; there is nothing to wrap without a
+            checkpointer).
+        consolidate_inline: Run that consolidation inside the turn instead (tests, scripts).
         context_k: How many memories the context block recalls.
         name: The graph's name.
 
@@ -401,6 +410,14 @@ def create_agent_with_memory(
         saver = None
     else:
         saver = checkpointer
+    if saver is not None and consolidate_every is not None:
+        from langgraph_prax_memory.consolidation import ConsolidatingCheckpointer
+
+        if not isinstance(saver, ConsolidatingCheckpointer):
+            # the memory's own consolidator: one per-user lock for the trigger and the tool
+            saver = ConsolidatingCheckpointer(
+                saver, mem.consolidator, every_n_turns=consolidate_every, inline=consolidate_inline
+            )
     return _graph(
         chat,
         all_tools,

@@ -158,12 +158,20 @@ def test_agent_tools_are_combined_and_none_mode_binds_only_own_tools(memory: Pra
 
 
 def test_agent_wires_the_prax_store_and_checkpointer(memory: PraxMemory) -> None:
+    from langgraph_prax_memory.consolidation import ConsolidatingCheckpointer
+
     saver = InMemorySaver()
     agent = create_agent_with_memory(ScriptedChatModel(), [], memory, checkpointer=saver)
-    assert agent.checkpointer is saver
+    assert isinstance(agent.checkpointer, ConsolidatingCheckpointer)
+    assert agent.checkpointer.saver is saver and agent.checkpointer.every_n_turns == 5
     assert isinstance(agent.store, PraxMemoryStore) and agent.store.memory is memory
     default = create_agent_with_memory(ScriptedChatModel(), [], memory)
-    assert isinstance(default.checkpointer, InMemorySaver)
+    assert isinstance(default.checkpointer, ConsolidatingCheckpointer)
+    assert isinstance(default.checkpointer.saver, InMemorySaver)
+    plain = create_agent_with_memory(
+        ScriptedChatModel(), [], memory, checkpointer=saver, consolidate_every=None
+    )
+    assert plain.checkpointer is saver
     assert (
         create_agent_with_memory(ScriptedChatModel(), [], memory, checkpointer=False).checkpointer
         is None

@@ -140,3 +140,28 @@ def test_tools_ran_for_the_configured_user(memory: PraxMemory) -> None:
     assert "memory_remember" in model.bound_tools and "memory_recall" in model.bound_tools
     tool_msgs = [m for m in model.received[1] if isinstance(m, ToolMessage)]
     assert [m.status for m in tool_msgs] == ["success"] * 3
+
+
+def test_the_agent_consolidates_every_fifth_turn(memory: PraxMemory) -> None:
+    from langgraph_prax_memory.consolidation import ConsolidatingCheckpointer
+
+    model = ScriptedChatModel(script=[_answer(f"Noted ({i}).") for i in range(6)])
+    agent = create_agent_with_memory(
+        model, [], memory, memory_tools="none", consolidate_inline=True
+    )
+    assert isinstance(agent.checkpointer, ConsolidatingCheckpointer)
+    cfg = {"configurable": {"user_id": "dana", "thread_id": "t-1"}}
+    said = [
+        "I work at FinCorp as a data scientist.",
+        "I prefer polars over pandas for large datasets.",
+        "My manager is Priya Natarajan.",
+        "We decided to use XGBoost for the fraud model.",
+        "I live in Oslo.",
+    ]
+    for i, text in enumerate(said, 1):
+        agent.invoke({"messages": [("user", text)]}, cfg)
+        if i < 5:
+            assert memory.count("dana") == 0, "nothing is consolidated before the 5th turn"
+    result = agent.checkpointer.last_results["dana"]
+    assert result.batches >= 1 and result.memories_created >= 1
+    assert any("polars" in m.content for m in memory.list_memories("dana"))
