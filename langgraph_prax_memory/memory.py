@@ -25,7 +25,6 @@ from langgraph_prax_memory._validation import (
     check_text,
     check_user_id,
     to_utc,
-    user_dir_name,
     utcnow,
 )
 from langgraph_prax_memory.config import MemoryConfig
@@ -119,9 +118,7 @@ def _prepare(user_id: str, item: Mapping[str, Any], max_chars: int) -> _Prepared
         context = check_text(item["context"], max_chars=max_chars, what="context")
         value["context"] = context
         index_text = f"{context}\n{text}"
-    return _Prepared(
-        key=key, text=text, value=value, explicit_key=explicit, index_text=index_text
-    )
+    return _Prepared(key=key, text=text, value=value, explicit_key=explicit, index_text=index_text)
 
 
 class _Core:
@@ -409,9 +406,9 @@ class PraxMemory:
         """
         check_user_id(user_id)
         removed = {"stm_entries": self.stm.clear(user_id)}
-        state = (
-            self.config.users_dir / user_dir_name(user_id) / "memory" / ("consolidation_state.json")
-        )
+        from langgraph_prax_memory.consolidation import StateFile
+
+        state = StateFile(self.config).path(user_id)
         removed["consolidation_state"] = int(state.exists())
         state.unlink(missing_ok=True)
         if self.available:
@@ -562,10 +559,11 @@ class PraxMemory:
         """The best ``k`` memories of ``user_id`` for ``query``, best first.
 
         The query's intent sets the arm weights; the dense, sparse and graph-neighbourhood arms
-        run concurrently, each returning its top ``2k``; they are fused by weighted RRF
-        and scored ``× exp(−λ·days since last access) × (0.5 + importance)``. ``now`` sets the
-        clock (replaying an old conversation scores it at its own time). Returned memories are
-        reinforced in the background unless ``reinforce=False``.
+        run concurrently, each returning its top ``max(20, 2k)``; they are fused by weighted
+        RRF, then weighed by recency (days since last access; ``config.retrieval.decay_mode``,
+        see docs/retrieval.md) and by ``0.5 + importance``. ``now`` sets the clock (replaying
+        an old conversation scores it at its own time). Returned memories are reinforced in the
+        background unless ``reinforce=False``.
         """
         return self.recall_detailed(
             user_id, query, k=k, now=now, reinforce=reinforce, tags=tags

@@ -19,6 +19,10 @@ def test_consolidate_through_the_facade_and_the_tool(memory: PraxMemory) -> None
     assert any("polars" in m.content for m in memory.list_memories("alice"))
     tool = create_memory_tools(memory, user_id="alice", include=["memory_consolidate"])[0]
     assert tool.invoke({}).startswith("Consolidation finished")
+    state = memory.consolidator.state_path("alice")
+    assert state.exists()
+    assert memory.delete_user("alice")["consolidation_state"] == 1
+    assert not state.exists() and memory.count("alice") == 0
 
 
 def test_knowledge_is_separate_and_deleted_with_the_user(memory: PraxMemory) -> None:
