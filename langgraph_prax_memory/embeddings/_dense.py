@@ -239,29 +239,16 @@ class ResilientEmbeddings(Embeddings):
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed documents, using the cache and the fallbacks."""
         found, missing = self._lookup(texts)
-        if missing:
-            todo = [texts[i] for i in missing]
-            errors: list[str] = []
-            for model in [self.primary, *self.fallbacks]:
-                name = _model_name(model)
-                try:
-                    vectors = self._check(model.embed_documents(todo), len(todo), name)
-                except ConfigError:
-                    raise
-                except Exception as exc:
-                    logger.warning("embedding with %s failed: %s", name, exc)
-                    errors.append(f"{name}: {exc}")
-                    continue
-                self.last_model = name
-                self._store(todo, vectors, name)
-                for i, vec in zip(missing, vectors, strict=True):
-                    found[i] = vec
-                break
-            else:
-                raise EmbeddingError("every embedding model failed: " + "; ".join(errors))
-        else:
-            self.last_model = self.model_name
-        return [v for v in found if v is not None]
+        todo = [texts[i] for i in missing]
+        errors: list[str] = []
+        for model in [self.primary, *self.fallbacks] if missing else []:
+            try:
+                vectors = model.embed_documents(todo)
+            except Exception as exc:
+                self._failed(model, exc, errors)
+                continue
+            return self._accept(model, found, missing, todo, vectors)
+        return self._finish(found, missing, errors)
 
     def embed_query(self, text: str) -> list[float]:
         """Embed a query."""
@@ -270,28 +257,45 @@ class ResilientEmbeddings(Embeddings):
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed documents with the models' async faces."""
         found, missing = self._lookup(texts)
+        todo = [texts[i] for i in missing]
+        errors: list[str] = []
+        for model in [self.primary, *self.fallbacks] if missing else []:
+            try:
+                vectors = await model.aembed_documents(todo)
+            except Exception as exc:
+                self._failed(model, exc, errors)
+                continue
+            return self._accept(model, found, missing, todo, vectors)
+        return self._finish(found, missing, errors)
+
+    def _failed(self, model: Embeddings, exc: Exception, errors: list[str]) -> None:
+        name = _model_name(model)
+        logger.warning("embedding with %s failed: %s", name, exc)
+        errors.append(f"{name}: {exc}")
+
+    def _accept(
+        self,
+        model: Embeddings,
+        found: list[list[float] | None],
+        missing: list[int],
+        todo: list[str],
+        vectors: list[list[float]],
+    ) -> list[list[float]]:
+        """Check a model's vectors (a wrong width is a ``ConfigError``), cache and place them."""
+        name = _model_name(model)
+        vectors = self._check(vectors, len(todo), name)
+        self.last_model = name
+        self._store(todo, vectors, name)
+        for i, vec in zip(missing, vectors, strict=True):
+            found[i] = vec
+        return [v for v in found if v is not None]
+
+    def _finish(
+        self, found: list[list[float] | None], missing: list[int], errors: list[str]
+    ) -> list[list[float]]:
         if missing:
-            todo = [texts[i] for i in missing]
-            errors: list[str] = []
-            for model in [self.primary, *self.fallbacks]:
-                name = _model_name(model)
-                try:
-                    vectors = self._check(await model.aembed_documents(todo), len(todo), name)
-                except ConfigError:
-                    raise
-                except Exception as exc:
-                    logger.warning("embedding with %s failed: %s", name, exc)
-                    errors.append(f"{name}: {exc}")
-                    continue
-                self.last_model = name
-                self._store(todo, vectors, name)
-                for i, vec in zip(missing, vectors, strict=True):
-                    found[i] = vec
-                break
-            else:
-                raise EmbeddingError("every embedding model failed: " + "; ".join(errors))
-        else:
-            self.last_model = self.model_name
+            raise EmbeddingError("every embedding model failed: " + "; ".join(errors))
+        self.last_model = self.model_name
         return [v for v in found if v is not None]
 
     async def aembed_query(self, text: str) -> list[float]:

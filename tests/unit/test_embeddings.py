@@ -64,3 +64,13 @@ def test_ollama_down_is_an_embedding_error(tmp_path) -> None:  # type: ignore[no
 def test_custom_embeddings_need_a_dimension(tmp_path) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ConfigError, match="dimension"):
         create_dense_embeddings(MemoryConfig(data_dir=tmp_path), primary=HashEmbeddings())
+
+
+async def test_async_face_uses_the_same_fallback_and_cache() -> None:
+    backup = HashEmbeddings(384)
+    emb = ResilientEmbeddings(FailingEmbeddings(), dimension=384, fallbacks=[backup])
+    vec = await emb.aembed_query("dark mode")
+    assert vec == backup.embed_query("dark mode") and emb.last_model == "hash-384"
+    down = ResilientEmbeddings(FailingEmbeddings(), dimension=384)
+    with pytest.raises(EmbeddingError):
+        await down.aembed_documents(["x"])
