@@ -2,8 +2,10 @@
 
 Protocol: ``../shared/bench/README.md``. Every dialogue turn is a memory (``"speaker: text"``,
 created at its session's time); each conversation is its own user; recall is evaluated at the
-conversation's last session time. Baselines: BM25 (k1=1.5, b=0.75, stop words removed), dense
-cosine with the same offline model, and plain RRF(BM25, dense) with k=60.
+conversation's last session time. ``prax`` stores each turn with the turn it answers as its
+``context`` (what a conversation memory gets); ``prax (no context)`` stores the bare turns.
+Baselines: BM25 (k1=1.5, b=0.75, stop words removed), dense cosine with the same offline model,
+plain RRF(BM25, dense) with k=60, and BM25 over the same turn + previous-turn text.
 
 Run: .venv/bin/python -m benchmarks.locomo [--data PATH] [--latency-sizes 1000 10000 100000]
 """
@@ -159,17 +161,62 @@ class Scores:
         return out
 
 
+def previous_turns(turns: Sequence[Turn]) -> list[str | None]:
+    """Each turn's previous turn in the same session (``None`` for a session's first turn)."""
+    out: list[str | None] = []
+    for i, t in enumerate(turns):
+        prev = turns[i - 1] if i else None
+        same = prev is not None and prev.dia_id.split(":")[0] == t.dia_id.split(":")[0]
+        out.append(prev.text if same and prev is not None else None)
+    return out
+
+
+def _items(turns: Sequence[Turn], contexts: Sequence[str | None] | None) -> list[dict[str, object]]:
+    items: list[dict[str, object]] = []
+    for i, t in enumerate(turns):
+        item: dict[str, object] = {
+            "content": t.text,
+            "key": t.dia_id,
+            "created_at": t.at,
+            "source": "conversation",
+        }
+        if contexts is not None and contexts[i] is not None:
+            item["context"] = contexts[i]
+        items.append(item)
+    return items
+
+
 def run_locomo(path: Path, data_dir: Path) -> dict[str, Scores]:
+    """Ingest every conversation through ``PraxMemory`` and score each method's ranking.
+
+    ``prax`` stores each turn as a conversation memory would be stored: the turn is the
+    memory's content and the turn it answers (the previous turn of its session) its
+    ``context``. ``prax (no context)`` stores the bare turns, and ``BM25 (turn + previous)``
+    gives BM25 the same context text, so the table shows what the context brings on its own.
+    """
     convs = load(path)
     model = ResilientEmbeddings(
         PackagedMiniLMEmbeddings(data_dir / "models"), dimension=384, cache_size=50_000
     )
-    methods: dict[str, Scores] = {m: Scores() for m in ("BM25", "dense", "RRF(BM25,dense)", "prax")}
-    mem = PraxMemory(
-        MemoryConfig(qdrant_url=":memory:", data_dir=data_dir),
-        embeddings=model,
-        embedding_dimension=384,
-    )
+    methods: dict[str, Scores] = {
+        m: Scores()
+        for m in (
+            "BM25",
+            "dense",
+            "RRF(BM25,dense)",
+            "BM25 (turn + previous)",
+            "prax (no context)",
+            "prax",
+        )
+    }
+    mems = {
+        name: PraxMemory(
+            MemoryConfig(qdrant_url=":memory:", data_dir=data_dir / name),
+            embeddings=model,
+            embedding_dimension=384,
+        )
+        for name in ("prax", "prax (no context)")
+    }
     n_q = sum(len(q) for _, _, q in convs)
     print(
         f"LoCoMo dev: {len(convs)} conversations, {sum(len(t) for _, t, _ in convs)} turns, "
@@ -179,20 +226,18 @@ def run_locomo(path: Path, data_dir: Path) -> dict[str, Scores]:
     for sample_id, turns, questions in convs:
         texts = [t.text for t in turns]
         ids = [t.dia_id for t in turns]
+        contexts = previous_turns(turns)
         started = time.perf_counter()
-        mem.remember_many(
-            sample_id,
-            [
-                {"content": t.text, "key": t.dia_id, "created_at": t.at, "source": "conversation"}
-                for t in turns
-            ],
-        )
+        mems["prax"].remember_many(sample_id, _items(turns, contexts))
+        mems["prax (no context)"].remember_many(sample_id, _items(turns, None))
         print(
-            f"  {sample_id}: stored {len(turns)} turns in {time.perf_counter() - started:.1f}s",
+            f"  {sample_id}: stored {len(turns)} turns twice in "
+            f"{time.perf_counter() - started:.1f}s",
             file=sys.stderr,
         )
         doc_vecs = np.array(model.embed_documents(texts))
         bm25 = BM25(texts)
+        bm25_ctx = BM25([f"{c}\n{t}" if c else t for c, t in zip(contexts, texts, strict=True)])
         now = max(t.at for t in turns)
         for q in questions:
             t0 = time.perf_counter()
@@ -203,13 +248,18 @@ def run_locomo(path: Path, data_dir: Path) -> dict[str, Scores]:
             t2 = time.perf_counter()
             r_rank = rrf([bm25.rank(q.text)[:100], list(np.argsort(-(doc_vecs @ qv))[:100])])[:20]
             t3 = time.perf_counter()
-            hits = mem.recall(sample_id, q.text, k=20, now=now, reinforce=False)
+            c_rank = bm25_ctx.rank(q.text)[:20]
             t4 = time.perf_counter()
             methods["BM25"].add(q, [ids[i] for i in b_rank], t1 - t0)
             methods["dense"].add(q, [ids[i] for i in d_rank], t2 - t1)
             methods["RRF(BM25,dense)"].add(q, [ids[i] for i in r_rank], (t3 - t2) + (t2 - t0))
-            methods["prax"].add(q, [h.memory.key for h in hits], t4 - t3)
-    mem.close()
+            methods["BM25 (turn + previous)"].add(q, [ids[i] for i in c_rank], t4 - t3)
+            for name, mem in mems.items():
+                t5 = time.perf_counter()
+                hits = mem.recall(sample_id, q.text, k=20, now=now, reinforce=False)
+                methods[name].add(q, [h.memory.key for h in hits], time.perf_counter() - t5)
+    for mem in mems.values():
+        mem.close()
     return methods
 
 
@@ -238,6 +288,12 @@ def print_locomo(methods: dict[str, Scores]) -> None:
     print_table("R@10 per category", ["method", *CATEGORIES.values()], rows)
     base, prax = methods["BM25"].summary()["R@10"], methods["prax"].summary()["R@10"]
     print(f"prax R@10 / BM25 R@10 = {prax / base:.2f}x")
+    worse = [
+        name
+        for c, name in CATEGORIES.items()
+        if methods["prax"].summary(c)["R@10"] < methods["BM25"].summary(c)["R@10"]
+    ]
+    print("categories where prax R@10 < BM25:", ", ".join(worse) if worse else "none")
 
 
 def run_latency(sizes: Sequence[int], data_dir: Path, queries: int) -> None:

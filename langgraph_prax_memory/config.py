@@ -66,12 +66,21 @@ class RetrievalConfig(BaseModel):
     """How the forgetting curve enters the rank (see ``rank_candidates``). ``"score"`` is the
     seed's ``fused × decay × boost``; the default ``"blend"`` lets recency take at most
     ``recency_weight`` of the score (docs/retrieval.md explains why, with LoCoMo figures)."""
-    recency_weight: float = Field(default=0.25, ge=0.0, le=1.0)
-    """For ``decay_mode="blend"``: the share of the score that recency can take away."""
+    recency_weight: float = Field(default=0.1, ge=0.0, le=1.0)
+    """For ``decay_mode="blend"``: the share of the score that recency can take away. Small
+    by default: with ``rrf_k`` 60 the fused scores of the top candidates differ by a few
+    percent, so a larger share lets recency, not relevance, decide the order."""
     candidates_factor: int = Field(default=2, ge=1, le=50)
     """Each arm returns its top ``candidates_factor × k`` (the seed's 2k)."""
     min_candidates: int = Field(default=20, ge=1)
     """…but never fewer than this many, so small ``k`` still fuses enough evidence."""
+    feedback_docs: int = Field(default=5, ge=0, le=50)
+    """Pseudo-relevance feedback in the sparse arm: the terms of its first ``feedback_docs``
+    hits join the query (Rocchio), so a question finds the turns that share vocabulary with
+    its best matches. ``0`` turns it off."""
+    feedback_weight: float = Field(default=0.5, ge=0.0, le=5.0)
+    """Weight of the feedback terms (spread over the feedback documents) against the
+    query's own terms (weight 1)."""
     graph_hops: int = Field(default=2, ge=1, le=2)
     graph_seed_limit: int = Field(default=8, ge=1, le=50)
     query_expansion: bool = False

@@ -329,8 +329,10 @@ class PraxMemory:
 
         Each item is a mapping with ``content`` and optionally ``importance``, ``tags``,
         ``source``, ``created_at``, ``entity_ids``, ``key``, ``summary_level`` and
-        ``context``: text indexed with the memory (both vectors) but not part of it — e.g. the
-        previous turn of a conversation, so that "Yes, last May!" is found by what it answers.
+        ``context``: text indexed with the memory's keywords (the sparse vector) but not part of
+        it — e.g. the previous turn of a conversation, so that "Yes, last May!" is found by
+        the words of what it answers. The dense vector encodes the content alone: mixing the
+        context into it blurs what the memory itself says (docs/retrieval.md has figures).
         """
         check_user_id(user_id)
         store = self._core.store()
@@ -341,7 +343,7 @@ class PraxMemory:
         if todo:
             try:
                 dense: list[list[float]] | None = self._core.dense.embed_documents(
-                    [p.index_text for _, p in todo]
+                    [p.text for _, p in todo]
                 )
             except EmbeddingError as exc:
                 logger.warning("storing %d memories without dense vectors: %s", len(todo), exc)
@@ -446,7 +448,7 @@ class PraxMemory:
         for start in range(0, len(todo), _UPSERT_CHUNK):
             chunk = todo[start : start + _UPSERT_CHUNK]
             vectors = self._core.dense.primary.embed_documents(
-                [_index_text(p.payload) for p in chunk]
+                [str(p.payload.get("content", "")) for p in chunk]
             )
             store.set_dense(
                 user_id,
@@ -633,13 +635,6 @@ class PraxMemory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _index_text(payload: Mapping[str, Any]) -> str:
-    """The text a memory was indexed with: its content, after its ``context`` if it has one."""
-    context = (payload.get("value") or {}).get("context")
-    content = str(payload.get("content", ""))
-    return f"{context}\n{content}" if context else content
 
 
 def _counts(result: object) -> list[tuple[str, int]]:

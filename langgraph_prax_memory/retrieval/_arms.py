@@ -19,6 +19,7 @@ from qdrant_client import models
 
 from langgraph_prax_memory.embeddings import SparseTFEncoder
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, PraxMemoryError
+from langgraph_prax_memory.retrieval._feedback import expand_sparse, indexed_text
 from langgraph_prax_memory.retrieval._intent import RetrievalConfig, arm_weights, query_phrases
 from langgraph_prax_memory.retrieval._precision import expand_query, rerank_order
 from langgraph_prax_memory.retrieval._recall import RecallResult, assemble_hits, ltm_filter
@@ -90,8 +91,26 @@ class Recaller:
         return [p for _, p in ordered][:n]
 
     def sparse_arm(self, user_id: str, text: str, n: int, flt: models.Filter) -> list[StoredPoint]:
-        """TF-IDF top-n."""
-        return self.store.search_sparse(user_id, self.sparse.embed_query(text), limit=n, flt=flt)
+        """TF-IDF top-n, with pseudo-relevance feedback when ``feedback_docs`` > 0.
+
+        The first ``feedback_docs`` hits lend their terms to the query (``feedback_weight``)
+        and the expanded query ranks the top-n. If the second search fails, the plain one's
+        order stands.
+        """
+        query = self.sparse.embed_query(text)
+        m = self.config.feedback_docs
+        if m <= 0 or self.config.feedback_weight <= 0:
+            return self.store.search_sparse(user_id, query, limit=n, flt=flt)
+        first = self.store.search_sparse(user_id, query, limit=max(n, m), flt=flt)
+        if not first:
+            return first
+        feedback = self.sparse.embed_documents([indexed_text(p.payload) for p in first[:m]])
+        expanded = expand_sparse(query, feedback, self.config.feedback_weight)
+        try:
+            return self.store.search_sparse(user_id, expanded, limit=n, flt=flt)
+        except (BackendUnavailable, PraxMemoryError) as exc:
+            logger.warning("sparse feedback search failed, keeping the plain order: %s", exc)
+            return first[:n]
 
     def graph_arm(self, user_id: str, text: str, n: int, flt: models.Filter) -> list[StoredPoint]:
         """Memories linked (``entity_ids``) to the query's entities and their 1–2 hop neighbours.

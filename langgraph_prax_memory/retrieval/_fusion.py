@@ -71,7 +71,7 @@ def rank_candidates(
     halflife_days: float,
     k: int,
     decay_mode: str = "score",
-    recency_weight: float = 0.25,
+    recency_weight: float = 0.1,
 ) -> list[tuple[FusedCandidate, float, float, float]]:
     """Apply decay and boost, re-sort and keep the top ``k``.
 

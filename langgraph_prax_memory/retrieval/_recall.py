@@ -73,7 +73,7 @@ def assemble_hits(
     k: int,
     rrf_k: int = RRF_K,
     decay_mode: str = "score",
-    recency_weight: float = 0.25,
+    recency_weight: float = 0.1,
 ) -> list[MemoryHit]:
     """Fuse the arms' rankings, apply decay and boost, and build explainable hits."""
     payloads: dict[str, dict[str, Any]] = {}
