@@ -43,6 +43,8 @@ class Turn:
     dia_id: str
     text: str
     at: datetime
+    speaker: str = ""
+    said: str = ""
 
 
 @dataclass
@@ -87,6 +89,8 @@ def load(path: Path) -> list[tuple[str, list[Turn], list[Question]]]:
                         turn["dia_id"],
                         f"{turn['speaker']}: {turn['text']}",
                         at + timedelta(seconds=i),
+                        turn["speaker"],
+                        turn["text"],
                     )
                 )
         known = {t.dia_id for t in turns}
@@ -171,28 +175,24 @@ def previous_turns(turns: Sequence[Turn]) -> list[str | None]:
     return out
 
 
-def _items(turns: Sequence[Turn], contexts: Sequence[str | None] | None) -> list[dict[str, object]]:
-    items: list[dict[str, object]] = []
-    for i, t in enumerate(turns):
-        item: dict[str, object] = {
-            "content": t.text,
-            "key": t.dia_id,
-            "created_at": t.at,
-            "source": "conversation",
-        }
-        if contexts is not None and contexts[i] is not None:
-            item["context"] = contexts[i]
-        items.append(item)
-    return items
+def sessions(turns: Sequence[Turn]) -> list[list[Turn]]:
+    """The turns grouped by session (``D3:7`` → session 3), in order."""
+    out: list[list[Turn]] = []
+    for t in turns:
+        if out and out[-1][0].dia_id.split(":")[0] == t.dia_id.split(":")[0]:
+            out[-1].append(t)
+        else:
+            out.append([t])
+    return out
 
 
 def run_locomo(path: Path, data_dir: Path) -> dict[str, Scores]:
     """Ingest every conversation through ``PraxMemory`` and score each method's ranking.
 
-    ``prax`` stores each turn as a conversation memory would be stored: the turn is the
-    memory's content and the turn it answers (the previous turn of its session) its
-    ``context``. ``prax (no context)`` stores the bare turns, and ``BM25 (turn + previous)``
-    gives BM25 the same context text, so the table shows what the context brings on its own.
+    ``prax`` stores each session with ``remember_conversation``: the turn is the memory's
+    content and the turn it answers (the previous turn of its session) its ``context``.
+    ``prax (no context)`` stores the bare turns, and ``BM25 (turn + previous)`` gives BM25
+    the same context text, so the table shows what the context brings on its own.
     """
     convs = load(path)
     model = ResilientEmbeddings(
@@ -228,8 +228,21 @@ def run_locomo(path: Path, data_dir: Path) -> dict[str, Scores]:
         ids = [t.dia_id for t in turns]
         contexts = previous_turns(turns)
         started = time.perf_counter()
-        mems["prax"].remember_many(sample_id, _items(turns, contexts))
-        mems["prax (no context)"].remember_many(sample_id, _items(turns, None))
+        for session in sessions(turns):
+            mems["prax"].remember_conversation(
+                sample_id,
+                [
+                    {"speaker": t.speaker, "text": t.said, "created_at": t.at, "key": t.dia_id}
+                    for t in session
+                ],
+            )
+        mems["prax (no context)"].remember_many(
+            sample_id,
+            [
+                {"content": t.text, "key": t.dia_id, "created_at": t.at, "source": "conversation"}
+                for t in turns
+            ],
+        )
         print(
             f"  {sample_id}: stored {len(turns)} turns twice in "
             f"{time.perf_counter() - started:.1f}s",

@@ -19,6 +19,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from qdrant_client import QdrantClient, models
 
+from langgraph_prax_memory._conversation import Turn, conversation_items
 from langgraph_prax_memory._validation import (
     check_importance,
     check_tags,
@@ -323,6 +324,45 @@ class PraxMemory:
             "key": key,
         }
         return self.remember_many(user_id, [item])[0]
+
+    def remember_conversation(
+        self,
+        user_id: str,
+        turns: Sequence[Turn],
+        *,
+        created_at: datetime | str | float | None = None,
+        importance: float = 0.5,
+        tags: Sequence[str] | str | None = None,
+        source: str = "conversation",
+    ) -> list[str]:
+        """Store the turns of one conversation, each indexed with the turn it answers.
+
+        Each turn becomes a memory ``"speaker: text"`` whose ``context`` is the previous turn,
+        so that a short answer ("Yes, last May!") is found by the words of its question.
+        Turns are LangChain messages (system and tool messages, and AI turns that only call
+        tools, are skipped), ``(speaker, text)`` pairs, or mappings with ``speaker``, ``text``
+        and optionally ``created_at``, ``key``, ``importance`` and ``tags``. One call is one
+        conversation (a session): the first turn has no context.
+
+        Example:
+            >>> mem = PraxMemory(MemoryConfig(qdrant_url=":memory:", data_dir="/tmp/prax-doc"))
+            >>> ids = mem.remember_conversation(
+            ...     "alice", [("Bob", "When did you visit Oslo?"), ("Alice", "Last May!")]
+            ... )
+            >>> mem.recall("alice", "Oslo trip", k=1)[0].memory.content
+            'Alice: Last May!'
+
+        Returns:
+            The ids of the stored turns, in order (skipped messages have none).
+
+        Raises:
+            MemoryValidationError: A malformed turn; nothing was stored.
+            MemoryWriteError: Qdrant did not take the write.
+        """
+        items = conversation_items(
+            turns, created_at=created_at, importance=importance, tags=tags, source=source
+        )
+        return self.remember_many(user_id, items)
 
     def remember_many(self, user_id: str, items: Sequence[Mapping[str, Any]]) -> list[str]:
         """Store several memories with batched embedding; every item is validated first.
@@ -689,6 +729,12 @@ class AsyncPraxMemory:
         """Store one memory (see :meth:`PraxMemory.remember`)."""
         ids = await self.remember_many(user_id, [{"content": content, **kwargs}])
         return ids[0]
+
+    async def remember_conversation(
+        self, user_id: str, turns: Sequence[Turn], **kwargs: Any
+    ) -> list[str]:
+        """Store a conversation's turns (see :meth:`PraxMemory.remember_conversation`)."""
+        return await asyncio.to_thread(self.sync.remember_conversation, user_id, turns, **kwargs)
 
     async def remember_many(self, user_id: str, items: Sequence[Mapping[str, Any]]) -> list[str]:
         """Store several memories (see :meth:`PraxMemory.remember_many`)."""
