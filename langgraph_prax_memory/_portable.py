@@ -136,6 +136,7 @@ def _records(memory: PraxMemory, user_id: str, summary: ExportSummary) -> Iterat
                 "tags": list(m.tags),
                 "entity_ids": list(m.entity_ids),
                 "summary_level": m.summary_level,
+                **({"context": m.context} if m.context else {}),
             }
         stats = memory.graph.stats(user_id)
         entities = graph_entities(memory, user_id)
@@ -297,6 +298,7 @@ def _import_memories(
                 "created_at": row.get("created_at"),
                 "entity_ids": [id_map[i] for i in row.get("entity_ids") or [] if i in id_map],
                 "summary_level": row.get("summary_level") or None,
+                "context": row.get("context") or None,
             }
         )
         receipt.add("memory", True)

@@ -45,7 +45,7 @@ from langgraph_prax_memory.retrieval._recall import (
     ltm_namespace,
 )
 from langgraph_prax_memory.stm import ScratchpadStore
-from langgraph_prax_memory.vectors._payload import build_payload, content_hash
+from langgraph_prax_memory.vectors._payload import build_payload, content_hash, keyword_text
 from langgraph_prax_memory.vectors._plan import StoredPoint, VectorRecord, point_id
 from langgraph_prax_memory.vectors._store import (
     QdrantVectorStore,
@@ -114,11 +114,9 @@ def _prepare(user_id: str, item: Mapping[str, Any], max_chars: int) -> _Prepared
         value["entity_ids"] = list(item["entity_ids"])
     if item.get("summary_level"):
         value["summary_level"] = item["summary_level"]
-    index_text = text
     if item.get("context") is not None:
-        context = check_text(item["context"], max_chars=max_chars, what="context")
-        value["context"] = context
-        index_text = f"{context}\n{text}"
+        value["context"] = check_text(item["context"], max_chars=max_chars, what="context")
+    index_text = keyword_text(text, value.get("context"))
     return _Prepared(key=key, text=text, value=value, explicit_key=explicit, index_text=index_text)
 
 
@@ -334,33 +332,44 @@ class PraxMemory:
         importance: float = 0.5,
         tags: Sequence[str] | str | None = None,
         source: str = "conversation",
+        previous: str | None = None,
     ) -> list[str]:
         """Store the turns of one conversation, each indexed with the turn it answers.
 
         Each turn becomes a memory ``"speaker: text"`` whose ``context`` is the previous turn,
         so that a short answer ("Yes, last May!") is found by the words of its question.
-        Turns are LangChain messages (system and tool messages, and AI turns that only call
-        tools, are skipped), ``(speaker, text)`` pairs, or mappings with ``speaker``, ``text``
-        and optionally ``created_at``, ``key``, ``importance`` and ``tags``. One call is one
-        conversation (a session): the first turn has no context.
+        Turns are LangChain messages, chat-API mappings (``role``, ``content``, ``name``),
+        ``(speaker, text)`` pairs, or mappings with ``speaker``, ``text`` and optionally
+        ``created_at``, ``key``, ``importance`` and ``tags``. System and tool messages and
+        turns without text (an AI turn that only calls tools) are skipped. One call is one
+        conversation; ``previous`` gives the first turn its context when a session is stored
+        in parts. Turns are ``created_at`` (default: now) plus a millisecond per turn, unless
+        they carry their own time. The same words answering two questions are two memories.
 
         Example:
             >>> mem = PraxMemory(MemoryConfig(qdrant_url=":memory:", data_dir="/tmp/prax-doc"))
             >>> ids = mem.remember_conversation(
             ...     "alice", [("Bob", "When did you visit Oslo?"), ("Alice", "Last May!")]
             ... )
-            >>> mem.recall("alice", "Oslo trip", k=1)[0].memory.content
-            'Alice: Last May!'
+            >>> len(ids), mem.count("alice")
+            (2, 2)
+            >>> mem.close()
 
         Returns:
             The ids of the stored turns, in order (skipped messages have none).
 
         Raises:
-            MemoryValidationError: A malformed turn; nothing was stored.
+            MemoryValidationError: A malformed turn, or one longer than
+                ``max_content_chars``; nothing was stored.
             MemoryWriteError: Qdrant did not take the write.
         """
         items = conversation_items(
-            turns, created_at=created_at, importance=importance, tags=tags, source=source
+            turns,
+            created_at=created_at,
+            importance=importance,
+            tags=tags,
+            source=source,
+            previous=previous,
         )
         return self.remember_many(user_id, items)
 
@@ -405,8 +414,12 @@ class PraxMemory:
     def _dedupe(
         self, user_id: str, prepared: list[_Prepared], store: QdrantVectorStore
     ) -> tuple[list[str | None], list[tuple[int, _Prepared]], dict[int, int]]:
-        """Split items into already-stored (by content hash), in-batch repeats, and new."""
-        hashes = [content_hash(user_id, p.text) for p in prepared]
+        """Split items into already-stored (by content hash), in-batch repeats, and new.
+
+        The hash covers a memory's context too: the same words answering another question
+        are another memory.
+        """
+        hashes = [content_hash(user_id, p.index_text) for p in prepared]
         existing: dict[str, str] = {}
         for point in store.scroll(
             user_id, flt=_Core.dedupe_filter(user_id, sorted(set(hashes))), limit=len(hashes) * 4
@@ -474,14 +487,20 @@ class PraxMemory:
             user_id, halflife_days=self.config.decay_halflife_days, now=now, dry_run=dry_run
         )
 
-    def reembed(self, user_id: str) -> int:
-        """Add dense vectors to memories stored without one (or by a fallback model)."""
+    def reembed(self, user_id: str, *, force: bool = False) -> int:
+        """Add dense vectors to memories stored without one (or by a fallback model).
+
+        ``force=True`` re-embeds every memory of the user: after a model change that kept the
+        same name, or for conversation turns stored before the dense vector left the context
+        out (earlier builds encoded context + content).
+        """
         check_user_id(user_id)
         store = self._core.store()
         todo = [
             p
             for p in store.iter_points(user_id)
-            if p.payload.get("dense_pending")
+            if force
+            or p.payload.get("dense_pending")
             or p.payload.get("embedding_model") not in (None, self._core.dense.model_name)
         ]
         done = 0
@@ -793,9 +812,9 @@ class AsyncPraxMemory:
         """The forgetting pass."""
         return await asyncio.to_thread(self.sync.decay, user_id, **kwargs)
 
-    async def reembed(self, user_id: str) -> int:
-        """Fill in missing dense vectors."""
-        return await asyncio.to_thread(self.sync.reembed, user_id)
+    async def reembed(self, user_id: str, *, force: bool = False) -> int:
+        """Fill in missing dense vectors (see :meth:`PraxMemory.reembed`)."""
+        return await asyncio.to_thread(self.sync.reembed, user_id, force=force)
 
     @property
     def consolidator(self) -> Consolidator:

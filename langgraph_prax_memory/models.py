@@ -31,6 +31,8 @@ class Memory(BaseModel):
         last_accessed: Last recall (equals ``created_at`` until the first recall).
         access_count: How often it was recalled.
         dense_pending: Stored with its sparse vector only; ``reembed`` will add the dense one.
+        context: What the memory answers (a conversation turn's previous turn): indexed with
+            its keywords, not part of its content.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -50,6 +52,7 @@ class Memory(BaseModel):
     key: str = ""
     dense_pending: bool = False
     embedding_model: str | None = None
+    context: str | None = None
 
     @classmethod
     def from_payload(cls, point_id: str, payload: dict[str, Any]) -> Memory:
@@ -71,7 +74,14 @@ class Memory(BaseModel):
             key=payload.get("key", ""),
             dense_pending=bool(payload.get("dense_pending", False)),
             embedding_model=payload.get("embedding_model"),
+            context=_context(payload),
         )
+
+
+def _context(payload: dict[str, Any]) -> str | None:
+    value = payload.get("value")
+    context = value.get("context") if isinstance(value, dict) else None
+    return context if isinstance(context, str) and context else None
 
 
 class MemoryHit(BaseModel):

@@ -108,7 +108,7 @@ class Recaller:
         expanded = expand_sparse(query, feedback, self.config.feedback_weight)
         try:
             return self.store.search_sparse(user_id, expanded, limit=n, flt=flt)
-        except (BackendUnavailable, PraxMemoryError) as exc:
+        except BackendUnavailable as exc:
             logger.warning("sparse feedback search failed, keeping the plain order: %s", exc)
             return first[:n]
 

@@ -12,7 +12,13 @@ from typing import Any
 from langgraph_prax_memory._validation import check_importance, check_tags, to_utc
 from langgraph_prax_memory.errors import MemoryValidationError
 
-__all__ = ["build_payload", "content_hash", "extract_text", "namespace_prefixes"]
+__all__ = [
+    "build_payload",
+    "content_hash",
+    "extract_text",
+    "keyword_text",
+    "namespace_prefixes",
+]
 
 NS_SEP = "\x1f"  # a control character: user ids and namespace labels cannot contain it
 
@@ -20,6 +26,19 @@ NS_SEP = "\x1f"  # a control character: user ids and namespace labels cannot con
 def namespace_prefixes(namespace: Sequence[str]) -> list[str]:
     """Every prefix of ``namespace``, joined by the separator, for prefix filters."""
     return [NS_SEP.join(namespace[: i + 1]) for i in range(len(namespace))]
+
+
+def keyword_text(content: str, context: object = None) -> str:
+    """The text a memory's sparse vector is built from: its context, then its content.
+
+    ``context`` counts only when it is a non-empty string. The dense vector encodes the
+    content alone.
+
+    Example:
+        >>> keyword_text("Yes!", "Bob: Tea?").splitlines()
+        ['Bob: Tea?', 'Yes!']
+    """
+    return f"{context}\n{content}" if isinstance(context, str) and context else content
 
 
 def content_hash(user_id: str, text: str) -> str:
@@ -116,7 +135,8 @@ def build_payload(
         "key": key,
         "value": value,
         "content": text,
-        "content_hash": content_hash(user_id, text),
+        # a turn's context is part of its identity: "Yes!" to two questions is two memories
+        "content_hash": content_hash(user_id, keyword_text(text, value.get("context"))),
         "source": source,
         "importance": importance,
         "tags": tags,

@@ -5,7 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 
 from langgraph_prax_memory import AsyncPraxMemory, MemoryConfig, PraxMemory
 from langgraph_prax_memory._conversation import conversation_items
@@ -42,14 +48,50 @@ def test_messages_keep_dialogue_and_skip_the_rest() -> None:
             ToolMessage("stored", tool_call_id="c1"),
             AIMessage("Congratulations on the move!"),
             HumanMessage("Thanks", name="Alice"),
+            HumanMessage(["Fine", {"type": "text", "text": "Thanks"}, {"type": "image_url"}]),
+            ChatMessage(role="assistant", content="Anything else?"),
+            ChatMessage(role="critic", content="not dialogue"),
+            HumanMessage("   "),
         ]
     )
     assert [i["content"] for i in items] == [
         "user: I moved to Lisbon.",
         "assistant: Congratulations on the move!",
         "Alice: Thanks",
+        "user: Fine\nThanks",  # text parts keep a separator, never "FineThanks"
+        "assistant: Anything else?",
     ]
     assert items[1]["context"] == "user: I moved to Lisbon."
+
+
+def test_chat_api_mappings() -> None:
+    items = conversation_items(
+        [
+            {"role": "system", "content": "be brief"},
+            {"role": "user", "content": "I adopted a cat", "name": "Alice"},
+            {"role": "assistant", "content": [{"type": "text", "text": "What is her name?"}]},
+            {"role": "tool", "content": "ok"},
+        ]
+    )
+    assert [i["content"] for i in items] == [
+        "Alice: I adopted a cat",
+        "assistant: What is her name?",
+    ]
+    with pytest.raises(MemoryValidationError, match="role"):
+        conversation_items([{"role": "user", "content": "hi", "mood": "x"}])
+
+
+def test_order_survives_without_created_at() -> None:
+    items = conversation_items([("A", "one"), ("B", "two"), ("A", "three")])
+    times = [i["created_at"] for i in items]
+    assert times == sorted(times) and len(set(times)) == 3
+
+
+def test_previous_gives_the_first_turn_its_context() -> None:
+    items = conversation_items([("Alice", "Yes, in May.")], previous="Bob: Been to Oslo?")
+    assert items[0]["context"] == "Bob: Been to Oslo?"
+    with pytest.raises(MemoryValidationError, match="previous"):
+        conversation_items([("Alice", "x")], previous=3)  # type: ignore[arg-type]
 
 
 def test_mapping_turns_carry_their_own_fields() -> None:
@@ -58,11 +100,16 @@ def test_mapping_turns_carry_their_own_fields() -> None:
         [
             {"speaker": "Bob", "text": "Hi", "key": "D1:1", "created_at": at},
             {"speaker": "Ann", "text": "Hello", "importance": 0.9, "tags": ["greeting"]},
-        ]
+            {"speaker": "Bob", "text": "Bye", "importance": None, "tags": None},
+        ],
+        created_at=at - timedelta(days=1),
+        importance=0.3,
+        tags=["chat"],
     )
     assert items[0]["key"] == "D1:1" and items[0]["created_at"] == at
     assert items[1]["importance"] == 0.9 and items[1]["tags"] == ["greeting"]
-    assert "created_at" not in items[1]
+    assert items[1]["created_at"] == at - timedelta(days=1) + timedelta(milliseconds=1)
+    assert items[2]["importance"] == 0.3 and items[2]["tags"] == ["chat"]
 
 
 @pytest.mark.parametrize(
@@ -75,6 +122,7 @@ def test_mapping_turns_carry_their_own_fields() -> None:
         [{"speaker": "Bob", "text": "hi", "mood": "good"}],
         [42],
         [("  ", "hi")],
+        [{"speaker": " ", "text": "hi"}],
     ],
 )
 def test_malformed_turns_raise(turns: object) -> None:
@@ -82,7 +130,7 @@ def test_malformed_turns_raise(turns: object) -> None:
         conversation_items(turns)  # type: ignore[arg-type]
 
 
-def test_remember_conversation_stores_and_finds_the_answer(memory: PraxMemory) -> None:
+def test_remember_conversation_finds_the_answer_by_its_question(memory: PraxMemory) -> None:
     ids = memory.remember_conversation(
         "alice",
         [("Bob", "When did you visit Oslo?"), ("Alice", "Last May, with my sister!")],
@@ -91,15 +139,32 @@ def test_remember_conversation_stores_and_finds_the_answer(memory: PraxMemory) -
     assert len(ids) == 2
     stored = memory.get("alice", ids[1])
     assert stored is not None and stored.content == "Alice: Last May, with my sister!"
-    hits = memory.recall("alice", "Oslo trip", k=2, reinforce=False)
-    assert ids[1] in {h.memory.id for h in hits}
+    assert stored.context == "Bob: When did you visit Oslo?"
+    hits = {h.memory.id: h for h in memory.recall("alice", "Oslo", k=3, reinforce=False)}
+    # "Oslo" is only in the answer's context: the keyword arm finds it through that alone
+    assert "sparse" in hits[ids[1]].ranks
+
+
+def test_the_same_words_answering_two_questions_are_two_memories(memory: PraxMemory) -> None:
+    first = memory.remember_conversation("alice", [("Bob", "Tea?"), ("Alice", "Yes!")])
+    second = memory.remember_conversation("alice", [("Bob", "A greyhound?"), ("Alice", "Yes!")])
+    assert first[1] != second[1]
+    a, b = memory.get("alice", first[1]), memory.get("alice", second[1])
+    assert a is not None and b is not None
+    assert (a.context, b.context) == ("Bob: Tea?", "Bob: A greyhound?")
+    # the very same turn again is the same memory
+    again = memory.remember_conversation("alice", [("Bob", "Tea?"), ("Alice", "Yes!")])
+    assert again == first and memory.count("alice") == 4
 
 
 def test_a_bad_turn_stores_nothing(memory: PraxMemory) -> None:
     with pytest.raises(MemoryValidationError):
         memory.remember_conversation("alice", [("Bob", "fine"), ("Alice", 7)])  # type: ignore[list-item]
+    too_long = "x" * (memory.config.max_content_chars + 1)
     with pytest.raises(MemoryValidationError):
-        memory.remember_conversation("alice", [("Bob", "x" * 10_000_000)])
+        memory.remember_conversation(
+            "alice", [("Bob", "one"), ("Alice", "two"), ("Bob", "three"), ("Alice", too_long)]
+        )
     assert memory.count("alice") == 0
 
 

@@ -260,3 +260,37 @@ def test_context_is_indexed_but_not_stored_as_content(memory: PraxMemory) -> Non
     assert hit.ranks.get("sparse") == 1
     with pytest.raises(MemoryValidationError, match="context"):
         memory.remember_many("alice", [{"content": "x", "context": ""}])
+
+
+def test_context_survives_export_and_import(memory: PraxMemory) -> None:
+    import io
+
+    ids = memory.remember_conversation("alice", [("Bob", "Been to Oslo?"), ("Alice", "Yes!")])
+    buf = io.StringIO()
+    memory.export_user("alice", buf)
+    assert '"context": "Bob: Been to Oslo?"' in buf.getvalue()
+    memory.import_user(buf.getvalue().splitlines(), user_id="carol")
+    copy = next(m for m in memory.list_memories("carol") if m.content == "Alice: Yes!")
+    assert copy.context == "Bob: Been to Oslo?"
+    hits = memory.recall("carol", "Oslo", k=2, reinforce=False)
+    assert "sparse" in next(h for h in hits if h.memory.id == copy.id).ranks
+    assert memory.get("alice", ids[1]) is not None
+
+
+def test_reembed_force_redoes_every_dense_vector(config: MemoryConfig) -> None:
+    provider = SwitchableEmbeddings()
+    provider.down = False
+    mem = PraxMemory(config, embeddings=provider, embedding_dimension=384)
+    try:
+        mem.remember_conversation("alice", [("Bob", "Tea?"), ("Alice", "Yes!")])
+        assert mem.reembed("alice") == 0  # nothing pending
+        assert mem.reembed("alice", force=True) == 2
+        vs = mem.vectors
+        points = vs.client.scroll(vs.collection, limit=10, with_vectors=True)[0]
+        by_content = {p.payload["content"]: p.vector["dense"] for p in points}  # type: ignore[index]
+        # the dense vector is the content's alone, context or not
+        assert by_content["Alice: Yes!"] == pytest.approx(
+            provider.embed_query("Alice: Yes!"), abs=1e-5
+        )
+    finally:
+        mem.close()

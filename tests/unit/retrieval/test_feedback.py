@@ -107,3 +107,60 @@ def test_context_feeds_the_keywords_not_the_dense_vector(memory: PraxMemory) -> 
     assert dense == pytest.approx(emb.embed_query("Yes, last May!"), abs=1e-5)
     hit = memory.recall("alice", "Oslo visit", k=1, reinforce=False)[0]
     assert hit.memory.id == mid and hit.ranks.get("sparse") == 1
+
+
+def test_feedback_terms_are_capped_and_the_query_terms_stay() -> None:
+    q = SparseVector(indices=[1], values=[1.0])
+    doc = SparseVector(indices=[1, 2, 3, 4], values=[0.1, 0.9, 0.5, 0.7])
+    v = expand_sparse(q, [doc], 1.0, max_terms=2)
+    assert v.indices == [1, 2, 4]  # the query's own term, then the two heaviest new ones
+    assert v.values == pytest.approx([1.1, 0.9, 0.7])
+
+
+def _counting(memory: PraxMemory) -> list[int]:
+    store = memory._recaller().store
+    original = store.search_sparse
+    calls: list[int] = []
+
+    def counted(*a: Any, **k: Any) -> Any:
+        calls.append(1)
+        return original(*a, **k)
+
+    store.search_sparse = counted  # type: ignore[method-assign]
+    return calls
+
+
+def test_no_second_search_without_hits_or_weight(config: MemoryConfig) -> None:
+    mem = _memory(config, feedback_docs=5, feedback_weight=0.5)
+    try:
+        mem.remember("alice", "Alice drinks green tea")
+        calls = _counting(mem)
+        mem.recall("alice", "volcano", k=3, reinforce=False)
+        assert len(calls) == 1  # nothing matched: nothing to learn from
+        mem.recall("alice", "green tea", k=3, reinforce=False)
+        assert len(calls) == 3  # a hit: plain search, then the expanded one
+    finally:
+        mem.close()
+    off = _memory(config, feedback_docs=5, feedback_weight=0.0)
+    try:
+        off.remember("alice", "Alice drinks green tea")
+        calls = _counting(off)
+        off.recall("alice", "green tea", k=3, reinforce=False)
+        assert len(calls) == 1
+    finally:
+        off.close()
+
+
+def test_feedback_never_crosses_users(config: MemoryConfig) -> None:
+    mem = _memory(config, feedback_docs=3, feedback_weight=2.0)
+    try:
+        mem.remember("alice", "Alice adopted a greyhound called Pixel")
+        bob_pixel = mem.remember("bob", "Pixel is the name of my phone")
+        bob_dog = mem.remember("bob", "Bob walks a greyhound")
+        result = mem.recall_detailed("bob", "greyhound", k=5, reinforce=False)
+        ids = {h.memory.id for h in result.hits}
+        assert bob_dog in ids and all(h.memory.user_id == "bob" for h in result.hits)
+        # Alice's "Pixel" cannot be a feedback term for Bob: his Pixel memory gets no keyword rank
+        assert bob_pixel not in {h.memory.id for h in result.hits if "sparse" in h.ranks}
+    finally:
+        mem.close()
