@@ -1,25 +1,39 @@
-"""PraxMemoryStore vs LangGraph's InMemoryStore: put throughput and search latency.
+"""Storage benchmarks on embedded defaults: recall latency vs memories per user, and
+PraxMemoryStore vs LangGraph's InMemoryStore.
 
-Both stores get the same embedder (the offline packaged MiniLM behind one shared content-hash
-cache, warmed first), so the figures compare storage and retrieval, not embedding. The embedder's
-own throughput is printed separately. Embedded defaults: Qdrant local mode on disk.
+Every store gets the same vectors: the offline packaged MiniLM embeds each text once up front
+(its throughput is printed), and the stores look them up, so the figures compare storage and
+retrieval, not embedding.
 
-Run: .venv/bin/python -m benchmarks.store [--sizes 1000 10000] [--queries 100]
+1. Recall latency at 1k / 10k / 100k memories of one user, loaded with ``remember_many``:
+   the embedded default engine (qdrant-edge) and, in the same run, qdrant-client's local mode
+   (``MEMORY_VECTOR_ENGINE=local``, the previous default) as the baseline where it is
+   practical (1k and 10k; local mode is not meant for more than ~20k points).
+2. PraxMemoryStore vs InMemoryStore: put throughput and search latency.
+
+Run: .venv/bin/python -m benchmarks.store [--recall-sizes 1000 10000 100000]
+     [--local-sizes 1000 10000] [--sizes 1000 10000] [--queries 100] [--skip-store-comparison]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import tempfile
+import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
+import numpy as np
+from langchain_core.embeddings import Embeddings
 from langgraph.store.base import PutOp
 from langgraph.store.memory import InMemoryStore
 
 from benchmarks._common import percentiles, print_table, synthetic_texts, timed
 from langgraph_prax_memory import MemoryConfig, PraxMemory, PraxMemoryStore
-from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings, ResilientEmbeddings
+from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings
 
 QUERIES = [
     "Which dataframe library for large datasets?",
@@ -31,30 +45,146 @@ QUERIES = [
     "editor theme",
     "weekend hobbies",
 ]
+USER = "bench-user"
+_EMBED_CHUNK = 2048
 
 
-def run(sizes: list[int], n_queries: int, data_root: Path) -> None:
+class Precomputed(Embeddings):
+    """The real model's vectors, computed once and looked up by text (float32, compact)."""
+
+    def __init__(self, model: Embeddings, texts: Sequence[str]) -> None:
+        self.model = model
+        self._index = {t: i for i, t in enumerate(texts)}
+        self._matrix = np.zeros((len(texts), 384), dtype=np.float32)
+        for start in range(0, len(texts), _EMBED_CHUNK):
+            part = list(texts[start : start + _EMBED_CHUNK])
+            self._matrix[start : start + len(part)] = model.embed_documents(part)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self._one(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._one(text)
+
+    def _one(self, text: str) -> list[float]:
+        i = self._index.get(text)
+        if i is None:
+            return self.model.embed_query(text)
+        return [float(x) for x in self._matrix[i]]
+
+
+def _disk_mb(path: Path) -> float:
+    """Space the folder takes on disk (allocated blocks: the engines preallocate sparse files)."""
+    total = 0
+    for root, _, files in os.walk(path):
+        total += sum((Path(root) / f).stat().st_blocks * 512 for f in files)
+    return total / 1e6
+
+
+def _latency(mem: PraxMemory, n_queries: int) -> tuple[float, float]:
+    for q in QUERIES:  # warm-up: query embeddings cached, files paged in
+        mem.recall(USER, q, k=10, reinforce=False)
+    lat = []
+    for i in range(n_queries):
+        _, secs = timed(
+            lambda i=i: mem.recall(USER, QUERIES[i % len(QUERIES)], k=10, reinforce=False)
+        )
+        lat.append(secs)
+    return percentiles(lat)
+
+
+def _recall_case(
+    engine: Literal["edge", "local"],
+    n: int,
+    texts: list[str],
+    emb: Embeddings,
+    root: Path,
+    n_queries: int,
+) -> dict[str, float]:
+    """Load ``n`` memories with ``remember_many``, then time recall in that process and again
+    after closing and reopening the store (a restarted service)."""
+    data_dir = root / f"recall-{engine}-{n}"
+    config = MemoryConfig(data_dir=data_dir, vector_engine=engine)
+    out: dict[str, float] = {}
+    mem = PraxMemory(config, embeddings=emb, embedding_dimension=384)
+    try:
+        started = time.perf_counter()
+        for s in range(0, n, 1000):
+            mem.remember_many(USER, [{"content": t} for t in texts[s : min(n, s + 1000)]])
+        out["ingest"] = n / (time.perf_counter() - started)
+        assert mem.count(USER) == n
+        out["p50"], out["p95"] = _latency(mem, n_queries)
+    finally:
+        mem.close()
+    started = time.perf_counter()
+    mem = PraxMemory(config, embeddings=emb, embedding_dimension=384)
+    try:
+        assert mem.count(USER) == n
+        out["open_s"] = time.perf_counter() - started
+        out["reopened_p50"], out["reopened_p95"] = _latency(mem, n_queries)
+    finally:
+        mem.close()
+    out["disk_mb"] = _disk_mb(data_dir)
+    return out
+
+
+def run_recall(
+    sizes: list[int], local_sizes: list[int], n_queries: int, emb: Embeddings, root: Path
+) -> None:
     texts_all = synthetic_texts(max(sizes))
-    base = PackagedMiniLMEmbeddings(data_root / "models")
-    shared = ResilientEmbeddings(base, dimension=384, cache_size=max(sizes) + 100)
-    _, secs = timed(lambda: shared.embed_documents(texts_all + QUERIES))
-    print(
-        f"embedder: {len(texts_all) / secs:,.0f} texts/s "
-        f"(offline all-MiniLM-L6-v2 int8, {platform.processor() or platform.machine()})"
+    rows = []
+    for n in sizes:
+        edge = _recall_case("edge", n, texts_all, emb, root, n_queries)
+        base = (
+            _recall_case("local", n, texts_all, emb, root, n_queries) if n in local_sizes else None
+        )
+        for engine, res in (("qdrant-edge (default)", edge), ("local mode (baseline)", base)):
+            if res is None:
+                continue
+            ratio = f"{base['p50'] / edge['p50']:.1f}x" if base is not None else "—"
+            rows.append(
+                [
+                    f"{n:,}",
+                    engine,
+                    f"{res['ingest']:,.0f}",
+                    f"{res['p50']:.1f} / {res['p95']:.1f}",
+                    f"{res['reopened_p50']:.1f} / {res['reopened_p95']:.1f}",
+                    ratio if engine.startswith("qdrant-edge") else "1.0x",
+                    f"{res['open_s']:.1f}",
+                    f"{res['disk_mb']:,.0f}",
+                ]
+            )
+        print(f"  done: {n:,} memories", flush=True)
+    print_table(
+        f"Recall latency vs memories per user (remember_many in batches of 1,000; "
+        f"recall k=10, no reinforcement; {n_queries} queries)",
+        [
+            "memories",
+            "engine",
+            "ingest/s (vectors precomputed)",
+            "recall p50/p95 ms, after ingest",
+            "recall p50/p95 ms, reopened",
+            "local p50 / edge p50",
+            "open + count s",
+            "disk MB",
+        ],
+        rows,
     )
+
+
+def run_store_comparison(sizes: list[int], n_queries: int, emb: Embeddings, root: Path) -> None:
+    texts_all = synthetic_texts(max(sizes))
     rows = []
     for n in sizes:
         texts = texts_all[:n]
-        inmem = InMemoryStore(index={"dims": 384, "embed": shared, "fields": ["content"]})
+        inmem = InMemoryStore(index={"dims": 384, "embed": emb, "fields": ["content"]})
         mem = PraxMemory(
-            MemoryConfig(data_dir=data_root / f"prax-{n}"),
-            embeddings=shared,
-            embedding_dimension=384,
+            MemoryConfig(data_dir=root / f"prax-{n}"), embeddings=emb, embedding_dimension=384
         )
         prax = PraxMemoryStore(mem)
         results = {}
         for name, store in (("InMemoryStore", inmem), ("PraxMemoryStore", prax)):
-            ns = ("memories", "bench-user")
+            ns = ("memories", USER)
 
             def load(store=store, ns=ns, n=n, texts=texts) -> None:  # type: ignore[no-untyped-def]
                 for start in range(0, n, 100):
@@ -90,7 +220,7 @@ def run(sizes: list[int], n_queries: int, data_root: Path) -> None:
             ]
         )
     print_table(
-        "PraxMemoryStore vs InMemoryStore (same cached embedder, batches of 100 puts)",
+        "PraxMemoryStore (embedded defaults) vs InMemoryStore (same vectors, batches of 100 puts)",
         [
             "memories",
             "InMemory puts/s",
@@ -106,11 +236,24 @@ def run(sizes: list[int], n_queries: int, data_root: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--recall-sizes", type=int, nargs="*", default=[1000, 10000, 100000])
+    parser.add_argument("--local-sizes", type=int, nargs="*", default=[1000, 10000])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--skip-store-comparison", action="store_true")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        run(args.sizes, args.queries, Path(tmp))
+    print(f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}")
+    with tempfile.TemporaryDirectory(prefix="prax-bench-store-") as tmp:
+        root = Path(tmp)
+        needed = max([*args.recall_sizes, *([] if args.skip_store_comparison else args.sizes)])
+        texts = synthetic_texts(needed) + QUERIES
+        model = PackagedMiniLMEmbeddings(root / "models")
+        emb, secs = timed(lambda: Precomputed(model, texts))
+        print(f"embedder: {len(texts) / secs:,.0f} texts/s (offline all-MiniLM-L6-v2 int8)")
+        if args.recall_sizes:
+            run_recall(args.recall_sizes, args.local_sizes, args.queries, emb, root)
+        if not args.skip_store_comparison:
+            run_store_comparison(args.sizes, args.queries, emb, root)
 
 
 if __name__ == "__main__":

@@ -110,7 +110,7 @@ def run_checks(memory: PraxMemory) -> list[Check]:
     checks.append(_timed("embeddings", embeddings))
 
     def vectors() -> str:
-        where = cfg.qdrant_url or f"embedded at {cfg.qdrant_path}"
+        where = cfg.qdrant_url or f"embedded ({cfg.vector_engine}) at {cfg.embedded_qdrant_path}"
         memory.count(_PROBE_USER)
         return f"Qdrant {where}, collection {cfg.collection_name}"
 

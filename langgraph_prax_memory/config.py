@@ -95,8 +95,8 @@ class MemoryConfig(BaseSettings):
     """Settings of a :class:`~langgraph_prax_memory.PraxMemory`.
 
     Values come from keyword arguments first, then from the environment (names below), then
-    from the defaults, which run fully offline: Qdrant in local mode under ``data_dir``, the
-    embedded SQLite graph and the packaged all-MiniLM-L6-v2 model.
+    from the defaults, which run fully offline: Qdrant's engine in-process (qdrant-edge) under
+    ``data_dir``, the embedded SQLite graph and the packaged all-MiniLM-L6-v2 model.
 
     Example:
         >>> cfg = MemoryConfig(data_dir="/tmp/prax-doc", decay_halflife_days=14)
@@ -126,7 +126,16 @@ class MemoryConfig(BaseSettings):
 
     qdrant_url: str | None = Field(None, validation_alias=AliasChoices("QDRANT_URL"))
     """``QDRANT_URL``: a Qdrant server (``http://host:6333``), ``:memory:``, or unset for the
-    embedded on-disk store under ``data_dir/qdrant``."""
+    embedded on-disk store under ``data_dir`` (see ``MEMORY_VECTOR_ENGINE``)."""
+
+    vector_engine: Literal["edge", "local"] = Field(
+        "edge", validation_alias=AliasChoices("MEMORY_VECTOR_ENGINE")
+    )
+    """``MEMORY_VECTOR_ENGINE``: the embedded Qdrant engine used when ``QDRANT_URL`` is unset or
+    ``:memory:``. ``edge`` (default): qdrant-edge, Qdrant's Rust engine in-process, under
+    ``data_dir/qdrant-edge`` (payload indexes, so the per-user filter is an index lookup).
+    ``local``: qdrant-client's pure-Python local mode under ``data_dir/qdrant``, as before.
+    A server URL ignores it."""
 
     qdrant_api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("QDRANT_API_KEY"))
     """``QDRANT_API_KEY``: API key of a Qdrant server."""
@@ -273,8 +282,18 @@ class MemoryConfig(BaseSettings):
 
     @property
     def qdrant_path(self) -> Path:
-        """Folder of the embedded (local mode) Qdrant store."""
+        """Folder of the embedded Qdrant store of qdrant-client's local mode (engine ``local``)."""
         return self.data_dir / "qdrant"
+
+    @property
+    def qdrant_edge_path(self) -> Path:
+        """Folder of the embedded qdrant-edge store (engine ``edge``, the default)."""
+        return self.data_dir / "qdrant-edge"
+
+    @property
+    def embedded_qdrant_path(self) -> Path:
+        """Folder of the embedded store of the configured ``vector_engine``."""
+        return self.qdrant_edge_path if self.vector_engine == "edge" else self.qdrant_path
 
     @property
     def graph_path(self) -> Path:

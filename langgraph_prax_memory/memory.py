@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
 from langgraph_prax_memory._conversation import Turn, conversation_items
 from langgraph_prax_memory._validation import (
@@ -49,6 +49,7 @@ from langgraph_prax_memory.vectors._payload import build_payload, content_hash, 
 from langgraph_prax_memory.vectors._plan import StoredPoint, VectorRecord, point_id
 from langgraph_prax_memory.vectors._store import (
     QdrantVectorStore,
+    VectorClient,
     open_qdrant_client,
 )
 
@@ -129,7 +130,7 @@ class _Core:
         *,
         embeddings: Embeddings | None,
         embedding_dimension: int | None,
-        qdrant_client: QdrantClient | None,
+        qdrant_client: VectorClient | None,
     ) -> None:
         self.config = config or MemoryConfig()
         self.sparse = SparseTFEncoder(self.config.sparse_scheme, stem=self.config.sparse_stem)
@@ -193,13 +194,15 @@ class PraxMemory:
     """Layered long-term memory for one process: remember, recall, forget — per user.
 
     Built from a :class:`MemoryConfig` (environment by default). With no configuration it runs
-    offline: Qdrant local mode under the data directory and the packaged MiniLM model.
+    offline: Qdrant's engine in-process (qdrant-edge) under the data directory and the packaged
+    MiniLM model.
 
     Args:
         config: Settings; read from the environment when omitted.
         embeddings: A LangChain ``Embeddings`` to use instead of the configured provider.
         embedding_dimension: Width of ``embeddings`` (required with it).
-        qdrant_client: An open ``QdrantClient`` to use instead of opening one from config.
+        qdrant_client: An open ``QdrantClient`` (or ``EdgeClient``) to use instead of opening
+            one from config.
         graph: A graph store to use instead of the configured one.
         graph_arm: Let recall use the graph neighbourhood arm.
         expansion_model: Chat model for query expansion (``config.retrieval.query_expansion``).
@@ -222,7 +225,7 @@ class PraxMemory:
         *,
         embeddings: Embeddings | None = None,
         embedding_dimension: int | None = None,
-        qdrant_client: QdrantClient | None = None,
+        qdrant_client: VectorClient | None = None,
         graph: GraphStore | None = None,
         graph_arm: bool = True,
         expansion_model: BaseChatModel | None = None,
@@ -729,7 +732,7 @@ class AsyncPraxMemory:
         *,
         embeddings: Embeddings | None = None,
         embedding_dimension: int | None = None,
-        qdrant_client: QdrantClient | None = None,
+        qdrant_client: VectorClient | None = None,
     ) -> None:
         self.sync = PraxMemory(
             config,

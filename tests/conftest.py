@@ -22,6 +22,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "MEMORY_STM_MAX_ENTRIES",
         "MEMORY_DECAY_HALFLIFE_DAYS",
         "MEMORY_COLLECTION",
+        "MEMORY_VECTOR_ENGINE",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("MEMORY_DATA_DIR", str(tmp_path / "data"))

@@ -1,7 +1,8 @@
-"""The Qdrant vector store: one class over ``qdrant-client``.
+"""The Qdrant vector store: one class over ``qdrant-client`` (or the embedded engine).
 
-It serves a server URL, an embedded on-disk folder (local mode) or ``:memory:``, with a sync
-face and an async face.
+It serves a server URL, an embedded on-disk folder or ``:memory:``, with a sync face and an
+async face. Embedded means qdrant-edge (:class:`~langgraph_prax_memory.vectors._edge.EdgeClient`,
+the default) or qdrant-client's local mode (``MEMORY_VECTOR_ENGINE=local``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from langgraph_prax_memory.errors import (
     MemoryWriteError,
     StoreLockedError,
 )
+from langgraph_prax_memory.vectors._edge import EdgeClient
 from langgraph_prax_memory.vectors._plan import (
     DENSE,
     PAYLOAD_INDEXES,
@@ -42,26 +44,37 @@ from langgraph_prax_memory.vectors._plan import (
     user_filter,
 )
 
-__all__ = ["AsyncQdrantVectorStore", "QdrantVectorStore", "open_qdrant_client"]
+__all__ = ["AsyncQdrantVectorStore", "QdrantVectorStore", "VectorClient", "open_qdrant_client"]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 _SCROLL_PAGE = 512
 
+#: What the vector store talks to: qdrant-client (server or local mode) or the embedded engine.
+VectorClient = QdrantClient | EdgeClient
 
-def open_qdrant_client(config: MemoryConfig) -> QdrantClient:
+
+def open_qdrant_client(config: MemoryConfig) -> VectorClient:
     """Open the client the configuration asks for.
 
     ``QDRANT_URL`` set → a server; ``:memory:`` → an in-process store; unset → the embedded
-    store under ``data_dir/qdrant``. Qdrant's local mode allows one client per folder: a
-    second process gets :class:`StoreLockedError` with what to do, never a hang.
+    store under ``data_dir``. The embedded engine is ``MEMORY_VECTOR_ENGINE``: qdrant-edge
+    (``data_dir/qdrant-edge``, the default) or qdrant-client's local mode (``data_dir/qdrant``).
+    Both allow one client per folder: a second process gets :class:`StoreLockedError` with
+    what to do, never a hang.
     """
     url = config.qdrant_url
-    if url == ":memory:":
-        return QdrantClient(location=":memory:")
-    if url:
+    if url and url != ":memory:":
         key = config.qdrant_api_key.get_secret_value() if config.qdrant_api_key else None
         return QdrantClient(url=url, api_key=key, timeout=10)
+    if config.vector_engine == "edge":
+        if url == ":memory:":
+            return EdgeClient(":memory:")
+        client = EdgeClient(config.qdrant_edge_path)  # StoreLockedError when held
+        _warn_if_local_data_left(config, client)
+        return client
+    if url == ":memory:":
+        return QdrantClient(location=":memory:")
     path = config.qdrant_path
     path.mkdir(parents=True, exist_ok=True)
     try:
@@ -77,7 +90,26 @@ def open_qdrant_client(config: MemoryConfig) -> QdrantClient:
         raise
 
 
-def _is_local(client: QdrantClient) -> bool:
+def _warn_if_local_data_left(config: MemoryConfig, client: EdgeClient) -> None:
+    """Say so when memories sit in a local-mode folder the edge engine does not read."""
+    old = config.qdrant_path / "collection" / config.collection_name
+    if old.is_dir() and not client.collection_exists(config.collection_name):
+        logger.warning(
+            "memories of qdrant-client's local mode exist at %s but the embedded engine is now "
+            "qdrant-edge (%s), which starts empty. Set MEMORY_VECTOR_ENGINE=local to keep using "
+            "them, or move them: `prax-memory export` with MEMORY_VECTOR_ENGINE=local, then "
+            "`prax-memory import` with the default engine.",
+            config.qdrant_path,
+            config.qdrant_edge_path,
+        )
+
+
+def _is_local(client: VectorClient) -> bool:
+    """qdrant-client's local mode: pure Python, no payload indexes, not thread-safe.
+
+    The edge engine is not "local" in this sense: it keeps payload indexes and its shards are
+    thread-safe, so it is treated like a server.
+    """
     return type(getattr(client, "_client", None)).__name__ == "QdrantLocal"
 
 
@@ -85,7 +117,8 @@ class QdrantVectorStore:
     """Memories as Qdrant points with named dense + sparse vectors, always scoped by user.
 
     Args:
-        client: An open ``QdrantClient`` (see :func:`open_qdrant_client`).
+        client: An open ``QdrantClient`` or embedded ``EdgeClient`` (see
+            :func:`open_qdrant_client`).
         collection: Collection name (``prax_memories`` by default).
         dimension: Width of the dense vector; checked against an existing collection.
 
@@ -97,7 +130,7 @@ class QdrantVectorStore:
     """
 
     def __init__(
-        self, client: QdrantClient, *, collection: str = "prax_memories", dimension: int
+        self, client: VectorClient, *, collection: str = "prax_memories", dimension: int
     ) -> None:
         self.client = client
         self.collection = collection
@@ -113,21 +146,30 @@ class QdrantVectorStore:
 
     # -- setup -------------------------------------------------------------------------
     def ensure_collection(self) -> None:
-        """Create the collection and its payload indexes, or check the existing one's width."""
+        """Create the collection and its payload indexes, or check the existing one's width.
+
+        An existing collection that lacks some of the payload indexes (an interrupted first
+        run) gets them: the embedded engine, like a server, facets and orders only by indexed
+        fields.
+        """
         if self._ready:
             return
         with self._lock:
             if self._ready:
                 return
             try:
+                indexed: set[str] = set()
                 if self.client.collection_exists(self.collection):
-                    self._check_width(self.client.get_collection(self.collection))
+                    info = self.client.get_collection(self.collection)
+                    self._check_width(info)
+                    indexed = set(info.payload_schema)
                 else:
                     self.client.create_collection(
                         self.collection, **collection_plan(self.dimension)
                     )
-                    if not self.local:
-                        for name, schema in PAYLOAD_INDEXES.items():
+                if not self.local:
+                    for name, schema in PAYLOAD_INDEXES.items():
+                        if name not in indexed:
                             self.client.create_payload_index(self.collection, name, schema)
             except (ConfigError, BackendUnavailable):
                 raise
@@ -418,10 +460,10 @@ def _assert_pinned(flt: models.Filter, user_id: str) -> None:
 class AsyncQdrantVectorStore:
     """The async face of :class:`QdrantVectorStore`, with the same method names.
 
-    Against a server it uses ``AsyncQdrantClient`` natively. In local mode (an on-disk folder or
-    ``:memory:``) qdrant-client's async local client is synchronous code under ``async def`` and
-    a second client could not open the same folder, so the async face shares the sync store and
-    runs its calls in a worker thread — the event loop never blocks either way.
+    Against a server it uses ``AsyncQdrantClient`` natively. Embedded (an on-disk folder or
+    ``:memory:``, qdrant-edge or local mode) the engine is an in-process library with no real
+    async API and a second client could not open the same folder, so the async face shares the
+    sync store and runs its calls in a worker thread — the event loop never blocks either way.
 
     Example:
         >>> from qdrant_client import QdrantClient

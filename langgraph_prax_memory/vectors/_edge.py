@@ -1,0 +1,1028 @@
+"""The embedded vector engine: ``qdrant-edge`` behind the ``QdrantClient`` calls we make.
+
+``qdrant-edge-py`` runs Qdrant's Rust engine in-process (an ``EdgeShard`` per folder): payload
+indexes, the sparse IDF modifier, prefetch + fusion and filters are the server's own code, so
+the tenant filter is an index lookup instead of qdrant-client local mode's point-by-point
+Python check. :class:`EdgeClient` takes and returns qdrant-client ``models`` objects and covers
+exactly the methods this package calls on a client; anything else it is handed (a query,
+condition or schema type it does not translate) raises ``NotImplementedError`` naming it,
+never a silent change of meaning.
+
+Layout: ``<root>/.lock`` (one process per folder, like local mode) and one folder per
+collection, ``<root>/<collection>/collection.json`` (the vectors config as qdrant-client JSON)
+plus ``<root>/<collection>/shard/`` (the edge shard).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import threading
+import uuid
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import filelock
+import numpy as np
+import qdrant_edge as qe
+from qdrant_client import models
+from qdrant_client.http.models import QueryResponse
+from qdrant_client.hybrid.fusion import distribution_based_score_fusion, reciprocal_rank_fusion
+
+from langgraph_prax_memory.errors import StoreLockedError
+
+__all__ = ["EdgeClient"]
+
+T = TypeVar("T")
+
+#: qdrant-client's RRF constant when a ``FusionQuery`` gives none (``hybrid/fusion.py``).
+RRF_K = 2
+_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_META = "collection.json"
+_SHARD = "shard"
+_LOCK = ".lock"
+_FACET_DEPTH = 10_000
+
+_DISTANCES = {
+    models.Distance.COSINE: qe.Distance.Cosine,
+    models.Distance.EUCLID: qe.Distance.Euclid,
+    models.Distance.DOT: qe.Distance.Dot,
+    models.Distance.MANHATTAN: qe.Distance.Manhattan,
+}
+_SCHEMA_TYPES = {
+    models.PayloadSchemaType.KEYWORD: qe.PayloadSchemaType.Keyword,
+    models.PayloadSchemaType.INTEGER: qe.PayloadSchemaType.Integer,
+    models.PayloadSchemaType.FLOAT: qe.PayloadSchemaType.Float,
+    models.PayloadSchemaType.GEO: qe.PayloadSchemaType.Geo,
+    models.PayloadSchemaType.TEXT: qe.PayloadSchemaType.Text,
+    models.PayloadSchemaType.BOOL: qe.PayloadSchemaType.Bool,
+    models.PayloadSchemaType.DATETIME: qe.PayloadSchemaType.Datetime,
+    models.PayloadSchemaType.UUID: qe.PayloadSchemaType.Uuid,
+}
+_SCHEMA_TYPES_BACK = {v: k for k, v in _SCHEMA_TYPES.items()}
+
+_Operation = (
+    models.UpsertOperation
+    | models.DeleteOperation
+    | models.SetPayloadOperation
+    | models.OverwritePayloadOperation
+    | models.DeletePayloadOperation
+    | models.ClearPayloadOperation
+    | models.UpdateVectorsOperation
+    | models.DeleteVectorsOperation
+)
+_Selector = (
+    Sequence[models.ExtendedPointId] | models.Filter | models.PointIdsList | models.FilterSelector
+)
+
+
+class EdgeClient:
+    """The ``QdrantClient`` methods this package uses, served by an in-process qdrant-edge.
+
+    One ``EdgeShard`` per collection under ``path``; ``":memory:"`` uses a temporary folder that
+    :meth:`close` removes. Opening a folder another client holds (this process or another)
+    raises :class:`StoreLockedError`. Safe to share between threads: the shards are Rust
+    objects with their own locking, and the registry of open shards is guarded here. Writes
+    are applied (and logged to the shard's write-ahead log) before a method returns, whatever
+    ``wait`` says; a write that does not land raises.
+
+    Args:
+        path: The data folder, or ``":memory:"``.
+
+    Example:
+        >>> from qdrant_client import models
+        >>> client = EdgeClient(":memory:")
+        >>> client.create_collection(
+        ...     "demo",
+        ...     vectors_config={"dense": models.VectorParams(size=2, distance=models.Distance.DOT)},
+        ... )
+        True
+        >>> pid = "6f1c2b7e-8d0a-4c55-9d5e-2f6a0b4e9c31"
+        >>> client.upsert(
+        ...     "demo", [models.PointStruct(id=pid, vector={"dense": [1.0, 0.0]}, payload={})]
+        ... ).status
+        <UpdateStatus.COMPLETED: 'completed'>
+        >>> client.query_points("demo", query=[1.0, 0.0], using="dense").points[0].id == pid
+        True
+        >>> client.close()
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._temporary = str(path) == ":memory:"
+        root = Path(tempfile.mkdtemp(prefix="prax-qdrant-edge-")) if self._temporary else Path(path)
+        root.mkdir(parents=True, exist_ok=True)
+        self.path = root
+        self._registry = threading.RLock()
+        self._shards: dict[str, qe.EdgeShard] = {}
+        self._closed = False
+        self._file_lock = filelock.FileLock(str(root / _LOCK), timeout=0)
+        try:
+            self._file_lock.acquire()
+        except filelock.Timeout as exc:
+            if self._temporary:
+                shutil.rmtree(root, ignore_errors=True)
+            raise _locked(root) from exc
+        # A client dropped without close() still flushes, unlocks and removes its temporary
+        # folder when it is garbage-collected or the interpreter exits.
+        self._release = weakref.finalize(
+            self, _release, self._shards, self._file_lock, root if self._temporary else None
+        )
+
+    # -- collections -------------------------------------------------------------------
+    def collection_exists(self, collection_name: str) -> bool:
+        """Whether the collection was created in this folder."""
+        return (self._dir(collection_name) / _META).is_file()
+
+    def create_collection(
+        self,
+        collection_name: str,
+        vectors_config: models.VectorParams | Mapping[str, models.VectorParams] | None = None,
+        sparse_vectors_config: Mapping[str, models.SparseVectorParams] | None = None,
+    ) -> bool:
+        """Create a collection of named dense and sparse vectors (an unnamed dense one too).
+
+        Raises:
+            ValueError: The collection exists (as in local mode).
+            NotImplementedError: A vector option edge is not given here (HNSW, quantization,
+                multivectors, datatypes).
+        """
+        with self._registry:
+            self._check_open()
+            if self.collection_exists(collection_name):
+                raise ValueError(f"Collection {collection_name} already exists")
+            dense: dict[str, Any] = {}
+            if isinstance(vectors_config, models.VectorParams):
+                dense[""] = vectors_config
+            elif vectors_config is not None:
+                dense.update(vectors_config)
+            sparse = dict(sparse_vectors_config or {})
+            meta = {
+                "vectors": {
+                    k: v.model_dump(mode="json", exclude_none=True) for k, v in dense.items()
+                },
+                "sparse_vectors": {
+                    k: v.model_dump(mode="json", exclude_none=True) for k, v in sparse.items()
+                },
+            }
+            config = _edge_config(meta)  # validates before anything is written
+            folder = self._dir(collection_name)
+            folder.mkdir(parents=True, exist_ok=True)
+            if (folder / _SHARD).exists():  # a shard without metadata: an interrupted create
+                shutil.rmtree(folder / _SHARD)
+            shard = qe.EdgeShard.create(str(folder / _SHARD), config)
+            tmp = folder / f"{_META}.tmp"
+            tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+            tmp.replace(folder / _META)
+            self._shards[collection_name] = shard
+            return True
+
+    def get_collection(self, collection_name: str) -> models.CollectionInfo:
+        """The collection's vectors config, point counts and payload indexes.
+
+        HNSW, optimizer and WAL settings are reported as Qdrant's defaults, which is what the
+        edge shard runs with.
+        """
+        meta = self._meta(collection_name)
+        info = self._shard(collection_name).info()
+        vectors_meta = meta["vectors"]
+        vectors: models.VectorParams | dict[str, models.VectorParams]
+        if set(vectors_meta) == {""}:
+            vectors = models.VectorParams.model_validate(vectors_meta[""])
+        else:
+            vectors = {k: models.VectorParams.model_validate(v) for k, v in vectors_meta.items()}
+        sparse = {
+            k: models.SparseVectorParams.model_validate(v)
+            for k, v in meta["sparse_vectors"].items()
+        }
+        return models.CollectionInfo(
+            status=models.CollectionStatus.GREEN,
+            optimizer_status=models.OptimizersStatusOneOf.OK,
+            indexed_vectors_count=info.indexed_vectors_count,
+            points_count=info.points_count,
+            segments_count=info.segments_count,
+            config=models.CollectionConfig(
+                params=models.CollectionParams(vectors=vectors, sparse_vectors=sparse or None),
+                hnsw_config=models.HnswConfig(m=16, ef_construct=100, full_scan_threshold=10_000),
+                optimizer_config=models.OptimizersConfig(
+                    default_segment_number=0, flush_interval_sec=5
+                ),
+            ),
+            payload_schema={
+                key: models.PayloadIndexInfo(
+                    data_type=_SCHEMA_TYPES_BACK[idx.data_type], params=None, points=idx.points
+                )
+                for key, idx in info.payload_schema.items()
+            },
+        )
+
+    def create_payload_index(
+        self,
+        collection_name: str,
+        field_name: str,
+        field_schema: models.PayloadSchemaType
+        | models.KeywordIndexParams
+        | models.IntegerIndexParams
+        | models.FloatIndexParams
+        | models.BoolIndexParams
+        | models.DatetimeIndexParams
+        | models.UuidIndexParams
+        | str,
+        wait: bool = True,
+    ) -> models.UpdateResult:
+        """Index a payload field (filters on it become index lookups; facets need one)."""
+        schema = _index_schema(field_schema)
+        return self._update(
+            collection_name,
+            "payload index",
+            [qe.UpdateOperation.create_field_index(field_name, schema)],
+        )[0]
+
+    # -- writes ------------------------------------------------------------------------
+    def upsert(
+        self, collection_name: str, points: Sequence[models.PointStruct], wait: bool = True
+    ) -> models.UpdateResult:
+        """Insert or replace points; raises unless the write landed."""
+        if isinstance(points, models.Batch):
+            raise NotImplementedError("EdgeClient.upsert takes PointStruct lists, not a Batch")
+        op = qe.UpdateOperation.upsert_points([_point(p) for p in points])
+        return self._update(collection_name, "upsert", [op])[0]
+
+    def update_vectors(
+        self,
+        collection_name: str,
+        points: Sequence[models.PointVectors],
+        wait: bool = True,
+        update_filter: models.Filter | None = None,
+    ) -> models.UpdateResult:
+        """Replace the given vectors of existing points (those matching ``update_filter``)."""
+        op = qe.UpdateOperation.update_vectors(
+            [qe.PointVectors(_id_in(p.id), _vectors_in(p.vector)) for p in points],
+            condition=_filter(update_filter),
+        )
+        return self._update(collection_name, "vector update", [op])[0]
+
+    def set_payload(
+        self,
+        collection_name: str,
+        payload: dict[str, Any],
+        points: _Selector,
+        key: str | None = None,
+        wait: bool = True,
+    ) -> models.UpdateResult:
+        """Merge ``payload`` into the selected points (a key set to ``None`` is removed)."""
+        op = _set_payload(payload, points, key, overwrite=False)
+        return self._update(collection_name, "payload update", [op])[0]
+
+    def delete(
+        self, collection_name: str, points_selector: _Selector, wait: bool = True
+    ) -> models.UpdateResult:
+        """Delete the selected points (ids that do not exist are ignored)."""
+        return self._update(collection_name, "delete", [_delete(points_selector)])[0]
+
+    def batch_update_points(
+        self,
+        collection_name: str,
+        update_operations: Sequence[_Operation],
+        wait: bool = True,
+    ) -> list[models.UpdateResult]:
+        """Apply operations in order; the first that fails raises (earlier ones stay applied)."""
+        ops = [_operation(op) for op in update_operations]
+        return self._update(collection_name, "batch update", ops)
+
+    # -- reads -------------------------------------------------------------------------
+    def query_points(
+        self,
+        collection_name: str,
+        query: Any = None,
+        using: str | None = None,
+        prefetch: models.Prefetch | Sequence[models.Prefetch] | None = None,
+        query_filter: models.Filter | None = None,
+        search_params: models.SearchParams | None = None,
+        limit: int = 10,
+        offset: int | None = None,
+        with_payload: Any = True,
+        with_vectors: bool | Sequence[str] = False,
+        score_threshold: float | None = None,
+    ) -> QueryResponse:
+        """Nearest-vector, fusion (RRF / DBSF over prefetches) or order-by queries.
+
+        A fusion of prefetches is computed here, not in the engine: the prefetches run as one
+        batch in qdrant-edge (each scoped by ``query_filter`` and its own filter, as on a
+        server) and qdrant-client's own fusion functions merge them, so scores and the order
+        of tied scores are local mode's. (The engine's fusion orders ties differently from
+        one call to the next.)
+        """
+        if prefetch and isinstance(query, (models.FusionQuery, _newer("RrfQuery"))):
+            return self._fused(
+                collection_name,
+                query,
+                [prefetch] if isinstance(prefetch, models.Prefetch) else list(prefetch),
+                query_filter,
+                limit=limit,
+                offset=offset or 0,
+                with_payload=with_payload,
+                with_vectors=with_vectors,
+                score_threshold=score_threshold,
+            )
+        request = qe.QueryRequest(
+            limit=limit,
+            offset=offset,
+            query=_query(query, using),
+            prefetches=_prefetches(prefetch),
+            with_vector=_with_vectors(with_vectors),
+            with_payload=_with_payload(with_payload),
+            filter=_filter(query_filter),
+            score_threshold=score_threshold,
+            params=_search_params(search_params),
+        )
+        found = self._read(collection_name, "query", lambda s: s.query(request))
+        return QueryResponse(points=[_scored(p) for p in found])
+
+    def _fused(
+        self,
+        collection_name: str,
+        query: Any,
+        prefetches: list[models.Prefetch],
+        query_filter: models.Filter | None,
+        *,
+        limit: int,
+        offset: int,
+        with_payload: Any,
+        with_vectors: bool | Sequence[str],
+        score_threshold: float | None,
+    ) -> QueryResponse:
+        top = _filter(query_filter)
+        arms = []
+        for p in prefetches:
+            if p.lookup_from is not None:
+                raise NotImplementedError("EdgeClient does not translate lookup_from")
+            arms.append(
+                qe.QueryRequest(
+                    limit=p.limit if p.limit is not None else 10,
+                    query=_query(p.query, p.using),
+                    prefetches=_prefetches(p.prefetch),
+                    filter=_and(top, _filter(p.filter)),
+                    score_threshold=p.score_threshold,
+                    params=_search_params(p.params),
+                    with_payload=False,
+                    with_vector=False,
+                )
+            )
+        batch = qe.QueryBatchRequest(arms)
+        found = self._read(collection_name, "query", lambda s: s.query_batch(batch))
+        sources = [[_scored(p) for p in arm] for arm in found]
+        if not isinstance(query, models.FusionQuery):  # an RrfQuery: its own k and weights
+            fused = reciprocal_rank_fusion(
+                sources,
+                limit=limit + offset,
+                ranking_constant_k=query.rrf.k,
+                weights=query.rrf.weights,
+            )
+        elif query.fusion == models.Fusion.RRF:
+            fused = reciprocal_rank_fusion(sources, limit=limit + offset)
+        else:
+            fused = distribution_based_score_fusion(sources, limit=limit + offset)
+        if score_threshold is not None:
+            fused = [f for f in fused if f.score >= score_threshold]
+        fused = fused[offset:]
+        if not fused:
+            return QueryResponse(points=[])
+        records = {
+            r.id: r
+            for r in self.retrieve(
+                collection_name, [f.id for f in fused], with_payload, with_vectors
+            )
+        }
+        out = []
+        for point in fused:
+            record = records.get(point.id)
+            if record is None:  # deleted between the two calls
+                continue
+            point.payload, point.vector = record.payload, record.vector
+            out.append(point)
+        return QueryResponse(points=out)
+
+    def scroll(
+        self,
+        collection_name: str,
+        scroll_filter: models.Filter | None = None,
+        limit: int = 10,
+        order_by: str | models.OrderBy | None = None,
+        offset: models.ExtendedPointId | None = None,
+        with_payload: Any = True,
+        with_vectors: bool | Sequence[str] = False,
+    ) -> tuple[list[models.Record], models.ExtendedPointId | None]:
+        """A page of points in id order (or ``order_by`` a range-indexed field) and the next id."""
+        request = qe.ScrollRequest(
+            offset=None if offset is None else _id_in(offset),
+            limit=limit,
+            filter=_filter(scroll_filter),
+            with_payload=_with_payload(with_payload),
+            with_vector=_with_vectors(with_vectors),
+            order_by=_order_by(order_by) if order_by is not None else None,
+        )
+        records, next_id = self._read(collection_name, "scroll", lambda s: s.scroll(request))
+        return [_record(r) for r in records], None if next_id is None else _id_out(next_id)
+
+    def retrieve(
+        self,
+        collection_name: str,
+        ids: Sequence[models.ExtendedPointId],
+        with_payload: Any = True,
+        with_vectors: bool | Sequence[str] = False,
+    ) -> list[models.Record]:
+        """The points among ``ids`` that exist."""
+        wanted = [_id_in(i) for i in ids]
+        payload, vectors = _with_payload(with_payload), _with_vectors(with_vectors)
+        records = self._read(
+            collection_name, "retrieve", lambda s: s.retrieve(wanted, payload, vectors)
+        )
+        return [_record(r) for r in records]
+
+    def count(
+        self, collection_name: str, count_filter: models.Filter | None = None, exact: bool = True
+    ) -> models.CountResult:
+        """How many points match (always an exact count, as in local mode)."""
+        request = qe.CountRequest(exact=True, filter=_filter(count_filter))
+        return models.CountResult(
+            count=self._read(collection_name, "count", lambda s: s.count(request))
+        )
+
+    def facet(
+        self,
+        collection_name: str,
+        key: str,
+        facet_filter: models.Filter | None = None,
+        limit: int = 10,
+        exact: bool = False,
+    ) -> models.FacetResponse:
+        """Distinct values of an indexed field with exact counts, most frequent first.
+
+        Ties are ordered by value, as local mode orders them (values are fetched beyond
+        ``limit`` so that a tie at the cut is decided the same way). Unlike local mode the
+        field needs a payload index (as on a server).
+        """
+        wide = max(limit, _FACET_DEPTH)
+        request = qe.FacetRequest(key, limit=wide, exact=True, filter=_filter(facet_filter))
+        res = self._read(collection_name, "facet", lambda s: s.facet(request))
+        hits = sorted(res.hits, key=lambda h: (-h.count, _value_order(h.value)))[:limit]
+        return models.FacetResponse(
+            hits=[models.FacetValueHit(value=h.value, count=h.count) for h in hits]
+        )
+
+    def close(self) -> None:
+        """Flush and close every shard, release the folder (delete it for ``":memory:"``)."""
+        with self._registry:
+            if self._closed:
+                return
+            self._closed = True
+            errors: list[Exception] = self._release() or []
+            if errors:
+                raise RuntimeError(f"closing qdrant-edge shards failed: {errors[0]}") from errors[0]
+
+    # -- internals ---------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError(f"the embedded Qdrant client at {self.path} is closed")
+
+    def _dir(self, collection_name: str) -> Path:
+        if not _NAME.match(collection_name):
+            raise ValueError(
+                f"collection name {collection_name!r}: use letters, digits, '_' and '-' only"
+            )
+        return self.path / collection_name
+
+    def _meta(self, collection_name: str) -> dict[str, Any]:
+        path = self._dir(collection_name) / _META
+        if not path.is_file():
+            raise ValueError(f"Collection {collection_name} not found")
+        meta: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return meta
+
+    def _shard(self, collection_name: str) -> qe.EdgeShard:
+        with self._registry:
+            self._check_open()
+            shard = self._shards.get(collection_name)
+            if shard is not None:
+                return shard
+            meta = self._meta(collection_name)
+            folder = self._dir(collection_name) / _SHARD
+            try:
+                if folder.is_dir() and any(folder.iterdir()):
+                    shard = qe.EdgeShard.load(str(folder))
+                else:  # metadata written, shard creation interrupted: create it now
+                    shard = qe.EdgeShard.create(str(folder), _edge_config(meta))
+            except Exception as exc:
+                if "WouldBlock" in str(exc):
+                    raise _locked(self.path) from exc
+                raise RuntimeError(f"cannot open the qdrant-edge shard at {folder}: {exc}") from exc
+            self._shards[collection_name] = shard
+            return shard
+
+    def _read(self, collection_name: str, what: str, fn: Callable[[qe.EdgeShard], T]) -> T:
+        shard = self._shard(collection_name)
+        try:
+            return fn(shard)
+        except Exception as exc:
+            raise RuntimeError(f"qdrant-edge {what} on {collection_name!r} failed: {exc}") from exc
+
+    def _update(
+        self, collection_name: str, what: str, ops: Sequence[qe.UpdateOperation]
+    ) -> list[models.UpdateResult]:
+        shard = self._shard(collection_name)
+        done = []
+        for op in ops:
+            try:
+                shard.update(op)
+            except Exception as exc:
+                raise RuntimeError(
+                    f"qdrant-edge {what} on {collection_name!r} failed: {exc}"
+                ) from exc
+            done.append(models.UpdateResult(operation_id=0, status=models.UpdateStatus.COMPLETED))
+        return done
+
+
+def _release(
+    shards: dict[str, qe.EdgeShard], lock: filelock.BaseFileLock, temporary: Path | None
+) -> list[Exception]:
+    """Flush and close the shards, unlock the folder, remove it if temporary; the errors."""
+    errors: list[Exception] = []
+    for shard in shards.values():
+        try:
+            shard.flush()
+            shard.close()
+        except Exception as exc:  # close the others, then report
+            errors.append(exc)
+    shards.clear()
+    lock.release()
+    if temporary is not None:
+        shutil.rmtree(temporary, ignore_errors=True)
+    return errors
+
+
+def _newer(name: str) -> Any:
+    """A qdrant-client model class older releases lack; ``()`` there (``isinstance`` is False).
+
+    The package accepts qdrant-client 1.15, which predates ``RrfQuery``, IDF corpora and
+    some match types.
+    """
+    return getattr(models, name, ())
+
+
+def _locked(root: Path) -> StoreLockedError:
+    return StoreLockedError(
+        f"the embedded Qdrant store at {root} is open in another process (the embedded engine "
+        "allows one client per folder). Close the other process, give this one its own "
+        "MEMORY_DATA_DIR, or run a Qdrant server and set QDRANT_URL so several processes can "
+        "share it."
+    )
+
+
+# -- collection config -------------------------------------------------------------------
+def _edge_config(meta: Mapping[str, Any]) -> qe.EdgeConfig:
+    dense = {
+        name: _dense_params(models.VectorParams.model_validate(raw))
+        for name, raw in meta["vectors"].items()
+    }
+    sparse = {
+        name: _sparse_params(models.SparseVectorParams.model_validate(raw))
+        for name, raw in meta["sparse_vectors"].items()
+    }
+    if not dense and not sparse:
+        raise ValueError("a collection needs at least one dense or sparse vector")
+    return qe.EdgeConfig(vectors=dense or None, sparse_vectors=sparse or None)
+
+
+def _dense_params(params: models.VectorParams) -> qe.EdgeVectorParams:
+    extra = [
+        name
+        for name in ("hnsw_config", "quantization_config", "multivector_config", "datatype")
+        if getattr(params, name, None) is not None
+    ]
+    if extra:
+        raise NotImplementedError(f"EdgeClient does not translate VectorParams {extra}")
+    return qe.EdgeVectorParams(
+        size=params.size, distance=_DISTANCES[params.distance], on_disk=params.on_disk
+    )
+
+
+def _sparse_params(params: models.SparseVectorParams) -> qe.EdgeSparseVectorParams:
+    index = params.index
+    if index is not None and index.datatype is not None:
+        raise NotImplementedError("EdgeClient does not translate sparse index datatypes")
+    return qe.EdgeSparseVectorParams(
+        full_scan_threshold=index.full_scan_threshold if index else None,
+        on_disk=index.on_disk if index else None,
+        modifier=qe.Modifier.Idf if params.modifier == models.Modifier.IDF else None,
+    )
+
+
+def _index_schema(schema: Any) -> qe.PayloadSchemaType | qe.PayloadSchemaParams:
+    if isinstance(schema, str) and not isinstance(schema, models.PayloadSchemaType):
+        schema = models.PayloadSchemaType(schema)
+    if isinstance(schema, models.PayloadSchemaType):
+        return _SCHEMA_TYPES[schema]
+    if isinstance(schema, models.KeywordIndexParams):
+        return qe.KeywordIndexParams(is_tenant=schema.is_tenant, on_disk=schema.on_disk)
+    if isinstance(schema, models.IntegerIndexParams):
+        return qe.IntegerIndexParams(
+            lookup=schema.lookup,
+            range=schema.range,
+            is_principal=schema.is_principal,
+            on_disk=schema.on_disk,
+        )
+    if isinstance(schema, models.FloatIndexParams):
+        return qe.FloatIndexParams(is_principal=schema.is_principal, on_disk=schema.on_disk)
+    if isinstance(schema, models.BoolIndexParams):
+        return qe.BoolIndexParams(on_disk=schema.on_disk)
+    if isinstance(schema, models.DatetimeIndexParams):
+        return qe.DatetimeIndexParams(is_principal=schema.is_principal, on_disk=schema.on_disk)
+    if isinstance(schema, models.UuidIndexParams):
+        return qe.UuidIndexParams(is_tenant=schema.is_tenant, on_disk=schema.on_disk)
+    raise NotImplementedError(f"EdgeClient does not translate the index schema {schema!r}")
+
+
+# -- points ------------------------------------------------------------------------------
+def _id_in(point_id: Any) -> qe.PointId:
+    if isinstance(point_id, bool) or not isinstance(point_id, int | str | uuid.UUID):
+        raise TypeError(f"a point id is an unsigned int or a UUID, got {point_id!r}")
+    return str(point_id) if isinstance(point_id, uuid.UUID) else point_id
+
+
+def _id_out(point_id: qe.PointId) -> models.ExtendedPointId:
+    return str(point_id) if isinstance(point_id, uuid.UUID) else point_id
+
+
+def _vector_in(vector: Any) -> qe.NamedVector:
+    if isinstance(vector, models.SparseVector):
+        return qe.SparseVector(list(vector.indices), list(vector.values))
+    if hasattr(vector, "tolist"):  # numpy
+        vector = vector.tolist()
+    if isinstance(vector, list):  # edge checks the values and the width
+        return vector
+    raise NotImplementedError(
+        f"EdgeClient takes dense float lists and SparseVector, got {type(vector).__name__}"
+    )
+
+
+def _vectors_in(vector: Any) -> qe.Vector:
+    if isinstance(vector, Mapping):
+        return {name: _vector_in(v) for name, v in vector.items()}
+    plain = _vector_in(vector)
+    if isinstance(plain, qe.SparseVector):
+        raise ValueError("a sparse vector must be named")
+    return plain
+
+
+def _vectors_out(vector: qe.Vector | None) -> Any:
+    if vector is None:
+        return None
+    if not isinstance(vector, dict):
+        return vector
+    out = {
+        name: models.SparseVector(indices=list(v.indices), values=list(v.values))
+        if isinstance(v, qe.SparseVector)
+        else v
+        for name, v in vector.items()
+    }
+    return out[""] if set(out) == {""} else out
+
+
+def _point(p: models.PointStruct) -> qe.Point:
+    return qe.Point(_id_in(p.id), _vectors_in(p.vector), p.payload)
+
+
+def _scored(p: qe.ScoredPoint) -> models.ScoredPoint:
+    return models.ScoredPoint(
+        id=_id_out(p.id),
+        version=p.version,
+        score=p.score,
+        payload=p.payload,
+        vector=_vectors_out(p.vector),
+        order_value=p.order_value,
+    )
+
+
+def _record(r: qe.Record) -> models.Record:
+    return models.Record(
+        id=_id_out(r.id),
+        payload=r.payload,
+        vector=_vectors_out(r.vector),
+        order_value=r.order_value,
+    )
+
+
+def _value_order(value: Any) -> tuple[int, Any]:
+    # local mode's order for count ties: bool < int < str, then by value
+    return (0 if isinstance(value, bool) else 1 if isinstance(value, int) else 2, value)
+
+
+def _with_payload(value: Any) -> qe.WithPayloadType:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, models.PayloadSelectorInclude):
+        return qe.PayloadSelector.Include(list(value.include))
+    if isinstance(value, models.PayloadSelectorExclude):
+        return qe.PayloadSelector.Exclude(list(value.exclude))
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [str(k) for k in value]
+    raise NotImplementedError(f"EdgeClient does not translate with_payload={value!r}")
+
+
+def _with_vectors(value: bool | Sequence[str]) -> qe.WithVectorType:
+    return value if isinstance(value, bool) else [str(v) for v in value]
+
+
+# -- writes ------------------------------------------------------------------------------
+def _ids_or_filter(selector: Any) -> tuple[list[qe.PointId] | None, qe.Filter | None]:
+    if isinstance(selector, models.PointIdsList):
+        return [_id_in(i) for i in selector.points], None
+    if isinstance(selector, models.FilterSelector):
+        return None, _filter(selector.filter)
+    if isinstance(selector, models.Filter):
+        return None, _filter(selector)
+    if isinstance(selector, Sequence) and not isinstance(selector, str):
+        return [_id_in(i) for i in selector], None
+    raise NotImplementedError(f"EdgeClient does not translate the selector {selector!r}")
+
+
+def _set_payload(
+    payload: dict[str, Any], selector: Any, key: str | None, *, overwrite: bool
+) -> qe.UpdateOperation:
+    ids, flt = _ids_or_filter(selector)
+    if ids is not None:
+        if overwrite:
+            return qe.UpdateOperation.overwrite_payload(ids, payload, key)
+        return qe.UpdateOperation.set_payload(ids, payload, key)
+    assert flt is not None
+    if overwrite:
+        return qe.UpdateOperation.overwrite_payload_by_filter(flt, payload, key)
+    return qe.UpdateOperation.set_payload_by_filter(flt, payload, key)
+
+
+def _delete(selector: Any) -> qe.UpdateOperation:
+    ids, flt = _ids_or_filter(selector)
+    if ids is not None:
+        return qe.UpdateOperation.delete_points(ids)
+    assert flt is not None
+    return qe.UpdateOperation.delete_points_by_filter(flt)
+
+
+def _one_selector(points: Any, flt: models.Filter | None) -> Any:
+    if (points is None) == (flt is None):
+        raise ValueError("give either points or filter")
+    return points if points is not None else flt
+
+
+def _operation(op: _Operation) -> qe.UpdateOperation:
+    if isinstance(op, models.SetPayloadOperation):
+        sp = op.set_payload
+        return _set_payload(
+            sp.payload, _one_selector(sp.points, sp.filter), sp.key, overwrite=False
+        )
+    if isinstance(op, models.OverwritePayloadOperation):
+        ow = op.overwrite_payload
+        return _set_payload(ow.payload, _one_selector(ow.points, ow.filter), ow.key, overwrite=True)
+    if isinstance(op, models.DeletePayloadOperation):
+        dp = op.delete_payload
+        ids, flt = _ids_or_filter(_one_selector(dp.points, dp.filter))
+        if ids is not None:
+            return qe.UpdateOperation.delete_payload(ids, list(dp.keys))
+        assert flt is not None
+        return qe.UpdateOperation.delete_payload_by_filter(flt, list(dp.keys))
+    if isinstance(op, models.ClearPayloadOperation):
+        ids, flt = _ids_or_filter(op.clear_payload)
+        if ids is not None:
+            return qe.UpdateOperation.clear_payload(ids)
+        assert flt is not None
+        return qe.UpdateOperation.clear_payload_by_filter(flt)
+    if isinstance(op, models.DeleteOperation):
+        return _delete(op.delete)
+    if isinstance(op, models.UpsertOperation) and isinstance(op.upsert, models.PointsList):
+        upsert = op.upsert
+        if getattr(upsert, "update_filter", None) or getattr(upsert, "update_mode", None):
+            raise NotImplementedError("EdgeClient does not translate conditional upserts")
+        return qe.UpdateOperation.upsert_points([_point(p) for p in op.upsert.points])
+    if isinstance(op, models.UpdateVectorsOperation):
+        uv = op.update_vectors
+        return qe.UpdateOperation.update_vectors(
+            [qe.PointVectors(_id_in(p.id), _vectors_in(p.vector)) for p in uv.points],
+            condition=_filter(uv.update_filter),
+        )
+    if isinstance(op, models.DeleteVectorsOperation):
+        dv = op.delete_vectors
+        ids, flt = _ids_or_filter(_one_selector(dv.points, dv.filter))
+        if ids is not None:
+            return qe.UpdateOperation.delete_vectors(ids, list(dv.vector))
+        assert flt is not None
+        return qe.UpdateOperation.delete_vectors_by_filter(flt, list(dv.vector))
+    raise NotImplementedError(f"EdgeClient does not translate {type(op).__name__}")
+
+
+# -- filters -----------------------------------------------------------------------------
+def _and(a: qe.Filter | None, b: qe.Filter | None) -> qe.Filter | None:
+    if a is None or b is None:
+        return a or b
+    return qe.Filter(must=[a, b])
+
+
+def _conditions(value: Any) -> list[qe.ConditionType] | None:
+    if value is None:
+        return None
+    items = value if isinstance(value, list) else [value]
+    return [_condition(c) for c in items]
+
+
+def _filter(flt: models.Filter | None) -> qe.Filter | None:
+    """The edge filter of a qdrant-client filter (``None`` stays ``None``)."""
+    if flt is None:
+        return None
+    min_should = None
+    if flt.min_should is not None:
+        min_should = qe.MinShould(
+            [_condition(c) for c in flt.min_should.conditions], flt.min_should.min_count
+        )
+    return qe.Filter(
+        must=_conditions(flt.must),
+        should=_conditions(flt.should),
+        must_not=_conditions(flt.must_not),
+        min_should=min_should,
+    )
+
+
+def _condition(cond: Any) -> qe.ConditionType:
+    if isinstance(cond, models.FieldCondition):
+        return _field_condition(cond)
+    if isinstance(cond, models.HasIdCondition):
+        return qe.HasIdCondition({_id_in(i) for i in cond.has_id})
+    if isinstance(cond, models.IsEmptyCondition):
+        return qe.IsEmptyCondition(cond.is_empty.key)
+    if isinstance(cond, models.IsNullCondition):
+        return qe.IsNullCondition(cond.is_null.key)
+    if isinstance(cond, models.HasVectorCondition):
+        return qe.HasVectorCondition(cond.has_vector)
+    if isinstance(cond, models.NestedCondition):
+        inner = _filter(cond.nested.filter)
+        assert inner is not None
+        return qe.NestedCondition(cond.nested.key, inner)
+    if isinstance(cond, models.Filter):
+        inner = _filter(cond)
+        assert inner is not None
+        return inner
+    raise NotImplementedError(f"EdgeClient does not translate the condition {cond!r}")
+
+
+def _field_condition(cond: models.FieldCondition) -> qe.FieldCondition:
+    geo = [
+        name
+        for name in ("geo_bounding_box", "geo_radius", "geo_polygon")
+        if getattr(cond, name) is not None
+    ]
+    if geo:
+        raise NotImplementedError(f"EdgeClient does not translate geo conditions ({geo[0]})")
+    values_count = None
+    if cond.values_count is not None:
+        vc = cond.values_count
+        values_count = qe.ValuesCount(lt=vc.lt, gt=vc.gt, lte=vc.lte, gte=vc.gte)
+    return qe.FieldCondition(
+        cond.key,
+        match=_match(cond.match) if cond.match is not None else None,
+        range=_range(cond.range) if cond.range is not None else None,
+        values_count=values_count,
+        is_empty=cond.is_empty,
+        is_null=cond.is_null,
+    )
+
+
+def _match(match: Any) -> qe.MatchType:
+    if isinstance(match, models.MatchValue):
+        if isinstance(match.value, bool):
+            # qdrant-edge-py 0.9 reads a Python bool as the integer 0/1, which matches no
+            # boolean payload; numpy's bool is read as a bool.
+            return qe.MatchValue(np.bool_(match.value))  # type: ignore[arg-type]
+        return qe.MatchValue(match.value)
+    if isinstance(match, models.MatchAny):
+        return qe.MatchAny(match.any)
+    if isinstance(match, models.MatchExcept):
+        return qe.MatchExcept(match.except_)
+    if isinstance(match, models.MatchText):
+        return qe.MatchText(match.text)
+    if isinstance(match, _newer("MatchTextAny")):
+        return qe.MatchTextAny(match.text_any)
+    if isinstance(match, _newer("MatchPhrase")):
+        return qe.MatchPhrase(match.phrase)
+    raise NotImplementedError(f"EdgeClient does not translate the match {match!r}")
+
+
+def _range(rng: Any) -> qe.RangeType:
+    if isinstance(rng, models.DatetimeRange):
+        return qe.RangeDateTime(
+            gte=_iso(rng.gte), gt=_iso(rng.gt), lte=_iso(rng.lte), lt=_iso(rng.lt)
+        )
+    if isinstance(rng, models.Range):
+        return qe.RangeFloat(gte=rng.gte, gt=rng.gt, lte=rng.lte, lt=rng.lt)
+    raise NotImplementedError(f"EdgeClient does not translate the range {rng!r}")
+
+
+def _iso(value: datetime | date | str | None) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return value.isoformat()
+
+
+# -- queries -----------------------------------------------------------------------------
+def _query(query: Any, using: str | None) -> qe.ScoringQueryType | None:
+    if query is None:
+        return None
+    if isinstance(query, models.NearestQuery):
+        if query.mmr is not None:
+            raise NotImplementedError("EdgeClient does not translate MMR queries")
+        query = query.nearest
+    if isinstance(query, models.FusionQuery):
+        return qe.Fusion.Rrf(k=RRF_K) if query.fusion == models.Fusion.RRF else qe.Fusion.Dbsf()  # type: ignore[return-value]
+    if isinstance(query, _newer("RrfQuery")):
+        weights = list(query.rrf.weights) if query.rrf.weights is not None else None
+        return qe.Fusion.Rrf(k=query.rrf.k or RRF_K, weights=weights)  # type: ignore[return-value]
+    if isinstance(query, models.OrderByQuery):
+        return _order_by(query.order_by)
+    if (
+        isinstance(query, models.SparseVector)
+        or hasattr(query, "tolist")
+        or isinstance(query, list)
+    ):
+        return qe.Query.Nearest(_vector_in(query), using=using)
+    raise NotImplementedError(
+        f"EdgeClient translates vector, fusion and order-by queries, not {type(query).__name__}"
+    )
+
+
+def _prefetches(prefetch: models.Prefetch | Sequence[models.Prefetch] | None) -> list[qe.Prefetch]:
+    if prefetch is None:
+        return []
+    items = [prefetch] if isinstance(prefetch, models.Prefetch) else list(prefetch)
+    out = []
+    for p in items:
+        if p.lookup_from is not None:
+            raise NotImplementedError("EdgeClient does not translate lookup_from")
+        out.append(
+            qe.Prefetch(
+                limit=p.limit if p.limit is not None else 10,
+                query=_query(p.query, p.using),
+                prefetches=_prefetches(p.prefetch),
+                params=_search_params(p.params),
+                filter=_filter(p.filter),
+                score_threshold=p.score_threshold,
+            )
+        )
+    return out
+
+
+def _search_params(params: models.SearchParams | None) -> qe.SearchParams | None:
+    if params is None:
+        return None
+    quantization = None
+    if params.quantization is not None:
+        q = params.quantization
+        quantization = qe.QuantizationSearchParams(
+            ignore=bool(q.ignore), rescore=q.rescore, oversampling=q.oversampling
+        )
+    acorn = None
+    given = getattr(params, "acorn", None)
+    if given is not None:
+        acorn = qe.AcornSearchParams(
+            enable=bool(given.enable), max_selectivity=given.max_selectivity
+        )
+    idf = None
+    scope = getattr(params, "idf", None)
+    if isinstance(scope, _newer("IdfCorpusParams")):
+        idf = qe.IdfParams(corpus=_filter(scope.corpus))
+    return qe.SearchParams(
+        hnsw_ef=params.hnsw_ef,
+        exact=bool(params.exact),
+        quantization=quantization,
+        indexed_only=bool(params.indexed_only),
+        acorn=acorn,
+        idf=idf,
+    )
+
+
+def _order_by(order_by: str | models.OrderBy) -> qe.OrderBy:
+    if isinstance(order_by, str):
+        return qe.OrderBy(order_by)
+    direction = None
+    if order_by.direction is not None:
+        direction = (
+            qe.Direction.Desc if order_by.direction == models.Direction.DESC else qe.Direction.Asc
+        )
+    start = order_by.start_from
+    return qe.OrderBy(
+        order_by.key,
+        direction=direction,
+        start_from=start.isoformat() if isinstance(start, datetime | date) else start,
+    )
