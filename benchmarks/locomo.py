@@ -324,7 +324,9 @@ def print_locomo(methods: dict[str, Scores]) -> None:
 
 
 def run_latency(sizes: Sequence[int], data_dir: Path, queries: int) -> None:
+    """Recall p50/p95 at each size, ingestion included (``benchmarks/store.py`` goes deeper)."""
     model = ResilientEmbeddings(PackagedMiniLMEmbeddings(data_dir / "models"), dimension=384)
+    engine = MemoryConfig(data_dir=data_dir).vector_engine
     rows = []
     for n in sizes:
         mem = PraxMemory(
@@ -351,7 +353,7 @@ def run_latency(sizes: Sequence[int], data_dir: Path, queries: int) -> None:
         rows.append([f"{n:,}", f"{n / load_s:,.0f}", f"{p50:.1f}", f"{p95:.1f}"])
         mem.close()
     print_table(
-        "Recall latency vs memories per user (embedded defaults: Qdrant local mode)",
+        f"Recall latency vs memories per user (embedded defaults: {engine})",
         ["memories", "ingest/s (with embedding)", "recall p50 ms", "recall p95 ms"],
         rows,
     )

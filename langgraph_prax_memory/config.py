@@ -77,7 +77,8 @@ class RetrievalConfig(BaseModel):
     feedback_docs: int = Field(default=5, ge=0, le=50)
     """Pseudo-relevance feedback in the sparse arm: the terms of its first ``feedback_docs``
     hits join the query (Rocchio), so a question finds the turns that share vocabulary with
-    its best matches. ``0`` turns it off."""
+    its best matches. It runs only when the plain search has that many hits. ``0`` turns it
+    off."""
     feedback_weight: float = Field(default=0.5, ge=0.0, le=5.0)
     """Weight of the feedback terms (spread over the feedback documents) against the
     query's own terms (weight 1)."""

@@ -94,16 +94,18 @@ class Recaller:
         """TF-IDF top-n, with pseudo-relevance feedback when ``feedback_docs`` > 0.
 
         The first ``feedback_docs`` hits lend their terms to the query (``feedback_weight``)
-        and the expanded query ranks the top-n. If the second search fails, the plain one's
-        order stands.
+        and the expanded query ranks the top-n. Feedback needs that many hits to learn from:
+        with fewer, the few that matched are the answer, and their common words would give
+        every other memory a keyword rank. If the second search fails, the plain one's order
+        stands.
         """
         query = self.sparse.embed_query(text)
         m = self.config.feedback_docs
         if m <= 0 or self.config.feedback_weight <= 0:
             return self.store.search_sparse(user_id, query, limit=n, flt=flt)
         first = self.store.search_sparse(user_id, query, limit=max(n, m), flt=flt)
-        if not first:
-            return first
+        if len(first) < m:
+            return first[:n]
         feedback = self.sparse.embed_documents([indexed_text(p.payload) for p in first[:m]])
         expanded = expand_sparse(query, feedback, self.config.feedback_weight)
         try:

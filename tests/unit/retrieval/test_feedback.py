@@ -130,15 +130,18 @@ def _counting(memory: PraxMemory) -> list[int]:
     return calls
 
 
-def test_no_second_search_without_hits_or_weight(config: MemoryConfig) -> None:
-    mem = _memory(config, feedback_docs=5, feedback_weight=0.5)
+def test_no_second_search_without_enough_hits_or_weight(config: MemoryConfig) -> None:
+    mem = _memory(config, feedback_docs=2, feedback_weight=0.5)
     try:
         mem.remember("alice", "Alice drinks green tea")
+        mem.remember("alice", "Green tea with jasmine is Alice's favourite")
         calls = _counting(mem)
         mem.recall("alice", "volcano", k=3, reinforce=False)
         assert len(calls) == 1  # nothing matched: nothing to learn from
+        mem.recall("alice", "drinks", k=3, reinforce=False)
+        assert len(calls) == 2  # one hit, fewer than feedback_docs: it is the answer
         mem.recall("alice", "green tea", k=3, reinforce=False)
-        assert len(calls) == 3  # a hit: plain search, then the expanded one
+        assert len(calls) == 4  # two hits: plain search, then the expanded one
     finally:
         mem.close()
     off = _memory(config, feedback_docs=5, feedback_weight=0.0)
@@ -162,5 +165,21 @@ def test_feedback_never_crosses_users(config: MemoryConfig) -> None:
         assert bob_dog in ids and all(h.memory.user_id == "bob" for h in result.hits)
         # Alice's "Pixel" cannot be a feedback term for Bob: his Pixel memory gets no keyword rank
         assert bob_pixel not in {h.memory.id for h in result.hits if "sparse" in h.ranks}
+    finally:
+        mem.close()
+
+
+def test_a_lone_match_keeps_its_lead(config: MemoryConfig) -> None:
+    """The notebook case: feedback from one hit would rank every "User prefers ..." memory."""
+    mem = _memory(config)
+    try:
+        facts = [
+            ("User prefers Rust for systems projects and Python for scripts.", 0.8),
+            ("User prefers polars over pandas for large datasets because of performance.", 0.7),
+            ("User mentioned having coffee before the standup.", 0.2),
+        ]
+        ids = [mem.remember("alice", text, importance=imp) for text, imp in facts]
+        hits = mem.recall("alice", "polars", k=3, reinforce=False)
+        assert [h.memory.id for h in hits if "sparse" in h.ranks] == [ids[1]]
     finally:
         mem.close()
