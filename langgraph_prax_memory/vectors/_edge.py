@@ -16,6 +16,7 @@ plus ``<root>/<collection>/shard/`` (the edge shard).
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -31,6 +32,7 @@ from typing import Any, TypeVar
 import filelock
 import numpy as np
 import qdrant_edge as qe
+from pydantic_core import to_jsonable_python
 from qdrant_client import models
 from qdrant_client.http.models import QueryResponse
 from qdrant_client.hybrid.fusion import distribution_based_score_fusion, reciprocal_rank_fusion
@@ -48,6 +50,16 @@ _META = "collection.json"
 _SHARD = "shard"
 _LOCK = ".lock"
 _FACET_DEPTH = 10_000
+
+
+def _engine_error(exc: BaseException) -> bool:
+    """An error of the engine: an exception, or a Rust panic surfaced by pyo3.
+
+    pyo3's ``PanicException`` derives from ``BaseException`` (``except Exception`` misses it)
+    and cannot be imported, so it is recognised by name; interrupts are never caught.
+    """
+    return isinstance(exc, Exception) or type(exc).__name__ == "PanicException"
+
 
 _DISTANCES = {
     models.Distance.COSINE: qe.Distance.Cosine,
@@ -121,7 +133,9 @@ class EdgeClient:
         self._registry = threading.RLock()
         self._shards: dict[str, qe.EdgeShard] = {}
         self._closed = False
-        self._file_lock = filelock.FileLock(str(root / _LOCK), timeout=0)
+        # not thread-local: AsyncPraxMemory closes from a worker thread, and a finaliser may run
+        # on any thread; the lock must be released by whichever thread closes
+        self._file_lock = filelock.FileLock(str(root / _LOCK), timeout=0, thread_local=False)
         try:
             self._file_lock.acquire()
         except filelock.Timeout as exc:
@@ -250,6 +264,7 @@ class EdgeClient:
         """Insert or replace points; raises unless the write landed."""
         if isinstance(points, models.Batch):
             raise NotImplementedError("EdgeClient.upsert takes PointStruct lists, not a Batch")
+        self._check_vectors(collection_name, [p.vector for p in points])
         op = qe.UpdateOperation.upsert_points([_point(p) for p in points])
         return self._update(collection_name, "upsert", [op])[0]
 
@@ -261,6 +276,7 @@ class EdgeClient:
         update_filter: models.Filter | None = None,
     ) -> models.UpdateResult:
         """Replace the given vectors of existing points (those matching ``update_filter``)."""
+        self._check_vectors(collection_name, [p.vector for p in points])
         op = qe.UpdateOperation.update_vectors(
             [qe.PointVectors(_id_in(p.id), _vectors_in(p.vector)) for p in points],
             condition=_filter(update_filter),
@@ -291,7 +307,17 @@ class EdgeClient:
         update_operations: Sequence[_Operation],
         wait: bool = True,
     ) -> list[models.UpdateResult]:
-        """Apply operations in order; the first that fails raises (earlier ones stay applied)."""
+        """Apply operations in order; the first that fails raises (earlier ones stay applied).
+
+        Every vector of every operation is checked before the first one is applied.
+        """
+        vectors: list[Any] = []
+        for op in update_operations:
+            if isinstance(op, models.UpsertOperation) and isinstance(op.upsert, models.PointsList):
+                vectors.extend(p.vector for p in op.upsert.points)
+            elif isinstance(op, models.UpdateVectorsOperation):
+                vectors.extend(p.vector for p in op.update_vectors.points)
+        self._check_vectors(collection_name, vectors)
         ops = [_operation(op) for op in update_operations]
         return self._update(collection_name, "batch update", ops)
 
@@ -419,6 +445,8 @@ class EdgeClient:
         with_vectors: bool | Sequence[str] = False,
     ) -> tuple[list[models.Record], models.ExtendedPointId | None]:
         """A page of points in id order (or ``order_by`` a range-indexed field) and the next id."""
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
         request = qe.ScrollRequest(
             offset=None if offset is None else _id_in(offset),
             limit=limit,
@@ -505,6 +533,35 @@ class EdgeClient:
         meta: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         return meta
 
+    def _check_vectors(self, collection_name: str, vectors: Sequence[Any]) -> None:
+        """Names, widths and values of a write's vectors, all checked before anything is written.
+
+        qdrant-edge applies a batch point by point and stops at the first bad one, and a
+        malformed sparse vector panics the engine after it reached the write-ahead log (which
+        then panics on every replay): so nothing it could refuse is handed to it.
+        """
+        meta = self._meta(collection_name)
+        dense = {n: int(v["size"]) for n, v in meta["vectors"].items()}
+        sparse = set(meta["sparse_vectors"])
+        for vector in vectors:
+            named = vector if isinstance(vector, Mapping) else {"": vector}
+            for name, value in named.items():
+                if isinstance(value, models.SparseVector):
+                    if name not in sparse:
+                        raise ValueError(f"no sparse vector named {name!r} in {collection_name!r}")
+                    _check_sparse(value)
+                    continue
+                if name not in dense:
+                    raise ValueError(f"no dense vector named {name!r} in {collection_name!r}")
+                values = np.asarray(value, dtype=np.float64)
+                if values.ndim != 1 or values.shape[0] != dense[name]:
+                    raise ValueError(
+                        f"vector {name!r} has {values.size} values; {collection_name!r} "
+                        f"takes {dense[name]}"
+                    )
+                if not np.isfinite(values).all():
+                    raise ValueError(f"vector {name!r} holds NaN or infinity")
+
     def _shard(self, collection_name: str) -> qe.EdgeShard:
         with self._registry:
             self._check_open()
@@ -529,7 +586,9 @@ class EdgeClient:
         shard = self._shard(collection_name)
         try:
             return fn(shard)
-        except Exception as exc:
+        except BaseException as exc:
+            if not _engine_error(exc):
+                raise
             raise RuntimeError(f"qdrant-edge {what} on {collection_name!r} failed: {exc}") from exc
 
     def _update(
@@ -540,7 +599,9 @@ class EdgeClient:
         for op in ops:
             try:
                 shard.update(op)
-            except Exception as exc:
+            except BaseException as exc:
+                if not _engine_error(exc):
+                    raise
                 raise RuntimeError(
                     f"qdrant-edge {what} on {collection_name!r} failed: {exc}"
                 ) from exc
@@ -553,16 +614,25 @@ def _release(
 ) -> list[Exception]:
     """Flush and close the shards, unlock the folder, remove it if temporary; the errors."""
     errors: list[Exception] = []
-    for shard in shards.values():
-        try:
-            shard.flush()
-            shard.close()
-        except Exception as exc:  # close the others, then report
-            errors.append(exc)
-    shards.clear()
-    lock.release()
-    if temporary is not None:
-        shutil.rmtree(temporary, ignore_errors=True)
+    try:
+        for shard in shards.values():
+            try:
+                shard.flush()
+            except BaseException as exc:  # still close it and the others, then report
+                if not _engine_error(exc):
+                    raise
+                errors.append(RuntimeError(f"qdrant-edge flush failed: {exc}"))
+            try:
+                shard.close()
+            except BaseException as exc:
+                if not _engine_error(exc):
+                    raise
+                errors.append(RuntimeError(f"qdrant-edge close failed: {exc}"))
+        shards.clear()
+    finally:
+        lock.release()
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
     return errors
 
 
@@ -577,10 +647,10 @@ def _newer(name: str) -> Any:
 
 def _locked(root: Path) -> StoreLockedError:
     return StoreLockedError(
-        f"the embedded Qdrant store at {root} is open in another process (the embedded engine "
-        "allows one client per folder). Close the other process, give this one its own "
-        "MEMORY_DATA_DIR, or run a Qdrant server and set QDRANT_URL so several processes can "
-        "share it."
+        f"the embedded Qdrant store at {root} is open in another process or another client of "
+        "this one (the embedded engine allows one client per folder). Close the other one, give "
+        "this one its own MEMORY_DATA_DIR, or run a Qdrant server and set QDRANT_URL so several "
+        "processes can share it."
     )
 
 
@@ -661,6 +731,7 @@ def _id_out(point_id: qe.PointId) -> models.ExtendedPointId:
 
 def _vector_in(vector: Any) -> qe.NamedVector:
     if isinstance(vector, models.SparseVector):
+        _check_sparse(vector)
         return qe.SparseVector(list(vector.indices), list(vector.values))
     if hasattr(vector, "tolist"):  # numpy
         vector = vector.tolist()
@@ -694,8 +765,25 @@ def _vectors_out(vector: qe.Vector | None) -> Any:
     return out[""] if set(out) == {""} else out
 
 
+def _payload_in(payload: Any) -> Any:
+    """JSON values, as qdrant-client sends them (datetime → ISO string, UUID → str, ...)."""
+    return None if payload is None else to_jsonable_python(payload)
+
+
+def _check_sparse(vector: models.SparseVector) -> None:
+    indices, values = list(vector.indices), list(vector.values)
+    if len(indices) != len(values):
+        raise ValueError("a sparse vector needs as many values as indices")
+    if len(set(indices)) != len(indices):
+        raise ValueError("a sparse vector's indices must be unique")
+    if any(not 0 <= i < 2**32 for i in indices):
+        raise ValueError("sparse vector indices must be in [0, 2**32)")
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError("a sparse vector holds NaN or infinity")
+
+
 def _point(p: models.PointStruct) -> qe.Point:
-    return qe.Point(_id_in(p.id), _vectors_in(p.vector), p.payload)
+    return qe.Point(_id_in(p.id), _vectors_in(p.vector), _payload_in(p.payload))
 
 
 def _scored(p: qe.ScoredPoint) -> models.ScoredPoint:
@@ -755,6 +843,7 @@ def _ids_or_filter(selector: Any) -> tuple[list[qe.PointId] | None, qe.Filter | 
 def _set_payload(
     payload: dict[str, Any], selector: Any, key: str | None, *, overwrite: bool
 ) -> qe.UpdateOperation:
+    payload = _payload_in(payload)
     ids, flt = _ids_or_filter(selector)
     if ids is not None:
         if overwrite:

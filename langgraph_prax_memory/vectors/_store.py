@@ -67,7 +67,10 @@ def open_qdrant_client(config: MemoryConfig) -> VectorClient:
     if url and url != ":memory:":
         key = config.qdrant_api_key.get_secret_value() if config.qdrant_api_key else None
         return QdrantClient(url=url, api_key=key, timeout=10)
-    if config.vector_engine == "edge":
+    engine = config.vector_engine
+    if engine == "edge" and url != ":memory:" and _keep_local_data(config):
+        engine = "local"
+    if engine == "edge":
         if url == ":memory:":
             return EdgeClient(":memory:")
         client = EdgeClient(config.qdrant_edge_path)  # StoreLockedError when held
@@ -88,6 +91,28 @@ def open_qdrant_client(config: MemoryConfig) -> VectorClient:
                 "several processes can share it."
             ) from exc
         raise
+
+
+def _keep_local_data(config: MemoryConfig) -> bool:
+    """Stay on local mode for a data folder that holds only local-mode memories.
+
+    Only when ``MEMORY_VECTOR_ENGINE`` was not chosen explicitly: a folder written before
+    qdrant-edge became the default keeps its memories instead of opening an empty store.
+    """
+    if "vector_engine" in config.model_fields_set:
+        return False
+    old = config.qdrant_path / "collection" / config.collection_name
+    new = config.qdrant_edge_path / config.collection_name / "collection.json"
+    if old.is_dir() and not new.is_file():
+        logger.warning(
+            "%s holds memories of qdrant-client's local mode and no qdrant-edge store: using "
+            "local mode for it. To move to qdrant-edge (the default, much faster): "
+            "`prax-memory export` now, then `prax-memory import` with "
+            "MEMORY_VECTOR_ENGINE=edge. Set MEMORY_VECTOR_ENGINE to silence this.",
+            config.data_dir,
+        )
+        return True
+    return False
 
 
 def _warn_if_local_data_left(config: MemoryConfig, client: EdgeClient) -> None:

@@ -465,7 +465,7 @@ def test_writes_that_do_not_land_raise(pair: tuple[QdrantClient, EdgeClient]) ->
                 C, points=[models.PointVectors(id=missing, vector={DENSE: [0.0] * DIM})]
             )
         assert client.retrieve(C, [missing]) == []
-    with pytest.raises(RuntimeError, match="dimension"):
+    with pytest.raises(ValueError, match="takes 8"):
         edge.upsert(C, points=[bad_width])
     with pytest.raises(ValueError, match="not found"):
         edge.upsert("nope", points=POINTS[:1])
@@ -682,7 +682,86 @@ def test_leftover_local_mode_data_is_reported(
     assert isinstance(old, QdrantClient)
     old.create_collection("prax_memories", **collection_plan(DIM))
     old.close()
+    # the default engine keeps a folder of local-mode memories on local mode, and says why
     with caplog.at_level(logging.WARNING):
-        client = open_qdrant_client(MemoryConfig(data_dir=tmp_path))
+        kept = open_qdrant_client(MemoryConfig(data_dir=tmp_path))
+    assert isinstance(kept, QdrantClient) and _is_local(kept)
+    assert kept.collection_exists("prax_memories")
+    kept.close()
+    assert "MEMORY_VECTOR_ENGINE=edge" in caplog.text
+    caplog.clear()
+    # chosen explicitly, edge opens (empty) and points at the old data
+    with caplog.at_level(logging.WARNING):
+        client = open_qdrant_client(MemoryConfig(data_dir=tmp_path, vector_engine="edge"))
+    assert isinstance(client, EdgeClient)
     client.close()
     assert "MEMORY_VECTOR_ENGINE=local" in caplog.text
+
+
+def test_close_from_another_thread_releases_the_folder(tmp_path: Path) -> None:
+    client = EdgeClient(tmp_path / "edge")
+    closer = threading.Thread(target=client.close)  # as AsyncPraxMemory.close does
+    closer.start()
+    closer.join()
+    again = EdgeClient(tmp_path / "edge")
+    again.close()
+
+
+def test_a_bad_point_anywhere_in_a_batch_writes_nothing(
+    pair: tuple[QdrantClient, EdgeClient],
+) -> None:
+    local, edge = pair
+    before = _state(edge)
+    assert before == _state(local)
+    rng = random.Random(9)
+    first = _points(2, seed=11)
+    bad_vectors: list[dict[str, Any]] = [
+        {DENSE: _dense(rng)[:-1]},  # wrong width
+        {DENSE: [float("nan")] * DIM},
+        {SPARSE: models.SparseVector(indices=[1, 2], values=[1.0])},
+        {SPARSE: models.SparseVector(indices=[3, 3], values=[1.0, 2.0])},
+        {SPARSE: models.SparseVector(indices=[1], values=[float("inf")])},
+        {"nope": _dense(rng)},
+    ]
+    for vector in bad_vectors:
+        bad = models.PointStruct(id=str(uuid.uuid4()), vector=vector, payload={"user_id": "bob"})
+        with pytest.raises((ValueError, RuntimeError)):
+            edge.upsert(C, [*first, bad])
+        assert _state(edge) == before, vector
+    # the engine is still healthy: writes work and the folder reopens
+    assert edge.upsert(C, first).status == models.UpdateStatus.COMPLETED
+    edge.close()
+    reopened = EdgeClient(edge.path)
+    assert reopened.count(C).count == len(before) + 2
+    reopened.close()
+
+
+def test_a_bad_point_through_the_vector_store_is_a_write_error(tmp_path: Path) -> None:
+    store = QdrantVectorStore(EdgeClient(tmp_path / "edge"), dimension=DIM)
+    good = VectorRecord(str(uuid.UUID(int=1)), {"user_id": "alice"}, [0.1] * DIM, None)
+    nan = VectorRecord(str(uuid.UUID(int=2)), {"user_id": "alice"}, [float("nan")] * DIM, None)
+    with pytest.raises(MemoryWriteError):
+        store.upsert("alice", [good, nan])
+    assert store.count("alice") == 0
+    store.close()
+
+
+def test_payloads_are_json_as_qdrant_client_sends_them(
+    pair: tuple[QdrantClient, EdgeClient],
+) -> None:
+    when = datetime(2026, 5, 1, 12, 30, tzinfo=UTC)
+    tag = uuid.UUID(int=7)
+    payload = {"user_id": "alice", "when": when, "tag": tag, "nested": {"at": when}}
+    pid = str(uuid.UUID(int=123))
+    for client in pair:
+        client.upsert(C, [models.PointStruct(id=pid, vector={}, payload=payload)])
+        client.set_payload(C, {"seen": when}, points=[pid])
+    got = [client.retrieve(C, [pid])[0].payload for client in pair]
+    assert got[0] == got[1]
+    assert got[1] is not None and got[1]["when"].startswith("2026-05-01T12:30")
+    assert got[1]["tag"] == str(tag) and got[1]["seen"] == got[1]["when"]
+
+
+def test_scroll_refuses_an_empty_page(pair: tuple[QdrantClient, EdgeClient]) -> None:
+    with pytest.raises(ValueError, match="limit"):
+        pair[1].scroll(C, limit=0)
