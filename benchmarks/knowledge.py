@@ -1,7 +1,7 @@
 """Knowledge namespace: ingestion throughput and knowledge_search latency at 10k concepts.
 
 Measured through the public API (``KnowledgeBase``) on the embedded stack — SQLite graph file,
-Qdrant local mode on disk, the offline MiniLM model (``--embeddings hash`` swaps in the test
+the embedded Qdrant engine on disk (qdrant-edge by default), the offline MiniLM model (``--embeddings hash`` swaps in the test
 suite's hashed bag-of-words embedder to isolate the rest):
 
 * rule-based document ingestion, concepts/s: synthetic markdown papers, each chunked,
@@ -168,7 +168,7 @@ def main() -> None:
         keyword_kb = KnowledgeBase(mem, hybrid=False)
         k50, k95 = bench_search(keyword_kb, user, queries)
         srows = [
-            ["sqlite + qdrant local", "hybrid", f"{h50:.2f}", f"{h95:.2f}", f"{h50 / k50:.2f}"],
+            ["sqlite + qdrant embedded", "hybrid", f"{h50:.2f}", f"{h95:.2f}", f"{h50 / k50:.2f}"],
             ["sqlite", "keyword only", f"{k50:.2f}", f"{k95:.2f}", "1.00"],
         ]
         if args.neo4j_uri:
