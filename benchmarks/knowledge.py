@@ -1,8 +1,9 @@
 """Knowledge namespace: ingestion throughput and knowledge_search latency at 10k concepts.
 
 Measured through the public API (``KnowledgeBase``) on the embedded stack — SQLite graph file,
-the embedded Qdrant engine on disk (qdrant-edge by default), the offline MiniLM model (``--embeddings hash`` swaps in the test
-suite's hashed bag-of-words embedder to isolate the rest):
+the embedded Qdrant engine on disk (qdrant-edge by default), the offline MiniLM model
+(``--embeddings hash`` swaps in the test suite's hashed bag-of-words embedder to isolate the
+rest):
 
 * rule-based document ingestion, concepts/s: synthetic markdown papers, each chunked,
   extracted, merged into the graph and indexed in ``prax_knowledge_concepts``;
