@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -240,6 +241,9 @@ class PraxMemory:
         self._knowledge: KnowledgeBase | None = None
         self._use_graph_arm = graph_arm
         self._recaller_obj: Recaller | None = None
+        # guards the parts built on first use: two threads (two users consolidating at once)
+        # must not each open the graph file or build a second pipeline
+        self._lazy = threading.RLock()
         self._core = _Core(
             config,
             embeddings=embeddings,
@@ -274,9 +278,10 @@ class PraxMemory:
         Built on first use; a Neo4j server that is down surfaces as ``BackendUnavailable``
         from graph calls, never from building the memory.
         """
-        if self._graph is None:
-            self._graph = create_graph_store(self.config)
-        return self._graph
+        with self._lazy:
+            if self._graph is None:
+                self._graph = create_graph_store(self.config)
+            return self._graph
 
     @property
     def vectors(self) -> QdrantVectorStore:
@@ -524,14 +529,15 @@ class PraxMemory:
     @property
     def consolidator(self) -> Consolidator:
         """The consolidation pipeline of this memory (built on first use)."""
-        if self._consolidator is None:
-            from langgraph_prax_memory.consolidation import Consolidator
+        with self._lazy:
+            if self._consolidator is None:
+                from langgraph_prax_memory.consolidation import Consolidator
 
-            model = self._chat_model or self.config.model_routing.resolve("consolidation")
-            self._consolidator = Consolidator(
-                self, chat_model=model, checkpointer=self._checkpointer
-            )
-        return self._consolidator
+                model = self._chat_model or self.config.model_routing.resolve("consolidation")
+                self._consolidator = Consolidator(
+                    self, chat_model=model, checkpointer=self._checkpointer
+                )
+            return self._consolidator
 
     def consolidate(
         self,
@@ -552,11 +558,12 @@ class PraxMemory:
     @property
     def knowledge(self) -> KnowledgeBase:
         """The world-knowledge namespace (documents, papers, code), separate from memory."""
-        if self._knowledge is None:
-            from langgraph_prax_memory.knowledge import KnowledgeBase
+        with self._lazy:
+            if self._knowledge is None:
+                from langgraph_prax_memory.knowledge import KnowledgeBase
 
-            self._knowledge = KnowledgeBase(self)
-        return self._knowledge
+                self._knowledge = KnowledgeBase(self)
+            return self._knowledge
 
     # -- maintenance --------------------------------------------------------------------
     def stats(self, user_id: str) -> UserStats:
@@ -658,18 +665,19 @@ class PraxMemory:
         return result
 
     def _recaller(self) -> Recaller:
-        if self._recaller_obj is None:
-            self._recaller_obj = Recaller(
-                self._core.store(),
-                self._core.dense,
-                self._core.sparse,
-                (lambda: self.graph) if self._use_graph_arm else None,
-                self.config.retrieval,
-                halflife_days=self.config.decay_halflife_days,
-                expansion_model=self._expansion_model,
-                rerank_model=self._rerank_model,
-            )
-        return self._recaller_obj
+        with self._lazy:
+            if self._recaller_obj is None:
+                self._recaller_obj = Recaller(
+                    self._core.store(),
+                    self._core.dense,
+                    self._core.sparse,
+                    (lambda: self.graph) if self._use_graph_arm else None,
+                    self.config.retrieval,
+                    halflife_days=self.config.decay_halflife_days,
+                    expansion_model=self._expansion_model,
+                    rerank_model=self._rerank_model,
+                )
+            return self._recaller_obj
 
     def _reinforce(self, user_id: str, ids: list[str], now: datetime) -> None:
         try:

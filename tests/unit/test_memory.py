@@ -294,3 +294,21 @@ def test_reembed_force_redoes_every_dense_vector(config: MemoryConfig) -> None:
         )
     finally:
         mem.close()
+
+
+def test_parts_built_on_first_use_are_built_once_across_threads(memory: PraxMemory) -> None:
+    import threading
+
+    barrier = threading.Barrier(4)
+    seen: list[object] = []
+
+    def touch() -> None:
+        barrier.wait()
+        seen.extend([memory.graph, memory.consolidator, memory._recaller()])
+
+    threads = [threading.Thread(target=touch) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(seen) == 12 and len({id(o) for o in seen}) == 3

@@ -13,6 +13,7 @@ import json
 import logging
 import sqlite3
 import threading
+import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -285,12 +286,31 @@ class SQLiteGraphStore:
             try:
                 self._conn.execute("PRAGMA foreign_keys = ON")
                 if self.path != ":memory:":
-                    self._conn.execute("PRAGMA journal_mode = WAL")
+                    self._use_wal()
                     self._conn.execute("PRAGMA synchronous = NORMAL")
                 self._conn.executescript(_SCHEMA)
                 self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             except sqlite3.Error as exc:
                 raise BackendUnavailable(f"cannot set up the SQLite graph: {exc}") from exc
+
+    def _use_wal(self) -> None:
+        """Switch the file to WAL once; it stays WAL (the mode is stored in the file).
+
+        Switching needs the file to itself, and SQLite's busy timeout does not cover it: a
+        second connection opening a fresh file at the same moment gets "database is locked"
+        at once, so the switch is retried briefly.
+        """
+        row = self._conn.execute("PRAGMA journal_mode").fetchone()
+        if row is not None and str(row[0]).lower() == "wal":
+            return
+        for attempt in range(50):
+            try:
+                self._conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 49:
+                    raise
+                time.sleep(0.02 * (attempt + 1))
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
