@@ -41,10 +41,20 @@ def user_dir_name(user_id: str) -> str:
 
     Plain ids (letters, digits, ``_.@-``, not starting with a dot) are used as they are; any
     other id becomes ``u-<sha256 prefix>`` so that ``../x`` or ``a/b`` can never leave the
-    users folder.
+    users folder. Ids that themselves start with ``u-`` are always hashed: otherwise a plain
+    id could spell another user's hashed folder name and share (or delete) that workspace.
+    The mapping is therefore injective: a plain name never starts with ``u-`` and a hashed
+    one always does.
+
+    Example:
+        >>> user_dir_name("alice")
+        'alice'
+        >>> hashed = user_dir_name("Bob Smith")
+        >>> hashed.startswith("u-") and user_dir_name(hashed) != hashed
+        True
     """
     check_user_id(user_id)
-    if _SAFE_DIR.match(user_id) and ".." not in user_id:
+    if _SAFE_DIR.match(user_id) and ".." not in user_id and not user_id.startswith("u-"):
         return user_id
     return "u-" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
 
@@ -85,7 +95,8 @@ def check_tags(tags: object) -> list[str]:
         items = tags
     else:
         raise MemoryValidationError(f"tags must be a list of strings, got {type(tags).__name__}")
-    out: list[str] = []
+    # linear, and refused as soon as the limit is passed: 100k tags cost no more than 65
+    seen: dict[str, None] = {}
     for tag in items:
         if not isinstance(tag, str):
             raise MemoryValidationError(f"every tag must be a string, got {type(tag).__name__}")
@@ -94,11 +105,10 @@ def check_tags(tags: object) -> list[str]:
             continue
         if len(tag) > MAX_TAG_CHARS:
             raise MemoryValidationError(f"a tag is longer than {MAX_TAG_CHARS} characters")
-        if tag not in out:
-            out.append(tag)
-    if len(out) > MAX_TAGS:
-        raise MemoryValidationError(f"at most {MAX_TAGS} tags per memory")
-    return out
+        seen[tag] = None
+        if len(seen) > MAX_TAGS:
+            raise MemoryValidationError(f"at most {MAX_TAGS} tags per memory")
+    return list(seen)
 
 
 def to_utc(value: object, *, what: str = "timestamp") -> datetime:

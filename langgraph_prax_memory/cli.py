@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -43,6 +44,7 @@ from langgraph_prax_memory._portable import (
     import_user,
 )
 from langgraph_prax_memory._stats import collect_stats
+from langgraph_prax_memory._untrusted import safe_for_terminal
 from langgraph_prax_memory.config import MemoryConfig
 from langgraph_prax_memory.context import format_memories
 from langgraph_prax_memory.errors import BackendUnavailable, PraxMemoryError
@@ -77,6 +79,29 @@ DEMO_FACTS: list[tuple[str, float, str]] = [
 DEMO_QUESTION = "Can you help me set up a new project?"
 
 
+class _SafeConsole(Console):
+    r"""A rich console that never lets stored text drive the terminal.
+
+    Every string it renders (markup strings and table cells) has its control sequences made
+    visible first (:func:`safe_for_terminal`); :func:`_text` does the same for ``Text``
+    objects and :func:`_m` escapes stored text interpolated into markup, so a memory holding
+    ``\x1b[2J`` or ``[blink]`` is shown, not executed.
+    """
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(safe_for_terminal(text), **kwargs)
+
+
+def _text(value: str, **kwargs: Any) -> Text:
+    """A ``Text`` of stored (untrusted) text, control sequences made visible."""
+    return Text(safe_for_terminal(value), **kwargs)
+
+
+def _m(value: object) -> str:
+    """Stored text to interpolate into rich markup: control sequences and markup inert."""
+    return escape(safe_for_terminal(str(value)))
+
+
 def _config(args: argparse.Namespace) -> MemoryConfig:
     overrides = {}
     if getattr(args, "data_dir", None):
@@ -104,13 +129,14 @@ def _demo(args: argparse.Namespace, console: Console) -> int:
             )
             return 0
         console.print(
-            f"[bold]Stored {len(DEMO_FACTS)} facts for[/] {DEMO_USER} in {memory.config.data_dir}"
+            f"[bold]Stored {len(DEMO_FACTS)} facts for[/] {DEMO_USER} "
+            f"in {_m(memory.config.data_dir)}"
         )
-        console.print(f"[bold]Follow-up question:[/] {args.question}\n")
+        console.print(f"[bold]Follow-up question:[/] {_m(args.question)}\n")
         console.print(Panel("(empty)", title="WITHOUT memory: the context the agent receives"))
         console.print(
             Panel(
-                Text(block or "(nothing relevant)"),
+                _text(block or "(nothing relevant)"),
                 title=f"WITH memory: {len(result.hits)} facts recalled",
             )
         )
@@ -120,7 +146,7 @@ def _demo(args: argparse.Namespace, console: Console) -> int:
         for i, h in enumerate(result.hits, 1):
             table.add_row(
                 str(i),
-                Text(h.memory.content[:60]),
+                _text(h.memory.content[:60]),
                 str(h.ranks.get("dense", "-")),
                 str(h.ranks.get("sparse", "-")),
                 f"{h.fused:.4f}",
@@ -205,18 +231,18 @@ def _recall(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
         arms = ", ".join(f"{a}: {n}" for a, n in result.arms.items())
         out.console.print(f"[bold]arm weights[/] {weights}   [bold]candidates[/] {arms}")
         for arm, why in result.errors.items():
-            out.console.print(f"[yellow]{arm} arm down:[/] {why}")
+            out.console.print(f"[yellow]{arm} arm down:[/] {_m(why)}")
         if not result.hits:
             out.console.print("no memories found")
             return
-        table = Table(title=f"{len(result.hits)} memories for {args.query!r}")
+        table = Table(title=_text(f"{len(result.hits)} memories for {args.query!r}"))
         for col in ("#", "memory", "id", "dense", "sparse", "graph", "fused", "decay", "boost"):
             table.add_column(col)
         table.add_column("score", justify="right")
         for i, h in enumerate(result.hits, 1):
             table.add_row(
                 str(i),
-                Text(h.memory.content[:70]),
+                _text(h.memory.content[:70]),
                 h.memory.id[:8],
                 *(str(h.ranks.get(a, "-")) for a in ("dense", "sparse", "graph")),
                 f"{h.fused:.4f}",
@@ -226,7 +252,7 @@ def _recall(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
             )
         out.console.print(table)
         for i, h in enumerate(result.hits, 1):
-            out.console.print(Text(f"{i}. {h.explain()}", style="dim"))
+            out.console.print(_text(f"{i}. {h.explain()}", style="dim"))
 
     out.emit(data, render)
     return EXIT_OK
@@ -239,7 +265,9 @@ def _forget(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
     out.emit(
         {"user_id": user, "memory_id": args.memory_id, "deleted": deleted},
         lambda: out.console.print(
-            f"[green]forgot[/] {args.memory_id}" if deleted else f"no memory {args.memory_id}"
+            f"[green]forgot[/] {_m(args.memory_id)}"
+            if deleted
+            else f"no memory {_m(args.memory_id)}"
         ),
     )
     return EXIT_OK if deleted else EXIT_NOT_FOUND
@@ -252,15 +280,15 @@ def _stm(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
         entries = mem.stm.all(user)
 
         def render() -> None:
-            table = Table(title=f"scratchpad of {user}")
+            table = Table(title=_text(f"scratchpad of {user}"))
             for col in ("key", "content", "importance", "tags", "access", "created"):
                 table.add_column(col)
             for e in entries:
                 table.add_row(
-                    Text(e.key),
-                    Text(e.content),
+                    _text(e.key),
+                    _text(e.content),
                     f"{e.importance:g}",
-                    Text(", ".join(e.tags)),
+                    _text(", ".join(e.tags)),
                     str(e.access_count),
                     e.created_at.isoformat(timespec="seconds"),
                 )
@@ -276,14 +304,14 @@ def _stm(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
         entry = found
         out.emit(
             {"user_id": user, "entry": entry.to_json_dict()},
-            lambda: out.console.print(Text(f"{entry.key}: {entry.content}")),
+            lambda: out.console.print(_text(f"{entry.key}: {entry.content}")),
         )
         return EXIT_OK
     if action == "set":
         entry = mem.stm.write(user, args.key, args.content, args.importance, args.tags)
         out.emit(
             {"user_id": user, "entry": entry.to_json_dict()},
-            lambda: out.console.print(f"[green]saved[/] {entry.key}"),
+            lambda: out.console.print(f"[green]saved[/] {_m(entry.key)}"),
         )
         return EXIT_OK
     if action == "delete":
@@ -308,7 +336,7 @@ def _notes(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
         out.emit(
             {"user_id": user, "path": str(mem.notes.path(user)), "content": content},
             lambda: out.console.print(
-                Panel(Text(content or "(empty)"), title=str(mem.notes.path(user)))
+                Panel(_text(content or "(empty)"), title=_text(str(mem.notes.path(user))))
             ),
         )
         return EXIT_OK
@@ -336,7 +364,7 @@ def _notes(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
         if result.compacted:
             out.console.print(f"compacted: {', '.join(result.triggers)}")
         for warning in result.warnings:
-            out.console.print(f"[yellow]{warning}[/]")
+            out.console.print(f"[yellow]{_m(warning)}[/]")
 
     out.emit(data, render)
     return EXIT_OK
@@ -365,7 +393,10 @@ def _entity(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
         out.emit(
             {"user_id": user, "entity": None, "suggestions": similar},
             lambda: out.console.print(
-                f"no entity {args.name!r}" + (f"; similar: {', '.join(similar)}" if similar else "")
+                _m(
+                    f"no entity {args.name!r}"
+                    + (f"; similar: {', '.join(similar)}" if similar else "")
+                )
             ),
         )
         return EXIT_NOT_FOUND
@@ -373,10 +404,10 @@ def _entity(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
 
     def render() -> None:
         out.console.print(
-            f"[bold]{ent.display_name}[/] ({ent.type}) importance {ent.importance:.2f}, "
+            f"[bold]{_m(ent.display_name)}[/] ({_m(ent.type)}) importance {ent.importance:.2f}, "
             f"mentioned {ent.mention_count}×, last seen {ent.last_seen.date().isoformat()}"
         )
-        out.console.print(_relations_table(found.relations, f"relations of {ent.display_name}"))
+        out.console.print(_relations_table(found.relations, f"relations of {_m(ent.display_name)}"))
 
     out.emit(
         {"user_id": user, "entity": ent, "relations": found.relations},
@@ -391,9 +422,9 @@ def _relations_table(relations: Sequence[Any], title: str) -> Table:
         table.add_column(col)
     for r in relations:
         table.add_row(
-            Text(r.source),
-            r.type,
-            Text(r.target),
+            _text(r.source),
+            _text(r.type),
+            _text(r.target),
             f"{r.weight:g}",
             r.valid_from.date().isoformat(),
             r.valid_until.date().isoformat() if r.valid_until else "current",
@@ -416,7 +447,7 @@ def _graph(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
                 "relations": answer.relations,
                 "answer": answer.to_text(),
             },
-            lambda: out.console.print(Text(answer.to_text())),
+            lambda: out.console.print(_text(answer.to_text())),
         )
         return EXIT_OK if answer.entities else EXIT_NOT_FOUND
     stats = mem.graph.stats(user)
@@ -425,7 +456,7 @@ def _graph(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
 
     def render() -> None:
         out.console.print(
-            f"[bold]{user}[/]: {stats.entities} entities, {stats.current_relations} current "
+            f"[bold]{_m(user)}[/]: {stats.entities} entities, {stats.current_relations} current "
             f"relations ({stats.relations} total), {stats.temporal_events} events, "
             f"{stats.causal_links} causal links"
         )
@@ -433,7 +464,7 @@ def _graph(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
             out.console.print(_relations_table(relations, "relations"))
         for e in entities:
             if not any(e.name in (r.source, r.target) for r in relations):
-                out.console.print(Text(f"- {e.display_name} ({e.type}), no relations"))
+                out.console.print(_text(f"- {e.display_name} ({e.type}), no relations"))
 
     out.emit(
         {
@@ -468,7 +499,7 @@ def _consolidate(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
         console=out.console,
         disable=out.json or not out.console.is_terminal,
     ) as progress:
-        task = progress.add_task(f"consolidating {user}", total=None)
+        task = progress.add_task(f"consolidating {_m(user)}", total=None)
 
         def on_batch(done: int, total: int | None = None) -> None:
             progress.update(task, completed=done, total=total)
@@ -486,7 +517,7 @@ def _stats(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
     stats = collect_stats(mem, user)
 
     def render() -> None:
-        table = Table(title=f"memory of {user}")
+        table = Table(title=_text(f"memory of {user}"))
         table.add_column("layer")
         table.add_column("count", justify="right")
         rows = [
@@ -506,7 +537,7 @@ def _stats(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
         if not stats.ltm_available:
             out.console.print("[yellow]long-term memory not available[/]")
         for layer, why in stats.errors.items():
-            out.console.print(f"[red]{layer}:[/] {why}")
+            out.console.print(f"[red]{layer}:[/] {_m(why)}")
 
     out.emit(stats, render)
     return EXIT_BACKEND if stats.errors else EXIT_OK
@@ -522,11 +553,11 @@ def _export(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
         out.emit(
             {"user_id": user, "path": args.output, **summary.__dict__},
             lambda: out.console.print(
-                f"exported {sum(summary.counts.values())} records of {user} to {args.output}"
+                _m(f"exported {sum(summary.counts.values())} records of {user} to {args.output}")
             ),
         )
     for warning in summary.warnings:
-        Console(stderr=True).print(f"[yellow]warning:[/] {warning}")
+        _SafeConsole(stderr=True).print(f"[yellow]warning:[/] {_m(warning)}")
     return EXIT_OK
 
 
@@ -538,7 +569,7 @@ def _import(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
             receipt = import_user(mem, fh, user_id=args.user)
 
     def render() -> None:
-        table = Table(title=f"imported into {receipt.user_id}")
+        table = Table(title=_text(f"imported into {receipt.user_id}"))
         table.add_column("record")
         table.add_column("created", justify="right")
         table.add_column("already there", justify="right")
@@ -548,7 +579,7 @@ def _import(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
             )
         out.console.print(table)
         for warning in receipt.warnings:
-            out.console.print(f"[yellow]{warning}[/]")
+            out.console.print(f"[yellow]{_m(warning)}[/]")
 
     out.emit(receipt.__dict__, render)
     return EXIT_OK
@@ -565,7 +596,7 @@ def _forget_user(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
     receipt = forget_user(mem, user, keep_notes=args.keep_notes)
 
     def render() -> None:
-        table = Table(title=f"removed for {user}")
+        table = Table(title=_text(f"removed for {user}"))
         table.add_column("what")
         table.add_column("removed", justify="right")
         for what, count in receipt.items():
@@ -588,7 +619,7 @@ def _doctor(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
         colours = {"ok": "green", "fail": "red", "skip": "yellow"}
         for c in checks:
             table.add_row(
-                c.name, f"[{colours[c.status]}]{c.status}[/]", Text(c.detail), f"{c.ms:g}"
+                c.name, f"[{colours[c.status]}]{c.status}[/]", _text(c.detail), f"{c.ms:g}"
             )
         out.console.print(table)
 
@@ -693,8 +724,8 @@ def main(argv: Sequence[str] | None = None, *, memory: PraxMemory | None = None)
             environment (embedding the CLI, tests). It is not closed.
     """
     args = build_parser().parse_args(argv)
-    console = Console()
-    err = Console(stderr=True)
+    console = _SafeConsole()
+    err = _SafeConsole(stderr=True)
     try:
         if args.command == "demo":
             return _demo(args, console)
@@ -702,13 +733,13 @@ def main(argv: Sequence[str] | None = None, *, memory: PraxMemory | None = None)
         with _opened(args, memory) as mem:
             return _COMMANDS[args.command](args, mem, out)
     except _UsageError as exc:
-        err.print(f"[red]usage:[/] {exc}")
+        err.print(f"[red]usage:[/] {_m(exc)}")
         return EXIT_USAGE
     except BackendUnavailable as exc:
-        err.print(f"[red]unavailable:[/] {exc}")
+        err.print(f"[red]unavailable:[/] {_m(exc)}")
         return EXIT_BACKEND
     except (PraxMemoryError, PortableFormatError, OSError) as exc:
-        err.print(f"[red]error:[/] {exc}")
+        err.print(f"[red]error:[/] {_m(exc)}")
         return EXIT_ERROR
 
 

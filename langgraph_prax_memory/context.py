@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
+from langgraph_prax_memory._untrusted import quote_for_prompt
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
 from langgraph_prax_memory.models import MemoryHit
 from langgraph_prax_memory.stm import StmEntry
@@ -31,7 +32,9 @@ logger = logging.getLogger(__name__)
 def format_memories(hits: Sequence[MemoryHit], *, max_chars: int = 2000) -> str:
     """``## Relevant Memories`` with ``- [source, date] content`` lines, within ``max_chars``.
 
-    Returns an empty string when there is nothing to say.
+    Returns an empty string when there is nothing to say. Source and content are stored text,
+    rendered as quoted data (one line each, markup escaped; see ``docs/security.md``), so a
+    memory cannot add a section or an instruction block to the prompt.
 
     Example:
         >>> format_memories([])
@@ -43,12 +46,25 @@ def format_memories(hits: Sequence[MemoryHit], *, max_chars: int = 2000) -> str:
     used = len(lines[0])
     for hit in hits:
         m = hit.memory
-        line = f"- [{m.source}, {m.created_at.date().isoformat()}] {m.content.strip()}"
+        source = quote_for_prompt(m.source, max_chars=40)
+        line = f"- [{source}, {m.created_at.date().isoformat()}] {quote_for_prompt(m.content)}"
         if used + 1 + len(line) > max_chars:
             break
         lines.append(line)
         used += 1 + len(line)
     return "\n".join(lines) if len(lines) > 1 else ""
+
+
+def _quote_note_lines(notes: str) -> str:
+    """Each selected note line as one quoted bullet (its own leading bullet kept as one)."""
+    lines = []
+    for raw in notes.splitlines():
+        text = raw.strip()
+        if text[:2] in ("- ", "* ", "+ "):
+            text = text[2:]
+        if text:
+            lines.append("- " + quote_for_prompt(text))
+    return "\n".join(lines)
 
 
 def format_working_memory(entries: Sequence[StmEntry], *, max_chars: int = 1500) -> str:
@@ -61,7 +77,7 @@ def format_working_memory(entries: Sequence[StmEntry], *, max_chars: int = 1500)
     lines = ["## Working Memory (Scratchpad)"]
     used = len(lines[0])
     for entry in entries:
-        line = f"- **{entry.key}**: {' '.join(entry.content.split())}"
+        line = f"- **{quote_for_prompt(entry.key)}**: {quote_for_prompt(entry.content)}"
         if used + 1 + len(line) > max_chars:
             break
         lines.append(line)
@@ -95,7 +111,7 @@ def build_memory_context(
     parts: list[str] = []
     notes = memory.notes.get_workspace_context(user_id, message)
     if notes:
-        parts.append("## User Notes\n" + notes)
+        parts.append("## User Notes\n" + _quote_note_lines(notes))
     scratch = format_working_memory(memory.stm.all(user_id), max_chars=stm_chars)
     if scratch:
         parts.append(scratch)

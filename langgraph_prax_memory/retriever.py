@@ -53,7 +53,8 @@ class PraxMemoryRetriever(BaseRetriever):
 
     The user comes from the constructor or from ``config["configurable"]["user_id"]`` at
     call time (LangGraph's convention); with neither, the call fails — there is no shared
-    default user. ``k`` is set at construction and may be overridden per call.
+    default user. A retriever bound to a user refuses a run configured for another one.
+    ``k`` is set at construction and may be overridden per call.
 
     Example:
         >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
@@ -76,6 +77,12 @@ class PraxMemoryRetriever(BaseRetriever):
     tags: list[str] | None = None
 
     def _user(self, user_id: str | None) -> str:
+        if self.user_id is not None and user_id is not None and user_id != self.user_id:
+            # a retriever bound to one user never answers for another (as the tools refuse)
+            raise MemoryValidationError(
+                f"this PraxMemoryRetriever is bound to user {self.user_id!r} but the run is "
+                f"for user {user_id!r}; refusing to mix users' memories"
+            )
         user = user_id or self.user_id
         if user is None:
             raise MemoryValidationError(

@@ -60,6 +60,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from langgraph_prax_memory._graph_query import answer_graph_question, describe_relation
 from langgraph_prax_memory._stats import collect_stats
+from langgraph_prax_memory._untrusted import one_line
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
     ConfigError,
@@ -169,8 +170,8 @@ def _tags_text(tags: Sequence[str]) -> str:
 
 
 def _stm_line(entry: StmEntry) -> str:
-    content = " ".join(entry.content.split())
-    return f"- **{entry.key}** (importance {entry.importance:g}{_tags_text(entry.tags)}): {content}"
+    content = one_line(entry.content)
+    return f"- **{one_line(entry.key)}** (importance {entry.importance:g}{_tags_text(entry.tags)}): {content}"
 
 
 def _stm_artifact(entry: StmEntry) -> dict[str, Any]:
@@ -432,7 +433,7 @@ class MemoryRecallTool(MemoryTool):
         for i, (h, raw) in enumerate(zip(hits, result.hits, strict=True), 1):
             arms = ", ".join(f"{a} #{r}" for a, r in raw.ranks.items())
             lines.append(
-                f"{i}. {h['content']} "
+                f"{i}. {one_line(h['content'])} "
                 f"[id {h['id']}; {raw.memory.created_at.date().isoformat()}; "
                 f"importance {raw.memory.importance:g}; {arms}]"
             )

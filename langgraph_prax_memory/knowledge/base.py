@@ -215,7 +215,7 @@ class KnowledgeBase:
     ) -> IngestResult:
         """Chunk a document, extract concepts and relations, merge them into a namespace.
 
-        ``source`` is text, or a file (a ``Path``, or a ``str`` naming an existing file):
+        ``source`` is text (a ``str``, never opened as a file) or a file (a ``Path``):
         markdown, plain text or PDF. Concepts merge by name within the namespace; each keeps
         ``EXTRACTED_FROM`` provenance to the document. The same content ingested again into
         the same namespace is skipped (content hash). New concepts are indexed for the

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,10 +56,6 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(norm.encode("utf-8")).hexdigest()
 
 
-def _looks_like_path(value: str) -> bool:
-    return "\n" not in value and len(value) < 4096 and os.path.isfile(value)
-
-
 def _pdf_text(path: Path) -> tuple[str, str | None]:
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
@@ -86,17 +81,20 @@ def _markdown_title(text: str) -> str | None:
 def load_document(
     source: str | Path, *, title: str | None = None, source_type: str | None = None
 ) -> LoadedDocument:
-    r"""Read a file (``Path``, or a ``str`` naming an existing file) or take ``source`` as text.
+    r"""Read a file (a ``Path``) or take ``source`` (a ``str``) as the document text.
 
-    ``.pdf`` files are read with pypdf, ``.md``/``.markdown`` as markdown, anything else as
-    UTF-8 text. Raw text that has markdown headings is treated as markdown.
+    A ``str`` is always text, even when it happens to name a file: a path that reaches this
+    function from a model or a request must not open files (``knowledge_ingest`` resolves files
+    only under its explicit ``files_root`` and passes a ``Path``). ``.pdf`` files are read with
+    pypdf, ``.md``/``.markdown`` as markdown, anything else as UTF-8 text. Raw text that has
+    markdown headings is treated as markdown.
 
     Example:
         >>> doc = load_document("# Attention\nAttention weighs tokens.")
         >>> (doc.title, doc.source_type)
         ('Attention', 'markdown')
     """
-    if isinstance(source, Path) or (isinstance(source, str) and _looks_like_path(source)):
+    if isinstance(source, Path):
         path = Path(source)
         if not path.is_file():
             raise MemoryValidationError(f"no such file: {path}")

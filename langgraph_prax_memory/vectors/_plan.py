@@ -6,6 +6,7 @@ so both faces share one definition of the schema, the tenant filter and the deca
 
 from __future__ import annotations
 
+import json
 import math
 import uuid
 from collections.abc import Mapping, Sequence
@@ -22,6 +23,7 @@ SPARSE = "sparse"
 #: Prune threshold of the vector decay pass (the seed's 0.02).
 VECTOR_PRUNE_THRESHOLD = 0.02
 _POINT_NS = uuid.UUID("6f1c2b7e-8d0a-4c55-9d5e-2f6a0b4e9c31")
+_ESCAPED_POINT_NS = uuid.UUID("0b7f6c1e-3a52-4d8e-9c41-7e2d5a6b8f03")  # keys holding the separator
 
 #: Payload fields and the index each gets on a Qdrant server (local mode ignores indexes).
 PAYLOAD_INDEXES: dict[str, Any] = {
@@ -54,7 +56,23 @@ def qsparse(vector: Any) -> models.SparseVector:
 
 
 def point_id(namespace: Sequence[str], key: str) -> str:
-    """The point id of an item: uuid5 of its namespace and key (never a raw string)."""
+    r"""The point id of an item: uuid5 of its namespace and key (never a raw string).
+
+    The encoding is injective. Namespace labels cannot hold control characters, so for a key
+    without the ``\x1f`` separator the labels and the key joined by it name one item only
+    (the historical encoding, kept so stored items keep their ids). A key that contains the
+    separator could otherwise spell another namespace's item (``("memories",)`` +
+    ``"alice\x1fprofile"`` = ``("memories", "alice")`` + ``"profile"``); such keys are hashed
+    in a separate uuid5 namespace, over an unambiguous JSON encoding.
+
+    Example:
+        >>> a = point_id(("memories",), "alice\x1fprofile")
+        >>> a != point_id(("memories", "alice"), "profile")
+        True
+    """
+    if any("\x1f" in part for part in (*namespace, key)):
+        encoded = json.dumps([*namespace, key], ensure_ascii=False)
+        return str(uuid.uuid5(_ESCAPED_POINT_NS, encoded))
     return str(uuid.uuid5(_POINT_NS, "\x1f".join([*namespace, key])))
 
 

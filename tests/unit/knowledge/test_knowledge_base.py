@@ -118,7 +118,7 @@ def test_ingest_files_text_markdown_and_pdf(kb: KnowledgeBase, tmp_path: Path) -
     pdf = tmp_path / "paper.pdf"
     pdf.write_bytes(make_pdf(["Generative Agents use a Memory Stream.", "Memory Stream (MS)."]))
     r_md = kb.ingest_document("alice", md, namespace="docs")
-    r_txt = kb.ingest_document("alice", str(txt), namespace="docs")
+    r_txt = kb.ingest_document("alice", txt, namespace="docs")
     r_pdf = kb.ingest_document("alice", pdf, namespace="papers")
     assert r_md.document and r_md.document.source_type == "markdown"
     assert r_md.document.title == "LangGraph Guide"
