@@ -170,8 +170,8 @@ def _tags_text(tags: Sequence[str]) -> str:
 
 
 def _stm_line(entry: StmEntry) -> str:
-    content = one_line(entry.content)
-    return f"- **{one_line(entry.key)}** (importance {entry.importance:g}{_tags_text(entry.tags)}): {content}"
+    content, tags = one_line(entry.content), _tags_text(entry.tags)
+    return f"- **{one_line(entry.key)}** (importance {entry.importance:g}{tags}): {content}"
 
 
 def _stm_artifact(entry: StmEntry) -> dict[str, Any]:
