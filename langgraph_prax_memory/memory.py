@@ -35,7 +35,12 @@ from langgraph_prax_memory.embeddings import (
     SparseTFEncoder,
     create_dense_embeddings,
 )
-from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
+from langgraph_prax_memory.errors import (
+    BackendUnavailable,
+    EmbeddingError,
+    MemoryValidationError,
+    StoreLockedError,
+)
 from langgraph_prax_memory.graph import GraphStore, create_graph_store
 from langgraph_prax_memory.models import Memory, MemoryHit
 from langgraph_prax_memory.notes import UserNotes
@@ -138,17 +143,32 @@ class _Core:
         self.dense: ResilientEmbeddings = create_dense_embeddings(
             self.config, primary=embeddings, dimension=embedding_dimension
         )
+        self.enabled = self.config.enabled
         self.vectors: QdrantVectorStore | None = None
-        if self.config.enabled:
-            client = qdrant_client or open_qdrant_client(self.config)
-            self.vectors = QdrantVectorStore(
-                client, collection=self.config.collection_name, dimension=self.dense.dimension
-            )
+        self._opening = threading.Lock()
+        if self.enabled:
+            try:
+                self._open(qdrant_client)
+            except StoreLockedError as exc:
+                # Another process holds the embedded folder: the scratchpad, the notes, the
+                # graph and doctor still work here; long-term calls retry the folder and
+                # raise this error (naming the holder) while it is held.
+                logger.warning("long-term memory unavailable for now: %s", exc)
+
+    def _open(self, client: VectorClient | None = None) -> QdrantVectorStore:
+        with self._opening:
+            if self.vectors is None:
+                self.vectors = QdrantVectorStore(
+                    client or open_qdrant_client(self.config),
+                    collection=self.config.collection_name,
+                    dimension=self.dense.dimension,
+                )
+            return self.vectors
 
     def store(self) -> QdrantVectorStore:
-        if self.vectors is None:
+        if not self.enabled:
             raise BackendUnavailable("Memory system not available: MEMORY_ENABLED is false")
-        return self.vectors
+        return self.vectors if self.vectors is not None else self._open()
 
     def records(
         self,
@@ -269,7 +289,7 @@ class PraxMemory:
     @property
     def available(self) -> bool:
         """Whether long-term memory is enabled (``MEMORY_ENABLED``)."""
-        return self._core.vectors is not None
+        return self._core.enabled
 
     @property
     def graph(self) -> GraphStore:

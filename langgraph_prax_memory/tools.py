@@ -433,7 +433,7 @@ class MemoryRecallTool(MemoryTool):
         for i, (h, raw) in enumerate(zip(hits, result.hits, strict=True), 1):
             arms = ", ".join(f"{a} #{r}" for a, r in raw.ranks.items())
             lines.append(
-                f"{i}. {one_line(h['content'])} "
+                f"{i}. {one_line(raw.memory.content)} "
                 f"[id {h['id']}; {raw.memory.created_at.date().isoformat()}; "
                 f"importance {raw.memory.importance:g}; {arms}]"
             )

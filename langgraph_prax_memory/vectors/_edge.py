@@ -8,13 +8,15 @@ exactly the methods this package calls on a client; anything else it is handed (
 condition or schema type it does not translate) raises ``NotImplementedError`` naming it,
 never a silent change of meaning.
 
-Layout: ``<root>/.lock`` (one process per folder, like local mode) and one folder per
+Layout: ``<root>/.lock`` (one process per folder, like local mode; ``<root>/.lock.owner``
+names the holder's pid) and one folder per
 collection, ``<root>/<collection>/collection.json`` (the vectors config as qdrant-client JSON)
 plus ``<root>/<collection>/shard/`` (the edge shard).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -39,7 +41,7 @@ from qdrant_client.hybrid.fusion import distribution_based_score_fusion, recipro
 
 from langgraph_prax_memory.errors import StoreLockedError
 
-__all__ = ["EdgeClient"]
+__all__ = ["EdgeClient", "open_shared_edge"]
 
 T = TypeVar("T")
 
@@ -49,6 +51,7 @@ _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 _META = "collection.json"
 _SHARD = "shard"
 _LOCK = ".lock"
+_OWNER = ".lock.owner"
 _FACET_DEPTH = 10_000
 
 
@@ -142,10 +145,13 @@ class EdgeClient:
             if self._temporary:
                 shutil.rmtree(root, ignore_errors=True)
             raise _locked(root) from exc
+        _write_owner(root)
+        #: Holders of a shared client (:func:`open_shared_edge`); the last close releases it.
+        self._holders = 1
         # A client dropped without close() still flushes, unlocks and removes its temporary
         # folder when it is garbage-collected or the interpreter exits.
         self._release = weakref.finalize(
-            self, _release, self._shards, self._file_lock, root if self._temporary else None
+            self, _release, self._shards, self._file_lock, root, self._temporary
         )
 
     # -- collections -------------------------------------------------------------------
@@ -505,10 +511,18 @@ class EdgeClient:
         )
 
     def close(self) -> None:
-        """Flush and close every shard, release the folder (delete it for ``":memory:"``)."""
-        with self._registry:
+        """Flush and close every shard, release the folder (delete it for ``":memory:"``).
+
+        A client shared by :func:`open_shared_edge` stays open until its last holder closes.
+        """
+        with _SHARED_LOCK, self._registry:
             if self._closed:
                 return
+            self._holders -= 1
+            if self._holders > 0:
+                return
+            if _SHARED.get(self.path) is self:
+                del _SHARED[self.path]
             self._closed = True
             errors: list[Exception] = self._release() or []
             if errors:
@@ -609,8 +623,64 @@ class EdgeClient:
         return done
 
 
+#: Clients shared within this process, by resolved folder (see :func:`open_shared_edge`).
+_SHARED: weakref.WeakValueDictionary[Path, EdgeClient] = weakref.WeakValueDictionary()
+_SHARED_LOCK = threading.RLock()
+
+
+def open_shared_edge(path: str | os.PathLike[str]) -> EdgeClient:
+    """The process's client for the folder ``path``, opened on first use and then shared.
+
+    The engine allows one client per folder, so several ``PraxMemory`` objects of one process
+    (a notebook, a server with several stores) share one. Each call counts as a holder and
+    must be matched by one :meth:`EdgeClient.close`; the folder is released when the last
+    holder closes. Another process still gets :class:`StoreLockedError` naming the holder.
+
+    Example:
+        >>> import tempfile
+        >>> folder = tempfile.mkdtemp()
+        >>> a, b = open_shared_edge(folder), open_shared_edge(folder)
+        >>> a is b
+        True
+        >>> a.close(); b.collection_exists("x")
+        False
+        >>> b.close()
+    """
+    key = Path(path).resolve()
+    with _SHARED_LOCK:
+        client = _SHARED.get(key)
+        if client is not None and not client._closed:
+            with client._registry:
+                client._holders += 1
+            return client
+        client = EdgeClient(key)
+        _SHARED[key] = client
+        return client
+
+
+def _write_owner(root: Path) -> None:
+    """Record who holds the folder, for the error another process gets (best effort)."""
+    import socket
+    import time as _time
+
+    owner = {"pid": os.getpid(), "host": socket.gethostname(), "since": _time.time()}
+    # a read-only or full disk: the lock still holds, only the error says less
+    with contextlib.suppress(OSError):
+        (root / _OWNER).write_text(json.dumps(owner), encoding="utf-8")
+
+
+def _holder(root: Path) -> str:
+    """``" (held by pid N on host H since T)"`` from the owner file, or ``""``."""
+    try:
+        owner = json.loads((root / _OWNER).read_text(encoding="utf-8"))
+        since = datetime.fromtimestamp(float(owner["since"])).isoformat(timespec="seconds")
+        return f" (held by pid {int(owner['pid'])} on host {owner['host']} since {since})"
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
 def _release(
-    shards: dict[str, qe.EdgeShard], lock: filelock.BaseFileLock, temporary: Path | None
+    shards: dict[str, qe.EdgeShard], lock: filelock.BaseFileLock, root: Path, temporary: bool
 ) -> list[Exception]:
     """Flush and close the shards, unlock the folder, remove it if temporary; the errors."""
     errors: list[Exception] = []
@@ -630,9 +700,12 @@ def _release(
                 errors.append(RuntimeError(f"qdrant-edge close failed: {exc}"))
         shards.clear()
     finally:
+        if not temporary:
+            with contextlib.suppress(OSError):
+                (root / _OWNER).unlink(missing_ok=True)
         lock.release()
-        if temporary is not None:
-            shutil.rmtree(temporary, ignore_errors=True)
+        if temporary:
+            shutil.rmtree(root, ignore_errors=True)
     return errors
 
 
@@ -647,8 +720,9 @@ def _newer(name: str) -> Any:
 
 def _locked(root: Path) -> StoreLockedError:
     return StoreLockedError(
-        f"the embedded Qdrant store at {root} is open in another process or another client of "
-        "this one (the embedded engine allows one client per folder). Close the other one, give "
+        f"the embedded Qdrant store at {root} is open in another process{_holder(root)} or in "
+        "an EdgeClient of this one that is not shared (the embedded engine allows one client "
+        "per folder; PraxMemory objects of one process share it). Close the other one, give "
         "this one its own MEMORY_DATA_DIR, or run a Qdrant server and set QDRANT_URL so several "
         "processes can share it."
     )

@@ -26,7 +26,7 @@ from langgraph_prax_memory.errors import (
     MemoryWriteError,
     StoreLockedError,
 )
-from langgraph_prax_memory.vectors._edge import EdgeClient
+from langgraph_prax_memory.vectors._edge import EdgeClient, open_shared_edge
 from langgraph_prax_memory.vectors._plan import (
     DENSE,
     PAYLOAD_INDEXES,
@@ -73,7 +73,9 @@ def open_qdrant_client(config: MemoryConfig) -> VectorClient:
     if engine == "edge":
         if url == ":memory:":
             return EdgeClient(":memory:")
-        client = EdgeClient(config.qdrant_edge_path)  # StoreLockedError when held
+        # one client per folder and process, shared by every PraxMemory on it;
+        # StoreLockedError (naming the holder's pid) when another process holds it
+        client = open_shared_edge(config.qdrant_edge_path)
         _warn_if_local_data_left(config, client)
         return client
     if url == ":memory:":
@@ -162,6 +164,7 @@ class QdrantVectorStore:
         self.dimension = dimension
         self.local = _is_local(client)
         self._ready = False
+        self._closed = False
         self._lock = threading.Lock()
         # Qdrant's local mode is plain Python without locking: serialise calls into it so the
         # concurrent arms and background reinforcement never interleave inside its structures.
@@ -463,7 +466,13 @@ class QdrantVectorStore:
         return {str(h.value): int(h.count) for h in res.hits}
 
     def close(self) -> None:
-        """Close the client (releases the embedded store's folder lock)."""
+        """Close the client (releases the embedded store's folder lock); idempotent.
+
+        A shared embedded client is released when its last store closes.
+        """
+        if self._closed:
+            return
+        self._closed = True
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             self.client.close()

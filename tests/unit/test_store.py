@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import os
 import textwrap
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -107,9 +108,12 @@ def test_second_process_gets_a_clear_lock_error(tmp_path: Path) -> None:
             import sys
             from langgraph_prax_memory import MemoryConfig, PraxMemory, StoreLockedError
             from tests.fakes import HashEmbeddings
-            try:
-                PraxMemory(MemoryConfig(data_dir={str(tmp_path / "shared")!r}),
-                           embeddings=HashEmbeddings(), embedding_dimension=384)
+            # building the memory works (scratchpad and notes need no vectors) ...
+            mem = PraxMemory(MemoryConfig(data_dir={str(tmp_path / "shared")!r}),
+                             embeddings=HashEmbeddings(), embedding_dimension=384)
+            mem.stm.write("alice", "k", "v")
+            try:  # ... long-term memory says who holds the folder
+                mem.count("alice")
             except StoreLockedError as exc:
                 print("LOCKED:", exc)
                 sys.exit(3)
@@ -123,6 +127,7 @@ def test_second_process_gets_a_clear_lock_error(tmp_path: Path) -> None:
         )
         assert proc.returncode == 3, proc.stderr
         assert "QDRANT_URL" in proc.stdout and "another process" in proc.stdout
+        assert f"held by pid {os.getpid()}" in proc.stdout
     finally:
         mem.close()
     # after close the folder is free and the memory is still there
