@@ -328,6 +328,18 @@ class SourceState(BaseModel):
     last_run_at: datetime | None = None
 
 
+class GraphRetry(BaseModel):
+    """Graph writes of one batch that did not land (the graph was down), kept for a retry.
+
+    Only the items whose write failed are kept (an entity, a relation, the closing of a
+    superseded edge, an event, a causal link), so a retry never applies a write twice.
+    """
+
+    extraction: Extraction
+    when: datetime
+    attempts: int = 0
+
+
 class ConsolidationState(BaseModel):
     """The per-user ``{workspace}/memory/consolidation_state.json``."""
 
@@ -342,6 +354,7 @@ class ConsolidationState(BaseModel):
     last_decay_run: datetime | None = None
     last_summary_day: date | None = None
     retry_memories: list[dict[str, Any]] = Field(default_factory=list)
+    retry_graph: list[GraphRetry] = Field(default_factory=list)
 
     def totals(self) -> None:
         """Recompute ``trace_pending_lines`` / ``trace_pending_bytes`` from the sources."""
@@ -356,6 +369,9 @@ class ConsolidationResult(BaseModel):
     bytes) still waiting after this run, summed over the run's sources; ``capped`` says the
     run stopped at ``max_batches``. ``memories_failed`` counts facts whose vector write did not
     land (they are queued in the state and retried by the next run), never ``memories_created``.
+    Graph writes that fail because the graph is down are queued the same way:
+    ``graph_queued`` counts the items queued by this run, ``graph_retried`` the queued items
+    that landed in this run, ``graph_pending`` those still waiting after it.
     """
 
     user_id: str
@@ -381,6 +397,9 @@ class ConsolidationResult(BaseModel):
     events_upserted: int = 0
     causal_links_upserted: int = 0
     graph_errors: int = 0
+    graph_queued: int = 0
+    graph_retried: int = 0
+    graph_pending: int = 0
     items_invalid: int = 0
     memories_created: int = 0
     memories_deduplicated: int = 0

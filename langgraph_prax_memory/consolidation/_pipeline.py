@@ -37,6 +37,7 @@ from langgraph_prax_memory.consolidation._models import (
     ConsolidationResult,
     ConsolidationState,
     Extraction,
+    GraphRetry,
     InFlight,
     SourceState,
     TraceItem,
@@ -96,6 +97,8 @@ MAX_BATCH_ATTEMPTS = 3
 MAX_SUMMARY_DAYS = 7
 #: Facts kept for a retry after a failed vector write.
 MAX_RETRY_MEMORIES = 1000
+#: Graph writes (extracted items) kept for a retry while the graph is down.
+MAX_RETRY_GRAPH_ITEMS = 20_000
 _NODES_PER_BATCH = 6
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -454,6 +457,8 @@ class Consolidator:
         st = self.states.load(user_id)
         if st.retry_memories:
             self._retry(user_id, st, result)
+        if st.retry_graph:
+            self._retry_graph(user_id, st, result)
         plan: list[Batch] = []
         for source in self._sources(state, config, user_id):
             ss = st.sources.setdefault(source.key, SourceState())
@@ -518,6 +523,45 @@ class Consolidator:
         result.memories_created += created
         result.memories_deduplicated += dedup
         st.retry_memories = []
+
+    def _retry_graph(
+        self, user_id: str, st: ConsolidationState, result: ConsolidationResult
+    ) -> None:
+        """Replay the queued graph writes, oldest first; what fails again stays queued."""
+        kept: list[GraphRetry] = []
+        for i, entry in enumerate(st.retry_graph):
+            before = entry.extraction.size
+            failed = self._upsert_graph(user_id, entry.extraction, entry.when, result)
+            result.graph_retried += before - failed.size
+            if failed.size:
+                left = {"extraction": failed, "attempts": entry.attempts + 1}
+                kept.append(entry.model_copy(update=left))
+                kept.extend(st.retry_graph[i + 1 :])  # still down: keep the rest in order
+                break
+        st.retry_graph = kept
+        self.states.save(user_id, st)
+        if st.retry_graph:
+            logger.warning(
+                "%d queued graph write(s) of %r still wait for the graph",
+                sum(e.extraction.size for e in st.retry_graph),
+                user_id,
+            )
+
+    def _trim_graph_queue(self, user_id: str) -> None:
+        """Bound the graph retry queue (oldest batches go first, loudly)."""
+        st = self.states.load(user_id)
+        total = sum(e.extraction.size for e in st.retry_graph)
+        if total <= MAX_RETRY_GRAPH_ITEMS:
+            return
+        while total > MAX_RETRY_GRAPH_ITEMS and len(st.retry_graph) > 1:
+            dropped = st.retry_graph.pop(0)
+            total -= dropped.extraction.size
+            logger.error(
+                "graph retry queue of %r is full; %d queued graph writes dropped",
+                user_id,
+                dropped.extraction.size,
+            )
+        self.states.save(user_id, st)
 
     def _node_extract(self, state: _State, config: RunnableConfig) -> dict[str, Any]:
         result = state["result"].model_copy(deep=True)
@@ -655,22 +699,39 @@ class Consolidator:
             return {"result": result}
         now = state["run_now"]
         when = min(batch.latest_time or now, now)
-        self._upsert_graph(user_id, accepted, when, result)
+        failed = self._upsert_graph(user_id, accepted, when, result)
         ss.inflight = InFlight(start=batch.start, end=batch.end)
+        if failed.size:
+            # the graph was down: the writes that did not land wait in the state for the
+            # next run (like vector memories), the pointer moves on and nothing is lost
+            st.retry_graph.append(GraphRetry(extraction=failed, when=when))
+            result.graph_queued += failed.size
         self.states.save(user_id, st)
+        if failed.size:
+            self._trim_graph_queue(user_id)
         return {"result": result}
 
     def _upsert_graph(
         self, user_id: str, ext: Extraction, when: datetime, result: ConsolidationResult
-    ) -> None:
+    ) -> Extraction:
+        """Write one batch's graph items; the items whose write did not land (to retry).
+
+        An invalid item is counted and dropped (a retry would fail the same way). A write
+        that fails because the graph is down or did not land is returned, and once the graph
+        is known to be down the remaining items are returned untried.
+        """
         graph = self.memory.graph
         vocab = graph.vocabulary
         down = False
+        failed = Extraction()
+        lost = False
 
         def call(what: str, fn: Callable[[], Any]) -> Any:
-            nonlocal down
+            nonlocal down, lost
+            lost = False
             if down:
                 result.graph_errors += 1
+                lost = True
                 return None
             try:
                 return fn()
@@ -680,8 +741,9 @@ class Consolidator:
             except (BackendUnavailable, MemoryWriteError) as exc:
                 result.graph_errors += 1
                 result.errors.append(f"graph {what}: {exc}")
-                logger.error("graph write of a %s failed: %s", what, exc)
+                logger.error("graph write of a %s failed (queued for retry): %s", what, exc)
                 down = isinstance(exc, BackendUnavailable)
+                lost = True
             return None
 
         def etype(value: str) -> str:
@@ -696,18 +758,31 @@ class Consolidator:
             merge = p(graph.merge_entity, user_id, name, entity_type=etype(ent.type))
             if call("entity", p(merge, importance=ent.importance, now=when)) is not None:
                 result.entities_upserted += 1
+            elif lost:
+                failed.entities.append(ent)
         for rel in ext.relations:
             kind = rtype(rel.type)
+            closing_lost = False
             if rel.supersedes:
                 close = p(graph.supersede_relation, user_id, rel.source, rel.supersedes, kind)
                 if call("supersession", p(close, now=when)) is not None:
                     result.relations_superseded += 1
+                closing_lost = lost
                 if rel.supersedes.strip().lower() == rel.target.strip().lower():
-                    continue  # "no longer likes X": the edge is only closed
+                    if closing_lost:  # "no longer likes X": the edge is only closed
+                        failed.relations.append(rel)
+                    continue
             add = p(graph.add_relation, user_id, rel.source, rel.target, kind, weight=rel.weight)
             evidence = (rel.evidence or "")[:2000] or None
             if call("relation", p(add, evidence=evidence, valid_from=rel.valid_from, now=when)):
                 result.relations_upserted += 1
+                if closing_lost:  # only the closing of the old edge is left to do
+                    failed.relations.append(rel.model_copy(update={"target": rel.supersedes}))
+            elif lost or closing_lost:
+                # retry what did not land: the add (and the closing, if that failed too)
+                failed.relations.append(
+                    rel if closing_lost else rel.model_copy(update={"supersedes": None})
+                )
         for ev in ext.temporal_events:
             event = p(graph.merge_temporal_event, user_id, ev.description)
             done = call(
@@ -722,6 +797,8 @@ class Consolidator:
             )
             if done is not None:
                 result.events_upserted += 1
+            elif lost:
+                failed.temporal_events.append(ev)
         for c in ext.causal_links:
             link = p(graph.add_causal_link, user_id, c.cause, c.effect)
             done = call(
@@ -736,6 +813,9 @@ class Consolidator:
             )
             if done is not None:
                 result.causal_links_upserted += 1
+            elif lost:
+                failed.causal_links.append(c)
+        return failed
 
     def _node_vector(self, state: _State, config: RunnableConfig) -> dict[str, Any]:
         result = state["result"].model_copy(deep=True)
@@ -993,6 +1073,7 @@ class Consolidator:
             result.pending_bytes = sum(
                 s.pending_bytes for k, s in st.sources.items() if k in run_keys
             )
+            result.graph_pending = sum(e.extraction.size for e in st.retry_graph)
             st.last_run_at = state["run_now"]
             self.states.save(user_id, st)
         finally:
