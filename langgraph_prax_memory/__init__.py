@@ -30,7 +30,9 @@ from langgraph_prax_memory.context import (
 )
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
+    CircuitOpenError,
     ConfigError,
+    DeletionIncomplete,
     EmbeddingError,
     MemoryValidationError,
     MemoryWriteError,
@@ -73,11 +75,13 @@ __all__ = [
     "AsyncKnowledgeBase",
     "AsyncPraxMemory",
     "BackendUnavailable",
+    "CircuitOpenError",
     "ConceptHit",
     "ConfigError",
     "ConsolidatingCheckpointer",
     "ConsolidationResult",
     "Consolidator",
+    "DeletionIncomplete",
     "EmbeddingError",
     "GraphStore",
     "IngestResult",

@@ -9,12 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from langgraph_prax_memory.errors import PraxMemoryError
-
 if TYPE_CHECKING:
+    from langgraph_prax_memory.config import MemoryConfig
     from langgraph_prax_memory.memory import PraxMemory
 
-__all__ = ["Check", "run_checks"]
+__all__ = ["Check", "diagnose", "run_checks"]
 
 Status = Literal["ok", "fail", "skip"]
 _PROBE_USER = "prax-doctor-probe"
@@ -41,9 +40,36 @@ def _timed(name: str, fn: Callable[[], str]) -> Check:
     start = time.perf_counter()
     try:
         detail = fn()
-    except (PraxMemoryError, OSError, RuntimeError, ValueError) as exc:
+    except Exception as exc:  # a doctor reports every failure as its check's row, never aborts
         return Check(name, "fail", f"{type(exc).__name__}: {exc}", _ms(start))
     return Check(name, "ok", detail, _ms(start))
+
+
+def diagnose(make_config: Callable[[], MemoryConfig]) -> list[Check]:
+    """Build the configuration and the memory, then :func:`run_checks` — reporting, not raising.
+
+    What ``prax-memory doctor`` runs: a bad setting (``QDRANT_URL='not a url'``) is a failed
+    ``config`` check naming the variable, and a memory that cannot be opened a failed
+    ``open`` check, instead of an aborted command.
+
+    Example:
+        >>> from langgraph_prax_memory import MemoryConfig
+        >>> diagnose(lambda: MemoryConfig(data_dir="/tmp/prax-doc", qdrant_url="not a url"))[0].name
+        'config'
+    """
+    from langgraph_prax_memory.memory import PraxMemory
+
+    start = time.perf_counter()
+    try:
+        config = make_config()
+    except Exception as exc:
+        return [Check("config", "fail", f"{type(exc).__name__}: {exc}", _ms(start))]
+    try:
+        memory = PraxMemory(config)
+    except Exception as exc:
+        return [Check("open", "fail", f"{type(exc).__name__}: {exc}", _ms(start))]
+    with memory:
+        return run_checks(memory)
 
 
 def _ms(start: float) -> float:

@@ -14,17 +14,17 @@ Everything goes through the public facade, so every write stays scoped to one us
 from __future__ import annotations
 
 import json
-import shutil
 import string
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
-from langgraph_prax_memory._validation import check_user_id, to_utc, user_dir_name, utcnow
+from langgraph_prax_memory._validation import check_user_id, to_utc, utcnow
 from langgraph_prax_memory.graph import Entity, Relation, entity_id
 
 if TYPE_CHECKING:
+    from langgraph_prax_memory._forget import ForgetReceipt
     from langgraph_prax_memory.memory import PraxMemory
 
 __all__ = [
@@ -431,21 +431,22 @@ def import_user(
     return receipt
 
 
-def forget_user(memory: PraxMemory, user_id: str, *, keep_notes: bool = False) -> dict[str, int]:
-    """Delete everything of ``user_id`` in every store; return a receipt of what was removed.
+def forget_user(
+    memory: PraxMemory, user_id: str, *, keep_notes: bool = False, compact: bool = False
+) -> ForgetReceipt:
+    """Delete everything of ``user_id`` in every store; return a receipt.
 
-    Memories, graph and scratchpad go through ``memory.delete_user``; then, unless
-    ``keep_notes``, the user's workspace folder (``user_notes.md`` with its git history and
-    any consolidation state) is removed too.
+    Memories, knowledge, graph, scratchpad, consolidation state, ``trace.log``, OKF bundles
+    and, unless ``keep_notes``, the user's workspace folder (``user_notes.md`` with its git
+    history) go, backends first and local files last. ``compact`` then rewrites the embedded
+    stores so that no byte of the user stays on disk. The receipt's ``remaining`` lists
+    where the user's data may still be (see :mod:`langgraph_prax_memory._forget`).
+
+    Raises:
+        MemoryValidationError: ``user_id`` is invalid; nothing was deleted.
+        DeletionIncomplete: A backend failed part-way; the error lists what is left and the
+            deletion resumes on the next call (or when a memory is next opened).
     """
-    check_user_id(user_id)
-    notes = memory.notes.read(user_id)
-    receipt = dict(memory.delete_user(user_id))
-    workspace = memory.config.users_dir / user_dir_name(user_id)
-    receipt["notes_lines"] = 0
-    receipt["workspace_files"] = 0
-    if not keep_notes and workspace.exists():
-        receipt["notes_lines"] = sum(1 for line in notes.splitlines() if line.strip())
-        receipt["workspace_files"] = sum(1 for p in workspace.rglob("*") if p.is_file())
-        shutil.rmtree(workspace)
-    return receipt
+    from langgraph_prax_memory._forget import forget
+
+    return forget(memory, user_id, keep_notes=keep_notes, compact=compact)

@@ -8,14 +8,22 @@ can hold a :class:`ModelRouting` without an import cycle. Re-exported by
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from langgraph_prax_memory.errors import ConfigError
 
-__all__ = ["COMPONENTS", "Component", "ModelRoute", "ModelRouting", "resolve_chat_model"]
+__all__ = [
+    "COMPONENTS",
+    "Component",
+    "ModelRoute",
+    "ModelRouting",
+    "describe_errors",
+    "resolve_chat_model",
+]
 
 Component = Literal["memory_agent", "consolidation", "stm_compaction", "query_expansion", "rerank"]
 #: The routed components, in the order of the seed's routing table.
@@ -26,6 +34,27 @@ COMPONENTS: tuple[Component, ...] = (
     "query_expansion",
     "rerank",
 )
+
+
+def describe_errors(exc: ValidationError, known: Iterable[str]) -> str:
+    """One line per pydantic error: where (``a.b``) and what, unknown keys listing ``known``.
+
+    Example:
+        >>> try:
+        ...     ModelRoute(temperature=0.1, modle="x")
+        ... except ConfigError as exc:
+        ...     print(exc)
+        invalid model route: modle: unknown key; choose from model, temperature
+    """
+    choices = ", ".join(known)
+    parts = []
+    for err in exc.errors():
+        path = ".".join(str(p) for p in err["loc"])
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown key; choose from {choices}"
+        parts.append(f"{path}: {msg}" if path else msg)
+    return "; ".join(parts)
 
 
 def resolve_chat_model(
@@ -79,10 +108,17 @@ class ModelRoute(BaseModel):
     an instance is used exactly as configured.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True, extra="forbid")
 
     model: str | BaseChatModel | None = None
     temperature: float = Field(ge=0.0, le=2.0)
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            known = type(self).model_fields
+            raise ConfigError(f"invalid model route: {describe_errors(exc, known)}") from exc
 
 
 class ModelRouting(BaseModel):
@@ -90,7 +126,8 @@ class ModelRouting(BaseModel):
 
     Defaults are the seed's routing table (``subagent_memory`` 0.3, ``memory_consolidation``
     0.2, ``memory_compact`` 0.2); the two optional precision passes default to no model (off),
-    with temperature 0.0 for the rerank judge and 0.5 for paraphrase expansion.
+    with temperature 0.0 for the rerank judge and 0.5 for paraphrase expansion. An unknown
+    component or route key (a typo such as ``consolidaton``) is a :class:`ConfigError`.
 
     Example:
         >>> routing = ModelRouting(memory_agent="openai:gpt-4o-mini")
@@ -100,7 +137,7 @@ class ModelRouting(BaseModel):
         True
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True, extra="forbid")
 
     memory_agent: ModelRoute = Field(default_factory=lambda: ModelRoute(temperature=0.3))
     """The memory sub-agent ("memory spoke"), seed ``subagent_memory``."""
@@ -119,7 +156,12 @@ class ModelRouting(BaseModel):
             if isinstance(value, str | BaseChatModel):
                 default = type(self).model_fields[name].get_default(call_default_factory=True)
                 values[name] = ModelRoute(model=value, temperature=default.temperature)
-        super().__init__(**values)
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            # an unknown component (a typo such as "consolidaton") is an error, never ignored
+            message = describe_errors(exc, COMPONENTS)
+            raise ConfigError(f"invalid model routing: {message}") from exc
 
     def for_component(self, component: Component) -> ModelRoute:
         """The route of ``component``."""

@@ -15,13 +15,39 @@ MAX_USER_ID_CHARS = 256
 MAX_TAGS = 64
 MAX_TAG_CHARS = 128
 _SAFE_DIR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_unicode(text: str, *, what: str) -> str:
+    r"""Return ``text`` if it can be stored as UTF-8, else raise.
+
+    A lone surrogate (``"\ud800"``, what a broken decoder or a bad JSON escape leaves
+    behind) is not a character: no file, database or HTTP body can hold it, so it is refused
+    here, before any backend sees it.
+
+    Raises:
+        MemoryValidationError: ``text`` contains a lone surrogate.
+
+    Example:
+        >>> check_unicode("café", what="content")
+        'café'
+    """
+    bad = _SURROGATE.search(text)
+    if bad is not None:
+        raise MemoryValidationError(
+            f"{what} contains a lone surrogate (U+{ord(bad.group()):04X}) at position "
+            f"{bad.start()}, which is not valid Unicode text; fix how the text was decoded "
+            "(e.g. data.decode('utf-8', errors='replace'))"
+        )
+    return text
 
 
 def check_user_id(user_id: object) -> str:
     """Return ``user_id`` if it is a usable tenant id, else raise.
 
-    A user id is a non-empty string of at most 256 characters without NUL or other control
-    characters. It is never optional: every read and write of every store is scoped by it.
+    A user id is a non-empty string of at most 256 characters without NUL, other control
+    characters or lone surrogates. It is never optional: every read and write of every store
+    is scoped by it.
     """
     if user_id is None:
         raise MemoryValidationError("user_id is required: every memory operation is per user")
@@ -33,7 +59,7 @@ def check_user_id(user_id: object) -> str:
         raise MemoryValidationError(f"user_id is longer than {MAX_USER_ID_CHARS} characters")
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in user_id):
         raise MemoryValidationError("user_id must not contain control characters")
-    return user_id
+    return check_unicode(user_id, what="user_id")
 
 
 def user_dir_name(user_id: str) -> str:
@@ -60,7 +86,10 @@ def user_dir_name(user_id: str) -> str:
 
 
 def check_text(text: object, *, max_chars: int, what: str = "content") -> str:
-    """Return ``text`` if it is a non-blank string of at most ``max_chars`` characters."""
+    """Return ``text`` if it is a non-blank string of at most ``max_chars`` characters.
+
+    NUL characters and lone surrogates are refused (see :func:`check_unicode`).
+    """
     if not isinstance(text, str):
         raise MemoryValidationError(f"{what} must be a string, got {type(text).__name__}")
     if not text.strip():
@@ -72,7 +101,7 @@ def check_text(text: object, *, max_chars: int, what: str = "content") -> str:
         )
     if "\x00" in text:
         raise MemoryValidationError(f"{what} must not contain NUL characters")
-    return text
+    return check_unicode(text, what=what)
 
 
 def check_importance(value: object) -> float:
@@ -105,6 +134,7 @@ def check_tags(tags: object) -> list[str]:
             continue
         if len(tag) > MAX_TAG_CHARS:
             raise MemoryValidationError(f"a tag is longer than {MAX_TAG_CHARS} characters")
+        check_unicode(tag, what="a tag")
         seen[tag] = None
         if len(seen) > MAX_TAGS:
             raise MemoryValidationError(f"at most {MAX_TAGS} tags per memory")

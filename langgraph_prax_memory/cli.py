@@ -33,7 +33,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.table import Table
 from rich.text import Text
 
-from langgraph_prax_memory._doctor import run_checks
+from langgraph_prax_memory._doctor import Check, diagnose, run_checks
 from langgraph_prax_memory._graph_query import answer_graph_question, describe_relation
 from langgraph_prax_memory._portable import (
     PortableFormatError,
@@ -47,7 +47,7 @@ from langgraph_prax_memory._stats import collect_stats
 from langgraph_prax_memory._untrusted import safe_for_terminal
 from langgraph_prax_memory.config import MemoryConfig
 from langgraph_prax_memory.context import format_memories
-from langgraph_prax_memory.errors import BackendUnavailable, PraxMemoryError
+from langgraph_prax_memory.errors import BackendUnavailable, DeletionIncomplete, PraxMemoryError
 from langgraph_prax_memory.memory import PraxMemory
 from langgraph_prax_memory.tools import _jsonable, consolidation_hook, summarise_consolidation
 
@@ -593,25 +593,74 @@ def _forget_user(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
         answer = input(f"Delete everything of {user!r} in every store? Type the user id: ")
         if answer.strip() != user:
             raise _UsageError("not confirmed; nothing was deleted")
-    receipt = forget_user(mem, user, keep_notes=args.keep_notes)
+    try:
+        receipt = forget_user(mem, user, keep_notes=args.keep_notes, compact=args.compact)
+    except DeletionIncomplete as exc:
+        return _forget_incomplete(exc, out)
 
     def render() -> None:
-        table = Table(title=_text(f"removed for {user}"))
-        table.add_column("what")
-        table.add_column("removed", justify="right")
-        for what, count in receipt.items():
-            table.add_row(what.replace("_", " "), str(count))
-        out.console.print(table)
-        if not mem.available:
-            out.console.print("[yellow]long-term memory disabled: LTM and graph not touched[/]")
+        out.console.print(_removed_table(user, receipt.removed))
+        for what in receipt.compacted:
+            out.console.print(f"[green]compacted[/] {_m(what)}")
+        out.console.print("[bold]may still hold the user's data:[/]")
+        for note in receipt.remaining:
+            out.console.print(_text(f"- {note}"))
 
-    out.emit({"user_id": user, "removed": receipt}, render)
+    out.emit(
+        {
+            "user_id": user,
+            "complete": True,
+            "removed": receipt.removed,
+            "compacted": receipt.compacted,
+            "remaining": receipt.remaining,
+        },
+        render,
+    )
     return EXIT_OK
 
 
-def _doctor(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
-    checks = run_checks(mem)
+def _removed_table(user: str, removed: dict[str, int]) -> Table:
+    table = Table(title=_text(f"removed for {user}"))
+    table.add_column("what")
+    table.add_column("removed", justify="right")
+    for what, count in removed.items():
+        table.add_row(what.replace("_", " "), str(count))
+    return table
 
+
+def _forget_incomplete(exc: DeletionIncomplete, out: _Out) -> int:
+    """Report a deletion that stopped part-way: what went, what is left, how it resumes."""
+
+    def render() -> None:
+        if exc.removed:
+            out.console.print(_removed_table(exc.user_id, exc.removed))
+        else:
+            out.console.print(_text(f"nothing of {exc.user_id} was deleted yet"))
+        out.console.print("[bold red]still to delete:[/]")
+        for what in exc.left:
+            out.console.print(_text(f"- {what}"))
+        _SafeConsole(stderr=True).print(f"[red]incomplete:[/] {_m(exc)}")
+
+    out.emit(
+        {
+            "user_id": exc.user_id,
+            "complete": False,
+            "error": str(exc),
+            "removed": exc.removed,
+            "left": exc.left,
+            "remaining": exc.remaining,
+            "marker": str(exc.marker),
+        },
+        render,
+    )
+    return EXIT_BACKEND if isinstance(exc.__cause__, BackendUnavailable) else EXIT_ERROR
+
+
+def _doctor(args: argparse.Namespace, mem: PraxMemory, out: _Out) -> int:
+    return _report_checks(run_checks(mem), out)
+
+
+def _report_checks(checks: list[Check], out: _Out) -> int:
     def render() -> None:
         table = Table(title="prax-memory doctor")
         for col in ("check", "status", "detail", "ms"):
@@ -711,6 +760,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("forget-user", parents=[common], help="delete a user everywhere")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     p.add_argument("--keep-notes", action="store_true", help="keep user_notes.md and its history")
+    p.add_argument(
+        "--compact",
+        action="store_true",
+        help="then rewrite the embedded stores so no deleted byte stays on disk",
+    )
     sub.add_parser("doctor", parents=[common], help="check each configured backend")
     return parser
 
@@ -730,6 +784,9 @@ def main(argv: Sequence[str] | None = None, *, memory: PraxMemory | None = None)
         if args.command == "demo":
             return _demo(args, console)
         out = _Out(console, bool(getattr(args, "json", False)))
+        if args.command == "doctor" and memory is None:
+            # a setting or backend that stops the memory from opening is a failed check
+            return _report_checks(diagnose(lambda: _config(args)), out)
         with _opened(args, memory) as mem:
             return _COMMANDS[args.command](args, mem, out)
     except _UsageError as exc:

@@ -7,9 +7,12 @@ settings. Every field can also be passed as a keyword argument by its Python nam
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 import platformdirs
 from pydantic import (
@@ -21,12 +24,19 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
-from langgraph_prax_memory._routing import ModelRouting
+from langgraph_prax_memory._routing import ModelRouting, describe_errors
 from langgraph_prax_memory.errors import ConfigError
 
-__all__ = ["DEFAULT_MODELS", "PROVIDER_DIMENSIONS", "MemoryConfig", "RetrievalConfig"]
+__all__ = [
+    "DEFAULT_MODELS",
+    "NEO4J_SCHEMES",
+    "PROVIDER_DIMENSIONS",
+    "MemoryConfig",
+    "RetrievalConfig",
+    "check_neo4j_uri",
+]
 
 #: Width of the dense vector per provider. The collection is created with this width; a model
 #: of another width does not fit it (a :class:`ConfigError`, never a silent truncation).
@@ -39,11 +49,131 @@ DEFAULT_MODELS: dict[str, str] = {
     "local": "all-MiniLM-L6-v2-int8",
 }
 
+#: Seconds to wait for a backend server (Qdrant, Neo4j) to accept a connection.
+DEFAULT_CONNECT_TIMEOUT = 2.0
+#: Seconds to wait for a Qdrant server's answer to one request.
+DEFAULT_READ_TIMEOUT = 5.0
+#: Seconds the Neo4j driver retries a transaction on transient errors.
+DEFAULT_NEO4J_RETRY_TIME = 10.0
+#: Consecutive failures that open a backend's circuit breaker.
+DEFAULT_BREAKER_FAILURES = 1
+#: Seconds an open circuit breaker fails calls fast before the backend is retried.
+DEFAULT_BREAKER_COOLDOWN = 30.0
+
+#: The URI schemes of the Neo4j driver's Bolt protocol, the one the graph store speaks.
+NEO4J_SCHEMES: tuple[str, ...] = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+#: The query intents and the retrieval arms that ``RetrievalConfig.weights`` may name (the
+#: ``Intent`` and ``ARMS`` of ``retrieval._intent``, which imports this module; a test keeps
+#: them equal).
+_INTENTS: tuple[str, ...] = ("identifier", "entity", "semantic", "neutral")
+_ARMS: tuple[str, ...] = ("dense", "sparse", "graph")
+#: A host name (letters, digits, '-', '_' between dots) or an IPv6 address, brackets optional.
+_HOST = re.compile(r"^(?:[\w-]+(?:\.[\w-]+)*\.?|\[?[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*\]?)$")
+
+
+def check_neo4j_uri(uri: str) -> str:
+    """Return ``uri`` if the Neo4j driver can open it with the Bolt protocol, else raise.
+
+    ``http://host:7474`` is Neo4j's browser / HTTP port, not something the graph store can
+    speak: it is refused here instead of failing later inside the driver.
+
+    Raises:
+        ConfigError: Not a ``bolt://`` / ``neo4j://`` URI (with ``+s`` / ``+ssc``) with a host.
+
+    Example:
+        >>> check_neo4j_uri("bolt://localhost:7687")
+        'bolt://localhost:7687'
+    """
+    problem = _neo4j_uri_problem(uri)
+    if problem is not None:
+        raise ConfigError(f"NEO4J_URI {uri!r}: {problem}")
+    return uri
+
+
+def _neo4j_uri_problem(uri: str) -> str | None:
+    """What is wrong with ``uri`` as a Bolt URI, or ``None``."""
+    hint = "use e.g. bolt://localhost:7687 or neo4j+s://<host>:7687"
+    try:
+        parts = urlsplit(uri.strip())
+        port = parts.port
+    except ValueError as exc:
+        return f"not a URI ({exc}); {hint}"
+    scheme = parts.scheme.lower()
+    if scheme not in NEO4J_SCHEMES:
+        shown = f"{scheme}://" if scheme else "(none)"
+        http = " (7474 is Neo4j's HTTP port; Bolt listens on 7687)" if port == 7474 else ""
+        return (
+            f"scheme {shown} is not the Bolt protocol the graph store speaks "
+            f"({', '.join(NEO4J_SCHEMES)}); {hint}{http}"
+        )
+    if not parts.hostname or not _HOST.match(parts.hostname):
+        return f"no valid host name; {hint}"
+    return None
+
+
+def _check_http_url(value: str, *, what: str) -> str:
+    """``value`` if it is an ``http(s)://host[:port][/path]`` URL, else a ``ValueError``."""
+    example = "e.g. http://localhost:8000/v1"
+    try:
+        parts = urlsplit(value.strip())
+        _ = parts.port  # a port that is not a number raises here
+    except ValueError as exc:
+        raise ValueError(f"{what} is not a URL ({exc}); {example}") from exc
+    if parts.scheme.lower() not in ("http", "https"):
+        raise ValueError(f"{what} must start with http:// or https://; {example}")
+    if not parts.hostname or not _HOST.match(parts.hostname):
+        raise ValueError(f"{what} has no valid host name; {example}")
+    return value.strip()
+
+
+def _check_qdrant_url(value: str) -> str:
+    """``value`` if Qdrant's client accepts it as a server URL (or it is ``:memory:``).
+
+    The same rules as qdrant-client, so a value that passes here also opens: ``http(s)://``
+    or no scheme (``localhost:6333``, ``qdrant``), and a host without spaces or other
+    characters a host name cannot have.
+    """
+    url = value.strip()
+    if url == ":memory:":
+        return url
+    from urllib3.exceptions import LocationParseError
+    from urllib3.util import parse_url
+
+    hint = "use e.g. http://localhost:6333, ':memory:', or leave it unset for the embedded store"
+    try:
+        parsed = parse_url(f"//{url}" if url.startswith("localhost") else url)
+    except LocationParseError as exc:
+        raise ValueError(f"not a Qdrant URL ({exc}); {hint}") from exc
+    if parsed.scheme and parsed.scheme.lower() not in ("http", "https"):
+        raise ValueError(f"scheme {parsed.scheme}:// is not http:// or https://; {hint}")
+    if not parsed.host or not _HOST.match(parsed.host):
+        raise ValueError(f"no valid host name; {hint}")
+    return url
+
+
+def _json_object(value: Any, *, example: str) -> Any:
+    """Parse a JSON string (an environment variable's value) into an object; pass others."""
+    if not isinstance(value, str):
+        return value
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+            f"expected an object such as {example}"
+        ) from exc
+    if not isinstance(parsed, dict):
+        raise ValueError(f"expected a JSON object such as {example}, got {type(parsed).__name__}")
+    return parsed
+
 
 class RetrievalConfig(BaseModel):
     """How recall ranks: arm weights per query intent, RRF constant, candidate depth, passes.
 
-    The weights are the seed's table; change them here, not in code.
+    The weights are the seed's table; change them here, not in code. A key that is not a
+    setting, an intent or an arm (a typo such as ``"rrf"`` or ``"semntic"``) is a
+    :class:`ConfigError`, never silently ignored.
 
     Example:
         >>> cfg = RetrievalConfig()
@@ -51,7 +181,7 @@ class RetrievalConfig(BaseModel):
         {'dense': 0.8, 'sparse': 1.5, 'graph': 1.3}
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     weights: dict[str, dict[str, float]] = Field(
         default_factory=lambda: {
@@ -90,6 +220,27 @@ class RetrievalConfig(BaseModel):
     rerank: bool = False
     """Off by default: an LLM judge re-scores the top fused candidates."""
     rerank_top: int = Field(default=20, ge=2, le=100)
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            known = type(self).model_fields
+            raise ConfigError(f"invalid retrieval settings: {describe_errors(exc, known)}") from exc
+
+    @field_validator("weights")
+    @classmethod
+    def _known_weights(cls, value: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        """An intent or arm name that recall never looks up is a typo, not a setting."""
+        for intent, table in value.items():
+            if intent not in _INTENTS:
+                raise ValueError(f"unknown intent {intent!r}; choose from {', '.join(_INTENTS)}")
+            for arm in table:
+                if arm not in _ARMS:
+                    raise ValueError(
+                        f"unknown arm {arm!r} in {intent!r}; choose from {', '.join(_ARMS)}"
+                    )
+        return value
 
 
 class MemoryConfig(BaseSettings):
@@ -138,6 +289,15 @@ class MemoryConfig(BaseSettings):
     ``local``: qdrant-client's pure-Python local mode under ``data_dir/qdrant``, as before.
     A server URL ignores it."""
 
+    disk_headroom_mb: int = Field(
+        100, ge=0, validation_alias=AliasChoices("MEMORY_DISK_HEADROOM_MB")
+    )
+    """``MEMORY_DISK_HEADROOM_MB``: free disk space (MiB) the embedded qdrant-edge engine keeps
+    besides what its memory-mapped files may still fill. A write (or opening the store) that
+    would leave less is refused with ``MemoryWriteError`` / ``BackendUnavailable`` instead of
+    letting the engine crash the process with ``SIGBUS`` on a full disk. ``0`` turns the guard
+    off."""
+
     qdrant_api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("QDRANT_API_KEY"))
     """``QDRANT_API_KEY``: API key of a Qdrant server."""
 
@@ -157,6 +317,59 @@ class MemoryConfig(BaseSettings):
 
     neo4j_database: str | None = Field(None, validation_alias=AliasChoices("NEO4J_DATABASE"))
     """``NEO4J_DATABASE``: the database to use (the server's default when unset)."""
+
+    qdrant_connect_timeout: float = Field(
+        DEFAULT_CONNECT_TIMEOUT,
+        gt=0,
+        le=300,
+        validation_alias=AliasChoices("QDRANT_CONNECT_TIMEOUT"),
+    )
+    """``QDRANT_CONNECT_TIMEOUT``: seconds to wait for a Qdrant server to accept a connection."""
+
+    qdrant_read_timeout: float = Field(
+        DEFAULT_READ_TIMEOUT,
+        gt=0,
+        le=3600,
+        validation_alias=AliasChoices("QDRANT_READ_TIMEOUT"),
+    )
+    """``QDRANT_READ_TIMEOUT``: seconds to wait for a Qdrant server's answer to one request (a
+    server that accepts the connection and never answers fails the call after this long)."""
+
+    neo4j_connect_timeout: float = Field(
+        DEFAULT_CONNECT_TIMEOUT,
+        gt=0,
+        le=300,
+        validation_alias=AliasChoices("NEO4J_CONNECT_TIMEOUT"),
+    )
+    """``NEO4J_CONNECT_TIMEOUT``: seconds to open a connection to Neo4j: TCP connect and the
+    Bolt handshake (a server that accepts TCP and never answers fails after this long)."""
+
+    neo4j_max_retry_time: float = Field(
+        DEFAULT_NEO4J_RETRY_TIME,
+        ge=0,
+        le=3600,
+        validation_alias=AliasChoices("NEO4J_MAX_RETRY_TIME"),
+    )
+    """``NEO4J_MAX_RETRY_TIME``: seconds the driver retries a transaction on transient errors
+    (a deadlock, a leader change, a lost connection) before the call fails."""
+
+    breaker_failures: int = Field(
+        DEFAULT_BREAKER_FAILURES,
+        ge=1,
+        le=1000,
+        validation_alias=AliasChoices("MEMORY_BREAKER_FAILURES"),
+    )
+    """``MEMORY_BREAKER_FAILURES``: consecutive failures (timeouts, refused connections) of a
+    backend server (Qdrant, Neo4j) that open its circuit breaker; calls then fail fast."""
+
+    breaker_cooldown: float = Field(
+        DEFAULT_BREAKER_COOLDOWN,
+        ge=0,
+        le=86_400,
+        validation_alias=AliasChoices("MEMORY_BREAKER_COOLDOWN"),
+    )
+    """``MEMORY_BREAKER_COOLDOWN``: seconds an open breaker fails calls fast before the backend
+    is retried (a background health check for the sync stores)."""
 
     embedding_provider: Literal["openai", "ollama", "local"] = Field(
         "local", validation_alias=AliasChoices("EMBEDDING_PROVIDER")
@@ -178,6 +391,15 @@ class MemoryConfig(BaseSettings):
         None, validation_alias=AliasChoices("OPENAI_API_KEY", "OPENAI_KEY")
     )
     """``OPENAI_API_KEY`` (or the seed's ``OPENAI_KEY``)."""
+
+    openai_base_url: str | None = Field(
+        None, validation_alias=AliasChoices("OPENAI_BASE_URL", "OPENAI_API_BASE")
+    )
+    """``OPENAI_BASE_URL`` (or LangChain's ``OPENAI_API_BASE``): an OpenAI-compatible endpoint
+    for ``EMBEDDING_PROVIDER=openai`` — a local server (vLLM, LM Studio, llama.cpp, LocalAI,
+    Ollama's ``/v1``) or a private gateway, e.g. ``http://localhost:8000/v1``. With it, texts
+    are sent as they are (no tiktoken tokenizer, so nothing is downloaded) and
+    ``OPENAI_API_KEY`` may be left unset for a server that needs no key."""
 
     sparse_scheme: Literal["augmented_tf", "bm25"] = Field(
         "augmented_tf", validation_alias=AliasChoices("MEMORY_SPARSE_SCHEME")
@@ -228,13 +450,16 @@ class MemoryConfig(BaseSettings):
     )
     """``MEMORY_EMBEDDING_THREADS``: ONNX threads of the local model (all cores when unset)."""
 
-    retrieval: RetrievalConfig = Field(
+    # NoDecode: the JSON of the environment variable is parsed by the validator below, so a
+    # broken value is a ConfigError naming the variable, not pydantic-settings' SettingsError
+    retrieval: Annotated[RetrievalConfig, NoDecode] = Field(
         default_factory=lambda: RetrievalConfig(),
         validation_alias=AliasChoices("MEMORY_RETRIEVAL"),
     )
-    """``MEMORY_RETRIEVAL`` (JSON): arm weights per intent, RRF k, candidate depth, passes."""
+    """``MEMORY_RETRIEVAL`` (JSON): arm weights per intent, RRF k, candidate depth, passes.
+    Unknown keys are errors."""
 
-    model_routing: ModelRouting = Field(
+    model_routing: Annotated[ModelRouting, NoDecode] = Field(
         default_factory=lambda: ModelRouting(),
         validation_alias=AliasChoices("MEMORY_MODEL_ROUTING"),
     )
@@ -242,6 +467,7 @@ class MemoryConfig(BaseSettings):
     STM compaction 0.2, query expansion, rerank) as ``init_chat_model`` strings or instances.
     Set in code (``MemoryConfig(model_routing=ModelRouting(consolidation="openai:gpt-4o-mini"))``)
     or as JSON in ``MEMORY_MODEL_ROUTING`` (``{"consolidation": "openai:gpt-4o-mini"}``).
+    Unknown components are errors.
     """
 
     def __init__(self, **values: Any) -> None:
@@ -249,13 +475,50 @@ class MemoryConfig(BaseSettings):
             super().__init__(**values)
         except ValidationError as exc:
             raise ConfigError(_describe(exc)) from exc
+        except SettingsError as exc:  # a source could not be read at all
+            raise ConfigError(f"invalid memory configuration: {_name_fields(str(exc))}") from exc
 
-    @field_validator("qdrant_url", "neo4j_uri", "embedding_model", mode="before")
+    @field_validator("qdrant_url", "neo4j_uri", "embedding_model", "openai_base_url", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         if isinstance(value, str) and not value.strip():
             return None
         return value
+
+    @field_validator("qdrant_url")
+    @classmethod
+    def _qdrant_url(cls, value: str | None) -> str | None:
+        return None if value is None else _check_qdrant_url(value)
+
+    @field_validator("neo4j_uri")
+    @classmethod
+    def _neo4j_uri(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        problem = _neo4j_uri_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value.strip()
+
+    @field_validator("ollama_base_url")
+    @classmethod
+    def _ollama_url(cls, value: str) -> str:
+        return _check_http_url(value, what="the Ollama URL")
+
+    @field_validator("openai_base_url")
+    @classmethod
+    def _openai_url(cls, value: str | None) -> str | None:
+        return None if value is None else _check_http_url(value, what="the OpenAI base URL")
+
+    @field_validator("retrieval", mode="before")
+    @classmethod
+    def _retrieval_json(cls, value: Any) -> Any:
+        return _json_object(value, example='{"rrf_k": 60, "rerank": false}')
+
+    @field_validator("model_routing", mode="before")
+    @classmethod
+    def _routing_json(cls, value: Any) -> Any:
+        return _json_object(value, example='{"consolidation": "openai:gpt-4o-mini"}')
 
     @field_validator("decay_halflife_days")
     @classmethod
@@ -307,19 +570,37 @@ class MemoryConfig(BaseSettings):
         return self.data_dir / "users"
 
 
+def _setting_name(loc: str) -> str | None:
+    """``"ENV_NAME (field)"`` for a field name or one of its aliases, else ``None``."""
+    for field_name, info in MemoryConfig.model_fields.items():
+        choices = list(getattr(info.validation_alias, "choices", []))
+        if loc == field_name or loc in choices:
+            env = [c for c in choices if isinstance(c, str) and c.isupper()]
+            return f"{env[0]} ({field_name})" if env else field_name
+    return None
+
+
 def _describe(exc: ValidationError) -> str:
     """Turn a pydantic error into a message naming the environment variable at fault."""
-    fields = MemoryConfig.model_fields
     parts = []
     for err in exc.errors():
         loc = str(err["loc"][0]) if err["loc"] else "?"
-        name = loc
-        for field_name, info in fields.items():
-            alias = info.validation_alias
-            choices = list(getattr(alias, "choices", []))
-            if loc == field_name or loc in choices:
-                env = [c for c in choices if isinstance(c, str) and c.isupper()]
-                name = f"{env[0]} ({field_name})" if env else field_name
-                break
-        parts.append(f"{name}: {err['msg']} (got {err.get('input')!r})")
+        name = _setting_name(loc)
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        if name is None:
+            name = loc
+            if err["type"] == "extra_forbidden":
+                msg = "unknown setting (see docs/configuration.md for the names)"
+        elif len(err["loc"]) > 1:
+            name += " at " + ".".join(str(p) for p in err["loc"][1:])
+        parts.append(f"{name}: {msg} (got {err.get('input')!r})")
     return "invalid memory configuration: " + "; ".join(parts)
+
+
+def _name_fields(message: str) -> str:
+    """Put the environment variable next to each field name pydantic-settings mentions."""
+    return re.sub(
+        r'field "(\w+)"',
+        lambda m: f"{_setting_name(m.group(1)) or m.group(1)}",
+        message,
+    )

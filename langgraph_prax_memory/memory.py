@@ -25,6 +25,7 @@ from langgraph_prax_memory._validation import (
     check_importance,
     check_tags,
     check_text,
+    check_unicode,
     check_user_id,
     to_utc,
     utcnow,
@@ -61,6 +62,7 @@ from langgraph_prax_memory.vectors._store import (
 
 if TYPE_CHECKING:
     from langgraph_prax_memory._doctor import Check
+    from langgraph_prax_memory._forget import ForgetReceipt
     from langgraph_prax_memory._portable import ExportSummary, ImportReceipt
     from langgraph_prax_memory._stats import UserStats
     from langgraph_prax_memory.consolidation import (
@@ -109,11 +111,15 @@ def _prepare(user_id: str, item: Mapping[str, Any], max_chars: int) -> _Prepared
     key = item.get("key") if explicit else uuid.uuid4().hex
     if not isinstance(key, str) or not key.strip():
         raise MemoryValidationError("key must be a non-empty string")
+    check_unicode(key, what="key")
+    source = item.get("source") or "conversation"
+    if isinstance(source, str):
+        check_unicode(source, what="source")
     value: dict[str, Any] = {
         "content": text,
         "importance": check_importance(item.get("importance", 0.5)),
         "tags": check_tags(item.get("tags")),
-        "source": item.get("source") or "conversation",
+        "source": source,
     }
     if item.get("created_at") is not None:
         value["created_at"] = to_utc(item["created_at"], what="created_at").isoformat()
@@ -162,6 +168,8 @@ class _Core:
                     client or open_qdrant_client(self.config),
                     collection=self.config.collection_name,
                     dimension=self.dense.dimension,
+                    breaker_failures=self.config.breaker_failures,
+                    breaker_cooldown=self.config.breaker_cooldown,
                 )
             return self.vectors
 
@@ -279,6 +287,15 @@ class PraxMemory:
         self.stm = ScratchpadStore(self.config, chat_model=routing.resolve("stm_compaction"))
         #: The per-user ``user_notes.md``; items compaction drops are promoted into LTM.
         self.notes = UserNotes(self.config, remember=self._promote_note)
+        self._resumed_deletions: dict[str, ForgetReceipt] = {}
+        self._resume_deletions()
+
+    def _resume_deletions(self) -> None:
+        """Finish the user deletions an outage interrupted (their markers under ``data_dir``)."""
+        from langgraph_prax_memory._forget import PENDING_DIR, resume_pending
+
+        if (self.config.data_dir / PENDING_DIR).is_dir():
+            self._resumed_deletions = resume_pending(self)
 
     def _promote_note(
         self, user_id: str, content: str, /, *, importance: float, tags: list[str], source: str
@@ -483,28 +500,38 @@ class PraxMemory:
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Delete everything of ``user_id`` except their notes; returns counts.
 
-        Memories, graph, knowledge, scratchpad and consolidation state go. Nothing of any
-        other user is touched. The user's notes stay in their git workspace (delete that
-        folder to remove them and their history).
-        """
-        check_user_id(user_id)
-        removed = {"stm_entries": self.stm.clear(user_id)}
-        from langgraph_prax_memory.consolidation import StateFile
+        Memories, knowledge (concepts and their vectors), graph, scratchpad, consolidation
+        state, ``trace.log`` and the OKF bundles under ``data_dir/okf`` go, backends first
+        and local files last. Nothing of any other user is touched. The user's notes stay
+        in their git workspace (``forget_user`` / ``prax-memory forget-user`` removes them
+        too, and can compact the stores so no deleted byte stays on disk).
 
-        state = StateFile(self.config).path(user_id)
-        removed["consolidation_state"] = int(state.exists())
-        state.unlink(missing_ok=True)
-        if self.available:
-            removed["memories"] = self._core.store().delete_user(user_id)
-            gone = self.graph.delete_user(user_id)
-            removed["entities"] = gone.entities
-            removed["relations"] = gone.relations
-            removed["temporal_events"] = gone.temporal_events
-            removed["causal_links"] = gone.causal_links
-            removed.update(
-                {f"knowledge_{k}": v for k, v in _counts(self.knowledge.delete_user(user_id))}
-            )
-        return removed
+        Raises:
+            MemoryValidationError: ``user_id`` is invalid; nothing was deleted.
+            DeletionIncomplete: A backend failed part-way; the error says what is left,
+                and the deletion resumes on the next call or when a memory is next opened
+                on this data directory.
+        """
+        from langgraph_prax_memory._forget import forget
+
+        return forget(self, user_id, keep_notes=True).removed
+
+    def compact(self) -> list[str]:
+        """Rewrite the stores this product owns so no byte of deleted data stays on disk.
+
+        Rebuilds each qdrant-edge collection from its live points and vacuums the SQLite
+        graph (see docs/security.md). Other calls wait while a collection is rebuilt, so
+        run it at a quiet time; a crash part-way loses nothing.
+
+        Returns:
+            What was compacted (a Qdrant server, local mode or Neo4j are not).
+
+        Raises:
+            BackendUnavailable: A store could not be compacted (it is left as it was).
+        """
+        from langgraph_prax_memory._forget import compact_stores
+
+        return compact_stores(self)
 
     def decay(
         self, user_id: str, *, now: datetime | None = None, dry_run: bool = False
@@ -521,6 +548,10 @@ class PraxMemory:
         ``force=True`` re-embeds every memory of the user: after a model change that kept the
         same name, or for conversation turns stored before the dense vector left the context
         out (earlier builds encoded context + content).
+
+        Raises:
+            EmbeddingError: The configured model failed (naming it and where it is served);
+                the memories done so far keep their new vectors.
         """
         check_user_id(user_id)
         store = self._core.store()
@@ -534,9 +565,15 @@ class PraxMemory:
         done = 0
         for start in range(0, len(todo), _UPSERT_CHUNK):
             chunk = todo[start : start + _UPSERT_CHUNK]
-            vectors = self._core.dense.primary.embed_documents(
-                [str(p.payload.get("content", "")) for p in chunk]
-            )
+            try:
+                vectors = self._core.dense.embed_primary(
+                    [str(p.payload.get("content", "")) for p in chunk]
+                )
+            except EmbeddingError as exc:
+                raise EmbeddingError(
+                    f"reembed for {user_id!r} stopped after {done} of {len(todo)} memories: "
+                    f"{exc}. The others keep their sparse vectors and stay marked for reembed."
+                ) from exc
             store.set_dense(
                 user_id,
                 {p.id: v for p, v in zip(chunk, vectors, strict=True)},
@@ -727,17 +764,6 @@ class PraxMemory:
         self.close()
 
 
-def _counts(result: object) -> list[tuple[str, int]]:
-    """``(name, count)`` pairs of a counts record (pydantic model, dataclass or mapping)."""
-    if isinstance(result, Mapping):
-        items = list(result.items())
-    elif hasattr(result, "model_dump"):
-        items = list(result.model_dump().items())
-    else:
-        items = list(vars(result).items())
-    return [(str(k), int(v)) for k, v in items if isinstance(v, int) and not isinstance(v, bool)]
-
-
 class AsyncPraxMemory:
     """The async face of :class:`PraxMemory`, with the same method names.
 
@@ -889,8 +915,12 @@ class AsyncPraxMemory:
         return await asyncio.to_thread(self.sync.doctor)
 
     async def delete_user(self, user_id: str) -> dict[str, int]:
-        """Delete everything of ``user_id``."""
+        """Delete everything of ``user_id`` but their notes (see :meth:`PraxMemory.delete_user`)."""
         return await asyncio.to_thread(self.sync.delete_user, user_id)
+
+    async def compact(self) -> list[str]:
+        """Rewrite the owned stores without deleted bytes (see :meth:`PraxMemory.compact`)."""
+        return await asyncio.to_thread(self.sync.compact)
 
     async def close(self) -> None:
         """Finish background work and release the stores."""

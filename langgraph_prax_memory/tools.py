@@ -29,7 +29,10 @@ returns a ``ToolMessage`` whose ``artifact`` holds the structured result.
 **Degradation.** When long-term memory is off (``MEMORY_ENABLED=false``) or a backend is
 unreachable, the long-term and graph tools answer ``"Memory system not available."`` (artifact
 ``{"status": "unavailable"}``); the scratchpad and notes tools keep working. Bad input (an
-empty content, an importance of 3) comes back to the model as an error message it can fix.
+empty content, an importance of 3) comes back to the model as an error message it can fix, and
+so does a disk that refuses a file (read-only, full, no permission): a
+:class:`~langgraph_prax_memory.errors.MemoryWriteError` message naming the file, never a raw
+``OSError``.
 
 Example:
     >>> import tempfile
@@ -46,6 +49,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import errno
 import inspect
 import logging
 from collections.abc import Callable, Iterable, Sequence
@@ -178,6 +182,17 @@ def _stm_artifact(entry: StmEntry) -> dict[str, Any]:
     return entry.to_json_dict()
 
 
+def _disk_error(tool: str, exc: OSError, data_dir: Path) -> MemoryWriteError:
+    """A clear error for a file the disk refused (read-only, full, no permission, ...)."""
+    code = errno.errorcode.get(exc.errno, "") if exc.errno else ""
+    reason = f"{code}: {exc.strerror}" if code and exc.strerror else (exc.strerror or str(exc))
+    where = f" on {exc.filename}" if exc.filename else ""
+    return MemoryWriteError(
+        f"{tool} failed: the disk refused the operation ({reason}{where}). Check that the "
+        f"data directory {data_dir} (MEMORY_DATA_DIR) is writable and has free space."
+    )
+
+
 def _unavailable(reason: str | None = None) -> tuple[str, dict[str, Any]]:
     text = NOT_AVAILABLE if not reason else f"{NOT_AVAILABLE[:-1]}: {reason}"
     return text, {"status": "unavailable", "reason": reason or "long-term memory is disabled"}
@@ -227,6 +242,10 @@ class MemoryTool(BaseTool):
             raise ToolException(f"{self.name} failed: {exc}") from exc
         except (MemoryValidationError, MemoryWriteError, EmbeddingError) as exc:
             raise ToolException(str(exc)) from exc
+        except OSError as exc:  # read-only disk, EACCES, ENOSPC, a file where a folder goes
+            error = _disk_error(self.name, exc, self.memory.config.data_dir)
+            logger.warning("%s for %s: %s", self.name, user_id, error)
+            raise ToolException(str(error)) from error
         return text, {"user_id": user_id, **artifact}
 
     def _parse(self, kwargs: dict[str, Any]) -> BaseModel:

@@ -23,6 +23,12 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "MEMORY_DECAY_HALFLIFE_DAYS",
         "MEMORY_COLLECTION",
         "MEMORY_VECTOR_ENGINE",
+        "QDRANT_CONNECT_TIMEOUT",
+        "QDRANT_READ_TIMEOUT",
+        "NEO4J_CONNECT_TIMEOUT",
+        "NEO4J_MAX_RETRY_TIME",
+        "MEMORY_BREAKER_FAILURES",
+        "MEMORY_BREAKER_COOLDOWN",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("MEMORY_DATA_DIR", str(tmp_path / "data"))

@@ -17,10 +17,11 @@ from typing import Any
 
 import httpx
 from langchain_core.embeddings import Embeddings
+from pydantic import SecretStr
 
 from langgraph_prax_memory.config import PROVIDER_DIMENSIONS, MemoryConfig
 from langgraph_prax_memory.embeddings._offline import OFFLINE_MODEL_NAME, OfflineMiniLM
-from langgraph_prax_memory.errors import ConfigError, EmbeddingError
+from langgraph_prax_memory.errors import ConfigError, EmbeddingError, PraxMemoryError
 
 __all__ = [
     "FastEmbedEmbeddings",
@@ -179,6 +180,8 @@ class ResilientEmbeddings(Embeddings):
 
     Attributes:
         last_model: Name of the model that produced the last batch (for provenance).
+        endpoint: Where the primary model is served (``"Ollama at http://…"``), named in
+            error messages; ``None`` for an in-process model.
     """
 
     def __init__(
@@ -188,10 +191,12 @@ class ResilientEmbeddings(Embeddings):
         dimension: int,
         fallbacks: Sequence[Embeddings] = (),
         cache_size: int = 4096,
+        endpoint: str | None = None,
     ) -> None:
         self.primary = primary
         self.fallbacks = list(fallbacks)
         self.dimension = dimension
+        self.endpoint = endpoint
         self.model_name = _model_name(primary)
         self.last_model = self.model_name
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
@@ -254,6 +259,31 @@ class ResilientEmbeddings(Embeddings):
         """Embed a query."""
         return self.embed_documents([text])[0]
 
+    def embed_primary(self, texts: list[str]) -> list[list[float]]:
+        """Embed with the primary model only: no cache, no fallback (for re-embedding).
+
+        Raises:
+            EmbeddingError: The primary failed (unreachable, an HTTP error, a bad answer);
+                the message names the model and where it is served.
+            ConfigError: The primary produces vectors of another width than the collection.
+        """
+        if not texts:
+            return []
+        try:
+            vectors = self.primary.embed_documents(texts)
+        except PraxMemoryError:
+            raise
+        except Exception as exc:  # httpx / requests / openai errors: name the backend
+            name = self._label(self.primary)
+            raise EmbeddingError(
+                f"embedding model {name} failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        return self._check(vectors, len(texts), self.model_name)
+
+    def _label(self, model: Embeddings) -> str:
+        name = _model_name(model)
+        return f"{name} ({self.endpoint})" if model is self.primary and self.endpoint else name
+
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed documents with the models' async faces."""
         found, missing = self._lookup(texts)
@@ -269,7 +299,7 @@ class ResilientEmbeddings(Embeddings):
         return self._finish(found, missing, errors)
 
     def _failed(self, model: Embeddings, exc: Exception, errors: list[str]) -> None:
-        name = _model_name(model)
+        name = self._label(model)
         logger.warning("embedding with %s failed: %s", name, exc)
         errors.append(f"{name}: {exc}")
 
@@ -330,18 +360,14 @@ def create_dense_embeddings(
     width = PROVIDER_DIMENSIONS[provider]
     offline = PackagedMiniLMEmbeddings(models_dir, threads=config.embedding_threads)
     chosen: Embeddings
+    endpoint: str | None = None
     if provider == "openai":
-        from langchain_openai import OpenAIEmbeddings
-
-        kwargs: dict[str, Any] = {"model": model}
-        if config.openai_api_key is not None:
-            kwargs["api_key"] = config.openai_api_key
-        try:
-            chosen = OpenAIEmbeddings(**kwargs)
-        except Exception as exc:  # missing key is reported by the client at construction
-            raise ConfigError(f"OPENAI_API_KEY / EMBEDDING_MODEL: {exc}") from exc
+        chosen = _openai_embeddings(config, model)
+        base = config.openai_base_url
+        endpoint = f"OpenAI-compatible endpoint {base}" if base else "OpenAI API"
     elif provider == "ollama":
         chosen = OllamaEmbeddings(model, base_url=config.ollama_base_url)
+        endpoint = f"Ollama at {config.ollama_base_url}"
     elif model == OFFLINE_MODEL_NAME:
         chosen = offline
     else:
@@ -350,5 +376,42 @@ def create_dense_embeddings(
     if config.embedding_fallback and chosen is not offline and offline.dimension == width:
         fallbacks.append(offline)
     return ResilientEmbeddings(
-        chosen, dimension=width, fallbacks=fallbacks, cache_size=config.embedding_cache_size
+        chosen,
+        dimension=width,
+        fallbacks=fallbacks,
+        cache_size=config.embedding_cache_size,
+        endpoint=endpoint,
     )
+
+
+#: The API key sent to an ``OPENAI_BASE_URL`` server when ``OPENAI_API_KEY`` is unset: local
+#: servers ignore it, but the OpenAI client refuses to start without one.
+_NO_KEY = "no-key-needed"
+
+
+def _openai_embeddings(config: MemoryConfig, model: str) -> Embeddings:
+    """LangChain's ``OpenAIEmbeddings`` for the OpenAI API or an OpenAI-compatible server.
+
+    With ``OPENAI_BASE_URL`` the texts are sent as they are: LangChain's length check would
+    first tokenize them with tiktoken, whose vocabulary file is downloaded on first use (so an
+    offline machine fails before reaching the local server), and which other servers'
+    models do not use anyway. Texts are therefore not split: memories of the default
+    ``MEMORY_MAX_CONTENT_CHARS`` (20,000) fit the usual 8k-token context, and a text the
+    server refuses is an :class:`EmbeddingError` (the memory is stored sparse-only). Vectors
+    are asked for as JSON floats, which every compatible server speaks (the OpenAI client
+    would otherwise ask for base64).
+    """
+    from langchain_openai import OpenAIEmbeddings
+
+    kwargs: dict[str, Any] = {"model": model}
+    if config.openai_api_key is not None:
+        kwargs["api_key"] = config.openai_api_key
+    if config.openai_base_url:
+        kwargs["base_url"] = config.openai_base_url
+        kwargs["check_embedding_ctx_length"] = False
+        kwargs["model_kwargs"] = {"encoding_format": "float"}
+        kwargs.setdefault("api_key", SecretStr(_NO_KEY))
+    try:
+        return OpenAIEmbeddings(**kwargs)
+    except Exception as exc:  # missing key is reported by the client at construction
+        raise ConfigError(f"OPENAI_API_KEY / OPENAI_BASE_URL / EMBEDDING_MODEL: {exc}") from exc

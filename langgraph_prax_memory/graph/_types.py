@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from langgraph_prax_memory._validation import check_importance
+from langgraph_prax_memory._validation import check_importance, check_unicode
 from langgraph_prax_memory.errors import MemoryValidationError
 
 __all__ = [
@@ -159,7 +159,7 @@ def _check_plain_text(value: object, *, what: str, max_chars: int) -> str:
         raise MemoryValidationError(f"{what} is {len(text)} characters, over {max_chars}")
     if "\x00" in text:
         raise MemoryValidationError(f"{what} must not contain NUL characters")
-    return text
+    return check_unicode(text, what=what)
 
 
 def check_display_name(value: object) -> str:
@@ -193,7 +193,7 @@ def check_evidence(value: object) -> str:
         raise MemoryValidationError(f"evidence is over {MAX_EVIDENCE_CHARS} characters")
     if "\x00" in text:
         raise MemoryValidationError("evidence must not contain NUL characters")
-    return text
+    return check_unicode(text, what="evidence")
 
 
 def check_weight(value: object) -> float:

@@ -149,6 +149,7 @@ class KnowledgeBase:
                     memory.vectors.client,
                     collection=KNOWLEDGE_COLLECTION,
                     dimension=memory.embeddings.dimension,
+                    breaker=memory.vectors.breaker,  # one breaker per Qdrant server
                 )
                 self.vectors = KnowledgeVectors(qstore, memory.embeddings, memory.sparse_encoder)
             except BackendUnavailable as exc:

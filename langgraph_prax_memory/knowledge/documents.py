@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from langgraph_prax_memory._validation import check_unicode
 from langgraph_prax_memory.errors import MemoryValidationError
 
 __all__ = [
@@ -94,6 +95,8 @@ def load_document(
         >>> (doc.title, doc.source_type)
         ('Attention', 'markdown')
     """
+    if isinstance(title, str):
+        check_unicode(title, what="document title")
     if isinstance(source, Path):
         path = Path(source)
         if not path.is_file():
@@ -120,6 +123,7 @@ def load_document(
         raise MemoryValidationError("a document must be non-empty text or a file path")
     if "\x00" in source:
         raise MemoryValidationError("document text must not contain NUL characters")
+    check_unicode(source, what="document text")
     md_title = _markdown_title(source)
     first_line = source.strip().splitlines()[0][:80]
     return LoadedDocument(

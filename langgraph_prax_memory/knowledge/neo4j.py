@@ -14,6 +14,7 @@ by a sync or an async runner inside one managed transaction.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
@@ -21,6 +22,7 @@ from typing import Any, TypeVar
 
 import neo4j
 
+from langgraph_prax_memory._breaker import CircuitBreaker
 from langgraph_prax_memory._validation import check_user_id
 from langgraph_prax_memory.errors import ConfigError, MemoryValidationError, PraxMemoryError
 from langgraph_prax_memory.graph import AsyncNeo4jGraphStore, Entity, Neo4jGraphStore
@@ -476,6 +478,19 @@ def _args_relations(
     )
 
 
+class _NoBreaker:
+    """Stands in for the circuit breaker of a store built on a bare driver."""
+
+    def guard(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+
+def _breaker_of(connection: Any) -> CircuitBreaker | _NoBreaker:
+    """The graph store's circuit breaker (one per server), or none for a bare driver."""
+    breaker = getattr(connection, "breaker", None)
+    return breaker if isinstance(breaker, CircuitBreaker) else _NoBreaker()
+
+
 def _driver_of(connection: Any) -> tuple[Any, str | None, float]:
     """``(driver, database, max_retry_time)`` of a graph store or a bare driver."""
     if isinstance(connection, Neo4jGraphStore | AsyncNeo4jGraphStore):
@@ -512,6 +527,7 @@ class Neo4jKnowledgeStore(BatchWriter, KnowledgeOps):
         self._database = database or db
         self._max_retry_time = retry
         self._outage = OutageLog(logger, "Neo4j knowledge graph")
+        self._breaker = _breaker_of(connection)
         self._setup_done = False
         self._setup_lock = threading.Lock()
 
@@ -538,6 +554,11 @@ class Neo4jKnowledgeStore(BatchWriter, KnowledgeOps):
         """Nothing to release: the driver belongs to the graph store."""
 
     def _execute(self, what: str, make_op: Callable[[], Op[T]], *, write: bool) -> T:
+        """One operation, through the graph store's circuit breaker (fails fast while open)."""
+        with self._breaker.guard():
+            return self._execute_now(what, make_op, write=write)
+
+    def _execute_now(self, what: str, make_op: Callable[[], Op[T]], *, write: bool) -> T:
         if not self._setup_done:
             self.setup()
         try:
@@ -748,6 +769,7 @@ class AsyncNeo4jKnowledgeStore(KnowledgeOps):
         self._database = database or db
         self._max_retry_time = retry
         self._outage = OutageLog(logger, "Neo4j knowledge graph")
+        self._breaker = _breaker_of(connection)
         self._setup_done = False
 
     def _session(self) -> neo4j.AsyncSession:
@@ -770,6 +792,11 @@ class AsyncNeo4jKnowledgeStore(KnowledgeOps):
         """Nothing to release: the driver belongs to the graph store."""
 
     async def _execute(self, what: str, make_op: Callable[[], Op[T]], *, write: bool) -> T:
+        """One operation, through the graph store's circuit breaker (fails fast while open)."""
+        with self._breaker.guard():
+            return await self._execute_now(what, make_op, write=write)
+
+    async def _execute_now(self, what: str, make_op: Callable[[], Op[T]], *, write: bool) -> T:
         if not self._setup_done:
             await self.setup()
         try:

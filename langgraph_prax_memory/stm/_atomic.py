@@ -51,9 +51,13 @@ def locked(path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[Non
         timeout: Seconds to wait for each lock.
 
     Raises:
-        MemoryWriteError: A lock could not be taken within ``timeout``.
+        MemoryWriteError: A lock could not be taken within ``timeout``, or the disk refused
+            the folder or the lock file (read-only, full, no permission).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MemoryWriteError(f"cannot create the folder of {path}: {exc}") from exc
     tlock = _thread_lock(path)
     if not tlock.acquire(timeout=timeout):
         raise MemoryWriteError(f"timed out after {timeout}s waiting for the lock of {path}")
@@ -65,6 +69,8 @@ def locked(path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[Non
             raise MemoryWriteError(
                 f"timed out after {timeout}s waiting for another process to release {path}.lock"
             ) from exc
+        except OSError as exc:
+            raise MemoryWriteError(f"cannot create the lock file {path}.lock: {exc}") from exc
         try:
             yield
         finally:

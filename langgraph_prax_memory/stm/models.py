@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
-from langgraph_prax_memory._validation import to_utc
+from langgraph_prax_memory._validation import check_unicode, to_utc
 from langgraph_prax_memory.errors import MemoryValidationError
 
 __all__ = ["MAX_KEY_CHARS", "PENDING_REVIEW_TAG", "COMPACTED_TAG", "StmEntry", "check_key"]
@@ -23,9 +23,9 @@ COMPACTED_TAG = "stm_compacted"
 def check_key(key: object) -> str:
     """Return ``key`` if it is a valid scratchpad key, else raise.
 
-    A key is a non-blank string of at most 256 characters without NUL or other control
-    characters. Keys are stored as JSON data inside ``stm.json`` and never become paths, so
-    ``"../../etc/passwd"`` or ``"a/b"`` are harmless ordinary keys.
+    A key is a non-blank string of at most 256 characters without NUL, other control
+    characters or lone surrogates. Keys are stored as JSON data inside ``stm.json`` and never
+    become paths, so ``"../../etc/passwd"`` or ``"a/b"`` are harmless ordinary keys.
 
     Raises:
         MemoryValidationError: The key is not usable.
@@ -40,7 +40,7 @@ def check_key(key: object) -> str:
         )
     if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in key):
         raise MemoryValidationError("key must not contain NUL or other control characters")
-    return key
+    return check_unicode(key, what="key")
 
 
 def _format_utc(value: datetime) -> str:

@@ -12,6 +12,14 @@ Layout: ``<root>/.lock`` (one process per folder, like local mode; ``<root>/.loc
 names the holder's pid) and one folder per
 collection, ``<root>/<collection>/collection.json`` (the vectors config as qdrant-client JSON)
 plus ``<root>/<collection>/shard/`` (the edge shard).
+
+A deleted point leaves the engine's results at once, but its payload and vectors stay in the
+shard's write-ahead log and segment files until they are rewritten. :meth:`EdgeClient.compact`
+rewrites them: it copies the live points into a fresh shard (``shard.compacting``), marks the
+copy complete (``shard.compacting.done``), swaps the folders (the old one becomes
+``shard.stale``) and deletes the old files. Opening a collection finishes an interrupted swap
+or discards an unfinished copy, so a crash at any point leaves either the old shard or the
+complete new one, never a mix.
 """
 
 from __future__ import annotations
@@ -24,9 +32,10 @@ import re
 import shutil
 import tempfile
 import threading
+import time
 import uuid
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -39,7 +48,7 @@ from qdrant_client import models
 from qdrant_client.http.models import QueryResponse
 from qdrant_client.hybrid.fusion import distribution_based_score_fusion, reciprocal_rank_fusion
 
-from langgraph_prax_memory.errors import StoreLockedError
+from langgraph_prax_memory.errors import DiskFullError, StoreLockedError
 
 __all__ = ["EdgeClient", "open_shared_edge"]
 
@@ -52,7 +61,15 @@ _META = "collection.json"
 _SHARD = "shard"
 _LOCK = ".lock"
 _OWNER = ".lock.owner"
+#: Free space kept besides the sparse files' holes (see :class:`EdgeClient`).
+DEFAULT_HEADROOM = 100 * 1024 * 1024
+_DEBT_TTL = 2.0
 _FACET_DEPTH = 10_000
+#: Compaction: the copy being built, its completion mark, the old shard being removed.
+_FRESH = "shard.compacting"
+_FRESH_DONE = "shard.compacting.done"
+_STALE = "shard.stale"
+_COPY_PAGE = 256
 
 
 def _engine_error(exc: BaseException) -> bool:
@@ -107,8 +124,19 @@ class EdgeClient:
     are applied (and logged to the shard's write-ahead log) before a method returns, whatever
     ``wait`` says; a write that does not land raises.
 
+    **Disk space.** The engine writes through memory-mapped, sparsely allocated files: when the
+    file system cannot back a page the engine touches, the kernel kills the whole process with
+    ``SIGBUS`` — no exception is possible. So before every write (and before a shard is
+    loaded) the client checks the free space of the folder's file system against what the
+    engine may still touch without asking for it (the holes of its sparse files) plus
+    ``min_free_bytes`` of headroom, and refuses with
+    :class:`~langgraph_prax_memory.errors.DiskFullError` (a ``MemoryWriteError`` and a
+    ``BackendUnavailable``) while there is not enough. Nothing is written by a refused call.
+
     Args:
         path: The data folder, or ``":memory:"``.
+        min_free_bytes: Headroom kept free besides the sparse files' holes (default 100 MiB,
+            ``MEMORY_DISK_HEADROOM_MB``); ``0`` turns the check off.
 
     Example:
         >>> from qdrant_client import models
@@ -128,7 +156,13 @@ class EdgeClient:
         >>> client.close()
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, min_free_bytes: int = DEFAULT_HEADROOM
+    ) -> None:
+        if min_free_bytes < 0:
+            raise ValueError("min_free_bytes must be >= 0")
+        self.min_free_bytes = min_free_bytes
+        self._debt: tuple[float, int] = (-math.inf, 0)  # (measured at, bytes), cached briefly
         self._temporary = str(path) == ":memory:"
         root = Path(tempfile.mkdtemp(prefix="prax-qdrant-edge-")) if self._temporary else Path(path)
         root.mkdir(parents=True, exist_ok=True)
@@ -136,6 +170,10 @@ class EdgeClient:
         self._registry = threading.RLock()
         self._shards: dict[str, qe.EdgeShard] = {}
         self._closed = False
+        # calls in flight, and a compaction that waits for them and holds new ones back
+        self._gate = threading.Condition(self._registry)
+        self._active = 0
+        self._compacting = False
         # not thread-local: AsyncPraxMemory closes from a worker thread, and a finaliser may run
         # on any thread; the lock must be released by whichever thread closes
         self._file_lock = filelock.FileLock(str(root / _LOCK), timeout=0, thread_local=False)
@@ -191,11 +229,13 @@ class EdgeClient:
                 },
             }
             config = _edge_config(meta)  # validates before anything is written
+            self._check_space("create a collection")
             folder = self._dir(collection_name)
             folder.mkdir(parents=True, exist_ok=True)
             if (folder / _SHARD).exists():  # a shard without metadata: an interrupted create
                 shutil.rmtree(folder / _SHARD)
             shard = qe.EdgeShard.create(str(folder / _SHARD), config)
+            self._debt = (-math.inf, 0)  # new mapped files: measure again at the next write
             tmp = folder / f"{_META}.tmp"
             tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
             tmp.replace(folder / _META)
@@ -209,7 +249,7 @@ class EdgeClient:
         edge shard runs with.
         """
         meta = self._meta(collection_name)
-        info = self._shard(collection_name).info()
+        info = self._read(collection_name, "info", lambda s: s.info())
         vectors_meta = meta["vectors"]
         vectors: models.VectorParams | dict[str, models.VectorParams]
         if set(vectors_meta) == {""}:
@@ -255,13 +295,22 @@ class EdgeClient:
         | str,
         wait: bool = True,
     ) -> models.UpdateResult:
-        """Index a payload field (filters on it become index lookups; facets need one)."""
+        """Index a payload field (filters on it become index lookups; facets need one).
+
+        The schema is also recorded in ``collection.json``, so that :meth:`compact` rebuilds
+        the index with the same parameters.
+        """
         schema = _index_schema(field_schema)
-        return self._update(
+        result = self._update(
             collection_name,
             "payload index",
             [qe.UpdateOperation.create_field_index(field_name, schema)],
         )[0]
+        with self._registry:
+            meta = self._meta(collection_name)
+            meta.setdefault("payload_indexes", {})[field_name] = _schema_json(field_schema)
+            _write_meta(self._dir(collection_name), meta)
+        return result
 
     # -- writes ------------------------------------------------------------------------
     def upsert(
@@ -510,6 +559,118 @@ class EdgeClient:
             hits=[models.FacetValueHit(value=h.value, count=h.count) for h in hits]
         )
 
+    def collection_names(self) -> list[str]:
+        """The collections created in this folder, sorted."""
+        self._check_open()
+        return sorted(
+            d.name for d in self.path.iterdir() if _NAME.match(d.name) and (d / _META).is_file()
+        )
+
+    def compact(self, collection_name: str) -> int:
+        """Rewrite the collection's files without the bytes of deleted points.
+
+        qdrant-edge has no in-process vacuum that reaches its write-ahead log, so the
+        collection is rebuilt: every live point (its vectors and payload) and every payload
+        index is copied into a fresh shard beside the old one, the copy is flushed and marked
+        complete, the folders are swapped and the old shard's files deleted. Until the mark
+        is written the old shard is the collection, and a crash only leaves a partial copy
+        that the next open discards; after it, the next open finishes the swap. Other calls
+        on this client wait while a compaction runs (writes during the copy would be lost).
+
+        Args:
+            collection_name: The collection to compact.
+
+        Returns:
+            How many points the compacted collection holds.
+
+        Raises:
+            ValueError: The collection does not exist.
+            RuntimeError: The engine failed; the old shard is kept unchanged.
+        """
+        with self._gate:
+            self._check_open()
+            while self._compacting:
+                self._gate.wait()
+            self._compacting = True
+            try:
+                while self._active:
+                    self._gate.wait()
+            except BaseException:
+                self._compacting = False
+                self._gate.notify_all()
+                raise
+        try:
+            return self._rebuild(collection_name)
+        finally:
+            with self._gate:
+                self._compacting = False
+                self._gate.notify_all()
+
+    def _rebuild(self, collection_name: str) -> int:
+        meta = self._meta(collection_name)
+        folder = self._dir(collection_name)
+        old = self._shard(collection_name)  # finishes an interrupted compaction first
+        fresh_dir, done = folder / _FRESH, folder / _FRESH_DONE
+        if fresh_dir.exists():
+            shutil.rmtree(fresh_dir)
+        self._check_copy_space(folder / _SHARD, collection_name)
+        try:
+            indexes = _index_plan(meta, old.info())
+            fresh = qe.EdgeShard.create(str(fresh_dir), _edge_config(meta))
+            try:
+                for field, schema in indexes.items():
+                    fresh.update(qe.UpdateOperation.create_field_index(field, schema))
+                copied = _copy_points(old, fresh)
+                expected = old.count(qe.CountRequest(exact=True))
+                if copied != expected:
+                    raise RuntimeError(f"copied {copied} points of {expected}")
+                fresh.flush()
+            finally:
+                fresh.close()
+        except BaseException as exc:
+            shutil.rmtree(fresh_dir, ignore_errors=True)
+            if not _engine_error(exc):
+                raise
+            raise RuntimeError(
+                f"qdrant-edge compaction of {collection_name!r} failed (the collection is "
+                f"unchanged): {exc}"
+            ) from exc
+        _fsync_tree(fresh_dir)
+        with open(done, "wb") as fh:
+            os.fsync(fh.fileno())
+        _fsync_dir(folder)
+        with self._registry:
+            self._shards.pop(collection_name, None)
+            for step in (old.flush, old.close):
+                try:
+                    step()
+                except BaseException as exc:  # the copy is complete: swap all the same
+                    if not _engine_error(exc):
+                        raise
+            _finish_compaction(folder)
+            self._debt = (-math.inf, 0)  # the files changed: measure the disk again
+        return copied
+
+    def _check_copy_space(self, shard: Path, collection_name: str) -> None:
+        """Refuse a compaction the disk cannot hold: the copy may fill as much as the original.
+
+        The engine's files are sparse and memory-mapped (a page the disk cannot back kills
+        the process), so the copy needs the original's full apparent size free, plus the
+        headroom the writes keep (``MEMORY_DISK_HEADROOM_MB``; ``0`` turns this off too).
+        """
+        if self.min_free_bytes == 0:
+            return
+        need = self.min_free_bytes + sum(p.stat().st_size for p in shard.rglob("*") if p.is_file())
+        free = shutil.disk_usage(self.path).free
+        if free < need:
+            mib = 1024 * 1024
+            raise DiskFullError(
+                f"not enough free disk space to compact {collection_name!r} in the embedded "
+                f"Qdrant store at {self.path}: {free / mib:.0f} MiB free, {need / mib:.0f} MiB "
+                "needed for the copy and the headroom. Nothing was changed; free some space "
+                "and retry"
+            )
+
     def close(self) -> None:
         """Flush and close every shard, release the folder (delete it for ``":memory:"``).
 
@@ -583,6 +744,8 @@ class EdgeClient:
             if shard is not None:
                 return shard
             meta = self._meta(collection_name)
+            _finish_compaction(self._dir(collection_name))  # before measuring the disk
+            self._check_space("open the collection")  # loading touches the mapped files
             folder = self._dir(collection_name) / _SHARD
             try:
                 if folder.is_dir() and any(folder.iterdir()):
@@ -593,33 +756,89 @@ class EdgeClient:
                 if "WouldBlock" in str(exc):
                     raise _locked(self.path) from exc
                 raise RuntimeError(f"cannot open the qdrant-edge shard at {folder}: {exc}") from exc
+            self._debt = (-math.inf, 0)  # loading may map new files: measure again
             self._shards[collection_name] = shard
             return shard
 
-    def _read(self, collection_name: str, what: str, fn: Callable[[qe.EdgeShard], T]) -> T:
-        shard = self._shard(collection_name)
+    @contextlib.contextmanager
+    def _using(self, collection_name: str) -> Iterator[qe.EdgeShard]:
+        """The collection's shard for one call; a compaction waits until the call is done."""
+        with self._gate:
+            while self._compacting:
+                self._gate.wait()
+            shard = self._shard(collection_name)
+            self._active += 1
         try:
-            return fn(shard)
-        except BaseException as exc:
-            if not _engine_error(exc):
-                raise
-            raise RuntimeError(f"qdrant-edge {what} on {collection_name!r} failed: {exc}") from exc
+            yield shard
+        finally:
+            with self._gate:
+                self._active -= 1
+                if not self._active:
+                    self._gate.notify_all()
 
-    def _update(
-        self, collection_name: str, what: str, ops: Sequence[qe.UpdateOperation]
-    ) -> list[models.UpdateResult]:
-        shard = self._shard(collection_name)
-        done = []
-        for op in ops:
+    def _read(self, collection_name: str, what: str, fn: Callable[[qe.EdgeShard], T]) -> T:
+        with self._using(collection_name) as shard:
             try:
-                shard.update(op)
+                return fn(shard)
             except BaseException as exc:
                 if not _engine_error(exc):
                     raise
                 raise RuntimeError(
                     f"qdrant-edge {what} on {collection_name!r} failed: {exc}"
                 ) from exc
-            done.append(models.UpdateResult(operation_id=0, status=models.UpdateStatus.COMPLETED))
+
+    def _check_space(self, what: str) -> None:
+        """Refuse (:class:`DiskFullError`) unless the disk can back every page it may touch."""
+        if self.min_free_bytes == 0:
+            return
+        free = shutil.disk_usage(self.path).free
+        debt = self._sparse_debt()
+        if free >= debt + self.min_free_bytes:
+            return
+        mib = 1024 * 1024
+        raise DiskFullError(
+            f"not enough free disk space to {what} in the embedded Qdrant store at {self.path}: "
+            f"{free / mib:.0f} MiB free, {(debt + self.min_free_bytes) / mib:.0f} MiB needed "
+            f"({debt / mib:.0f} MiB its memory-mapped files may still fill, plus "
+            f"{self.min_free_bytes / mib:.0f} MiB headroom, MEMORY_DISK_HEADROOM_MB). Nothing "
+            "was written; free some space and retry (writing on would crash the process)"
+        )
+
+    def _sparse_debt(self) -> int:
+        """Bytes the engine's files may still fill (size beyond allocated blocks), cached 2 s."""
+        now = time.monotonic()
+        measured, debt = self._debt
+        if now - measured < _DEBT_TTL:
+            return debt
+        debt = 0
+        for root, _dirs, files in os.walk(self.path):
+            for name in files:
+                try:
+                    st = os.stat(os.path.join(root, name))
+                except OSError:
+                    continue
+                debt += max(0, st.st_size - st.st_blocks * 512)
+        self._debt = (now, debt)
+        return debt
+
+    def _update(
+        self, collection_name: str, what: str, ops: Sequence[qe.UpdateOperation]
+    ) -> list[models.UpdateResult]:
+        self._check_space(what)
+        done = []
+        with self._using(collection_name) as shard:
+            for op in ops:
+                try:
+                    shard.update(op)
+                except BaseException as exc:
+                    if not _engine_error(exc):
+                        raise
+                    raise RuntimeError(
+                        f"qdrant-edge {what} on {collection_name!r} failed: {exc}"
+                    ) from exc
+                done.append(
+                    models.UpdateResult(operation_id=0, status=models.UpdateStatus.COMPLETED)
+                )
         return done
 
 
@@ -628,7 +847,9 @@ _SHARED: weakref.WeakValueDictionary[Path, EdgeClient] = weakref.WeakValueDictio
 _SHARED_LOCK = threading.RLock()
 
 
-def open_shared_edge(path: str | os.PathLike[str]) -> EdgeClient:
+def open_shared_edge(
+    path: str | os.PathLike[str], *, min_free_bytes: int = DEFAULT_HEADROOM
+) -> EdgeClient:
     """The process's client for the folder ``path``, opened on first use and then shared.
 
     The engine allows one client per folder, so several ``PraxMemory`` objects of one process
@@ -653,7 +874,7 @@ def open_shared_edge(path: str | os.PathLike[str]) -> EdgeClient:
             with client._registry:
                 client._holders += 1
             return client
-        client = EdgeClient(key)
+        client = EdgeClient(key, min_free_bytes=min_free_bytes)
         _SHARED[key] = client
         return client
 
@@ -661,9 +882,8 @@ def open_shared_edge(path: str | os.PathLike[str]) -> EdgeClient:
 def _write_owner(root: Path) -> None:
     """Record who holds the folder, for the error another process gets (best effort)."""
     import socket
-    import time as _time
 
-    owner = {"pid": os.getpid(), "host": socket.gethostname(), "since": _time.time()}
+    owner = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()}
     # a read-only or full disk: the lock still holds, only the error says less
     with contextlib.suppress(OSError):
         (root / _OWNER).write_text(json.dumps(owner), encoding="utf-8")
@@ -677,6 +897,118 @@ def _holder(root: Path) -> str:
         return f" (held by pid {int(owner['pid'])} on host {owner['host']} since {since})"
     except (OSError, ValueError, KeyError, TypeError):
         return ""
+
+
+def _write_meta(folder: Path, meta: Mapping[str, Any]) -> None:
+    tmp = folder / f"{_META}.tmp"
+    tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    tmp.replace(folder / _META)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make renames and new files in ``folder`` durable (best effort where unsupported)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_tree(root: Path) -> None:
+    """Make every file and folder under ``root`` durable (``fsync``), before the swap."""
+    for folder, _, files in os.walk(root):
+        for name in files:
+            with contextlib.suppress(OSError), open(os.path.join(folder, name), "rb") as fh:
+                os.fsync(fh.fileno())
+        _fsync_dir(Path(folder))
+
+
+def _finish_compaction(folder: Path) -> None:
+    """Bring a collection folder left by an interrupted :meth:`EdgeClient.compact` to one shard.
+
+    With the completion mark the copy is whole: swap it in (the old shard becomes
+    ``shard.stale``). Without it, a copy is partial and is discarded. A stale shard left
+    behind is deleted, or, if it is the only shard there, put back.
+    """
+    shard, fresh, stale, done = (folder / n for n in (_SHARD, _FRESH, _STALE, _FRESH_DONE))
+    if not (fresh.exists() or stale.exists() or done.exists()):
+        return
+    if done.exists() and fresh.is_dir():
+        if shard.exists():
+            if stale.exists():
+                shutil.rmtree(stale)
+            os.rename(shard, stale)
+        os.rename(fresh, shard)
+        _fsync_dir(folder)
+    done.unlink(missing_ok=True)
+    _fsync_dir(folder)
+    if fresh.exists():
+        shutil.rmtree(fresh)
+    if stale.exists():
+        if shard.exists():
+            shutil.rmtree(stale)
+        else:
+            os.rename(stale, shard)
+    _fsync_dir(folder)
+
+
+def _copy_points(src: qe.EdgeShard, dst: qe.EdgeShard) -> int:
+    """Copy every point of ``src`` (vectors and payload) into ``dst``; how many."""
+    copied = 0
+    offset: qe.PointId | None = None
+    while True:
+        records, offset = src.scroll(
+            qe.ScrollRequest(offset=offset, limit=_COPY_PAGE, with_payload=True, with_vector=True)
+        )
+        if records:
+            points = [qe.Point(r.id, r.vector or {}, r.payload) for r in records]
+            dst.update(qe.UpdateOperation.upsert_points(points))
+            copied += len(points)
+        if offset is None or not records:
+            return copied
+
+
+_INDEX_PARAMS: dict[str, type[Any]] = {
+    "keyword": models.KeywordIndexParams,
+    "integer": models.IntegerIndexParams,
+    "float": models.FloatIndexParams,
+    "bool": models.BoolIndexParams,
+    "datetime": models.DatetimeIndexParams,
+    "uuid": models.UuidIndexParams,
+}
+
+
+def _schema_json(schema: Any) -> Any:
+    """A payload index schema as recorded in ``collection.json``."""
+    if isinstance(schema, models.PayloadSchemaType):
+        return schema.value
+    if isinstance(schema, str):
+        return models.PayloadSchemaType(schema).value
+    return schema.model_dump(mode="json", exclude_none=True)
+
+
+def _index_plan(
+    meta: Mapping[str, Any], info: qe.ShardInfo
+) -> dict[str, qe.PayloadSchemaType | qe.PayloadSchemaParams]:
+    """The payload indexes of a shard, with the parameters recorded when they were created.
+
+    An index created before schemas were recorded is rebuilt from its data type alone.
+    """
+    recorded = meta.get("payload_indexes") or {}
+    plan: dict[str, qe.PayloadSchemaType | qe.PayloadSchemaParams] = {}
+    for field, index in info.payload_schema.items():
+        raw = recorded.get(field)
+        if isinstance(raw, str):
+            plan[field] = _index_schema(models.PayloadSchemaType(raw))
+        elif isinstance(raw, dict) and raw.get("type") in _INDEX_PARAMS:
+            plan[field] = _index_schema(_INDEX_PARAMS[raw["type"]].model_validate(raw))
+        else:
+            plan[field] = index.data_type
+    return plan
 
 
 def _release(

@@ -10,19 +10,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import threading
 import warnings
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
+import httpx
 from qdrant_client import AsyncQdrantClient, QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from langgraph_prax_memory._breaker import CircuitBreaker, describe
 from langgraph_prax_memory._validation import check_user_id, utcnow
-from langgraph_prax_memory.config import MemoryConfig
+from langgraph_prax_memory.config import (
+    DEFAULT_BREAKER_COOLDOWN,
+    DEFAULT_BREAKER_FAILURES,
+    MemoryConfig,
+)
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
     ConfigError,
+    DiskFullError,
     MemoryWriteError,
     StoreLockedError,
 )
@@ -44,7 +53,13 @@ from langgraph_prax_memory.vectors._plan import (
     user_filter,
 )
 
-__all__ = ["AsyncQdrantVectorStore", "QdrantVectorStore", "VectorClient", "open_qdrant_client"]
+__all__ = [
+    "AsyncQdrantVectorStore",
+    "QdrantVectorStore",
+    "VectorClient",
+    "open_qdrant_client",
+    "qdrant_unavailable",
+]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -52,6 +67,54 @@ _SCROLL_PAGE = 512
 
 #: What the vector store talks to: qdrant-client (server or local mode) or the embedded engine.
 VectorClient = QdrantClient | EdgeClient
+
+#: HTTP statuses of a server (or its proxy) that is not serving: they count for the breaker.
+_UNAVAILABLE_STATUS = frozenset({502, 503, 504})
+
+
+def qdrant_unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` means the Qdrant server did not answer (timeout, refused, 502-504).
+
+    What the circuit breaker counts. An error the server answered with (a bad request, a
+    missing collection, a 500) does not: the server is up.
+    """
+    if isinstance(exc, ResponseHandlingException):
+        exc = exc.source
+    if isinstance(exc, UnexpectedResponse):
+        return exc.status_code in _UNAVAILABLE_STATUS
+    return isinstance(exc, httpx.TransportError | OSError)
+
+
+def _why(exc: BaseException) -> str:
+    """An exception as ``Type: message`` (qdrant-client's wrapper unwrapped)."""
+    if isinstance(exc, ResponseHandlingException):
+        return describe(exc.source)
+    return describe(exc)
+
+
+def _set_http_timeouts(client: QdrantClient | AsyncQdrantClient, config: MemoryConfig) -> None:
+    """Give a server client separate connect and read timeouts.
+
+    qdrant-client takes one timeout in whole seconds (it rounds 0.5 up to 1) for every phase;
+    its REST client is an httpx client, whose timeout is set here to ``QDRANT_CONNECT_TIMEOUT``
+    for connecting and ``QDRANT_READ_TIMEOUT`` for the rest. Should a qdrant-client release
+    keep its httpx client elsewhere, the single rounded timeout still applies.
+    """
+    timeout = httpx.Timeout(config.qdrant_read_timeout, connect=config.qdrant_connect_timeout)
+    api = getattr(client.http, "client", None)
+    for attr in ("_client", "_async_client"):
+        inner = getattr(api, attr, None)
+        if isinstance(inner, httpx.Client | httpx.AsyncClient):
+            inner.timeout = timeout
+
+
+def _server_client(config: MemoryConfig) -> QdrantClient:
+    key = config.qdrant_api_key.get_secret_value() if config.qdrant_api_key else None
+    client = QdrantClient(
+        url=config.qdrant_url, api_key=key, timeout=math.ceil(config.qdrant_read_timeout)
+    )
+    _set_http_timeouts(client, config)
+    return client
 
 
 def open_qdrant_client(config: MemoryConfig) -> VectorClient:
@@ -65,17 +128,17 @@ def open_qdrant_client(config: MemoryConfig) -> VectorClient:
     """
     url = config.qdrant_url
     if url and url != ":memory:":
-        key = config.qdrant_api_key.get_secret_value() if config.qdrant_api_key else None
-        return QdrantClient(url=url, api_key=key, timeout=10)
+        return _server_client(config)
     engine = config.vector_engine
     if engine == "edge" and url != ":memory:" and _keep_local_data(config):
         engine = "local"
     if engine == "edge":
+        headroom = config.disk_headroom_mb * 1024 * 1024
         if url == ":memory:":
-            return EdgeClient(":memory:")
+            return EdgeClient(":memory:", min_free_bytes=headroom)
         # one client per folder and process, shared by every PraxMemory on it;
         # StoreLockedError (naming the holder's pid) when another process holds it
-        client = open_shared_edge(config.qdrant_edge_path)
+        client = open_shared_edge(config.qdrant_edge_path, min_free_bytes=headroom)
         _warn_if_local_data_left(config, client)
         return client
     if url == ":memory:":
@@ -131,6 +194,11 @@ def _warn_if_local_data_left(config: MemoryConfig, client: EdgeClient) -> None:
         )
 
 
+def _is_remote(client: VectorClient) -> bool:
+    """A Qdrant server (HTTP): the only kind of vector client that can hang."""
+    return type(getattr(client, "_client", None)).__name__ == "QdrantRemote"
+
+
 def _is_local(client: VectorClient) -> bool:
     """qdrant-client's local mode: pure Python, no payload indexes, not thread-safe.
 
@@ -148,6 +216,11 @@ class QdrantVectorStore:
             :func:`open_qdrant_client`).
         collection: Collection name (``prax_memories`` by default).
         dimension: Width of the dense vector; checked against an existing collection.
+        breaker: The circuit breaker of the server, to share one between stores on the same
+            client; by default a server client gets its own and the embedded engines, which
+            cannot hang, none.
+        breaker_failures: Consecutive failures that open a new breaker.
+        breaker_cooldown: Seconds a new breaker stays open before a health check.
 
     Example:
         >>> from qdrant_client import QdrantClient
@@ -157,11 +230,29 @@ class QdrantVectorStore:
     """
 
     def __init__(
-        self, client: VectorClient, *, collection: str = "prax_memories", dimension: int
+        self,
+        client: VectorClient,
+        *,
+        collection: str = "prax_memories",
+        dimension: int,
+        breaker: CircuitBreaker | None = None,
+        breaker_failures: int = DEFAULT_BREAKER_FAILURES,
+        breaker_cooldown: float = DEFAULT_BREAKER_COOLDOWN,
     ) -> None:
         self.client = client
         self.collection = collection
         self.dimension = dimension
+        #: Fails calls fast while the Qdrant server is down (``None``: an embedded engine).
+        self.breaker = breaker
+        if breaker is None and _is_remote(client):
+            self.breaker = CircuitBreaker(
+                "Qdrant",
+                failures=breaker_failures,
+                cooldown=breaker_cooldown,
+                is_failure=qdrant_unavailable,
+                probe=lambda: self.client.collection_exists(self.collection),
+                explain=_why,
+            )
         self.local = _is_local(client)
         self._ready = False
         self._closed = False
@@ -186,23 +277,24 @@ class QdrantVectorStore:
             if self._ready:
                 return
             try:
-                indexed: set[str] = set()
-                if self.client.collection_exists(self.collection):
-                    info = self.client.get_collection(self.collection)
-                    self._check_width(info)
-                    indexed = set(info.payload_schema)
-                else:
-                    self.client.create_collection(
-                        self.collection, **collection_plan(self.dimension)
-                    )
-                if not self.local:
-                    for name, schema in PAYLOAD_INDEXES.items():
-                        if name not in indexed:
-                            self.client.create_payload_index(self.collection, name, schema)
+                with self._guard():
+                    indexed: set[str] = set()
+                    if self.client.collection_exists(self.collection):
+                        info = self.client.get_collection(self.collection)
+                        self._check_width(info)
+                        indexed = set(info.payload_schema)
+                    else:
+                        self.client.create_collection(
+                            self.collection, **collection_plan(self.dimension)
+                        )
+                    if not self.local:
+                        for name, schema in PAYLOAD_INDEXES.items():
+                            if name not in indexed:
+                                self.client.create_payload_index(self.collection, name, schema)
             except (ConfigError, BackendUnavailable):
                 raise
             except Exception as exc:
-                raise BackendUnavailable(f"Qdrant is not usable: {exc}") from exc
+                raise BackendUnavailable(f"Qdrant is not usable: {_why(exc)}") from exc
             self._ready = True
 
     def _check_width(self, info: models.CollectionInfo) -> None:
@@ -215,15 +307,19 @@ class QdrantVectorStore:
                 "MEMORY_COLLECTION to a new collection and re-import."
             )
 
+    def _guard(self) -> contextlib.AbstractContextManager[None]:
+        """The server's circuit breaker around one call (nothing for an embedded engine)."""
+        return self.breaker.guard() if self.breaker is not None else contextlib.nullcontext()
+
     def _call(self, what: str, fn: Callable[[], T]) -> T:
         self.ensure_collection()
         try:
-            with self._io:
+            with self._guard(), self._io:
                 return fn()
         except (ConfigError, BackendUnavailable):
             raise
         except Exception as exc:
-            raise BackendUnavailable(f"Qdrant {what} failed: {exc}") from exc
+            raise BackendUnavailable(f"Qdrant {what} failed: {_why(exc)}") from exc
 
     # -- writes ------------------------------------------------------------------------
     def upsert(self, user_id: str, records: Sequence[VectorRecord]) -> list[str]:
@@ -236,15 +332,15 @@ class QdrantVectorStore:
                 raise MemoryWriteError("a record's user_id does not match the writer's")
         try:
             self.ensure_collection()
-            with self._io:
+            with self._guard(), self._io:
                 result = self.client.upsert(
                     self.collection, points=[r.to_point() for r in records], wait=True
                 )
-        except ConfigError:
+        except (ConfigError, DiskFullError):
             raise
         except Exception as exc:
             raise MemoryWriteError(
-                f"Qdrant upsert of {len(records)} point(s) failed: {exc}"
+                f"Qdrant upsert of {len(records)} point(s) failed: {_why(exc)}"
             ) from exc
         if result.status != models.UpdateStatus.COMPLETED:
             raise MemoryWriteError(f"Qdrant upsert did not complete: {result.status}")
@@ -275,12 +371,12 @@ class QdrantVectorStore:
     def _write(self, what: str, fn: Callable[[], Any]) -> None:
         try:
             self.ensure_collection()
-            with self._io:
+            with self._guard(), self._io:
                 fn()
-        except ConfigError:
+        except (ConfigError, DiskFullError):
             raise
         except Exception as exc:
-            raise MemoryWriteError(f"Qdrant {what} failed: {exc}") from exc
+            raise MemoryWriteError(f"Qdrant {what} failed: {_why(exc)}") from exc
 
     def delete(self, user_id: str, ids: Sequence[str]) -> int:
         """Delete points of ``user_id`` by id; returns how many existed."""
@@ -516,10 +612,14 @@ class AsyncQdrantVectorStore:
         url = config.qdrant_url
         if url and url != ":memory:":
             key = config.qdrant_api_key.get_secret_value() if config.qdrant_api_key else None
-            return cls(
-                sync,
-                AsyncQdrantClient(url=url, api_key=key, timeout=10, check_compatibility=False),
+            client = AsyncQdrantClient(
+                url=url,
+                api_key=key,
+                timeout=math.ceil(config.qdrant_read_timeout),
+                check_compatibility=False,
             )
+            _set_http_timeouts(client, config)
+            return cls(sync, client)
         return cls(sync)
 
     async def _run(self, name: str, *args: Any, **kwargs: Any) -> Any:
@@ -534,12 +634,13 @@ class AsyncQdrantVectorStore:
             raise MemoryWriteError("a record's user_id does not match the writer's")
         await asyncio.to_thread(self.sync.ensure_collection)
         try:
-            result = await self._client.upsert(
-                self.collection, points=[r.to_point() for r in records], wait=True
-            )
+            with self.sync._guard():  # the server's breaker, shared with the sync face
+                result = await self._client.upsert(
+                    self.collection, points=[r.to_point() for r in records], wait=True
+                )
         except Exception as exc:
             raise MemoryWriteError(
-                f"Qdrant upsert of {len(records)} point(s) failed: {exc}"
+                f"Qdrant upsert of {len(records)} point(s) failed: {_why(exc)}"
             ) from exc
         if result.status != models.UpdateStatus.COMPLETED:
             raise MemoryWriteError(f"Qdrant upsert did not complete: {result.status}")
@@ -577,9 +678,12 @@ class AsyncQdrantVectorStore:
             return []
         await asyncio.to_thread(self.sync.ensure_collection)
         try:
-            res = await self._client.query_points(self.collection, **plan)
+            with self.sync._guard():
+                res = await self._client.query_points(self.collection, **plan)
+        except BackendUnavailable:
+            raise
         except Exception as exc:
-            raise BackendUnavailable(f"Qdrant hybrid search failed: {exc}") from exc
+            raise BackendUnavailable(f"Qdrant hybrid search failed: {_why(exc)}") from exc
         return [to_stored(p) for p in res.points]
 
     async def search_dense(self, user_id: str, vector: list[float], **kw: Any) -> list[StoredPoint]:

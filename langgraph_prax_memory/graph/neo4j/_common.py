@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,14 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
-from langgraph_prax_memory.config import MemoryConfig
+from langgraph_prax_memory._breaker import CircuitBreaker, describe
+from langgraph_prax_memory.config import (
+    DEFAULT_BREAKER_COOLDOWN,
+    DEFAULT_BREAKER_FAILURES,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_NEO4J_RETRY_TIME,
+    MemoryConfig,
+)
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
     ConfigError,
@@ -33,6 +41,88 @@ UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     ConnectionError,
     TimeoutError,
 )
+
+
+def neo4j_unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` means the server did not answer: what the circuit breaker counts.
+
+    Unreachable, hung (no Bolt handshake in time) or a connection lost mid-call, as raised by
+    the driver or as the cause of the library error it was translated to. A wrong password
+    (``AuthError``) or a failed query does not count: the server answered.
+    """
+    return isinstance(_driver_error(exc), ServiceUnavailable | SessionExpired | OSError)
+
+
+def _driver_error(exc: BaseException) -> BaseException:
+    """The driver's exception behind a library error it was translated to."""
+    if isinstance(exc, PraxMemoryError) and exc.__cause__ is not None:
+        return exc.__cause__
+    return exc
+
+
+@dataclass(frozen=True)
+class Resilience:
+    """How long a Neo4j store waits on its server, and when its breaker opens."""
+
+    connection_timeout: float
+    max_retry_time: float
+    breaker_failures: int
+    breaker_cooldown: float
+
+    @classmethod
+    def resolve(
+        cls,
+        connection: object,
+        *,
+        connection_timeout: float | None,
+        max_retry_time: float | None,
+        breaker_failures: int | None,
+        breaker_cooldown: float | None,
+    ) -> Resilience:
+        """Arguments given win; then a :class:`MemoryConfig`'s settings; then the defaults."""
+        cfg = connection if isinstance(connection, MemoryConfig) else None
+
+        def pick(given: float | None, field: str, default: float) -> float:
+            if given is not None:
+                return float(given)
+            return float(getattr(cfg, field)) if cfg is not None else default
+
+        return cls(
+            connection_timeout=pick(
+                connection_timeout, "neo4j_connect_timeout", DEFAULT_CONNECT_TIMEOUT
+            ),
+            max_retry_time=pick(max_retry_time, "neo4j_max_retry_time", DEFAULT_NEO4J_RETRY_TIME),
+            breaker_failures=int(
+                pick(breaker_failures, "breaker_failures", DEFAULT_BREAKER_FAILURES)
+            ),
+            breaker_cooldown=pick(breaker_cooldown, "breaker_cooldown", DEFAULT_BREAKER_COOLDOWN),
+        )
+
+    def breaker(self, probe: Callable[[], object] | None) -> CircuitBreaker:
+        """The store's circuit breaker (its outages are already logged by ``OutageLog``)."""
+        return CircuitBreaker(
+            "Neo4j graph",
+            failures=self.breaker_failures,
+            cooldown=self.breaker_cooldown,
+            is_failure=neo4j_unavailable,
+            probe=probe,
+            warn=False,
+            explain=lambda exc: describe(_driver_error(exc)),
+        )
+
+
+def driver_kwargs(connection_timeout: float, max_retry_time: float) -> dict[str, Any]:
+    """Driver settings bounding how long a server that does not answer can hold a call.
+
+    ``connection_timeout`` bounds the TCP connect; the acquisition timeout bounds getting a
+    usable connection, Bolt handshake included, so a server that accepts TCP and never
+    answers fails after about ``connection_timeout`` (not twice that).
+    """
+    return {
+        "connection_timeout": connection_timeout,
+        "connection_acquisition_timeout": connection_timeout,
+        "max_transaction_retry_time": max_retry_time,
+    }
 
 
 @dataclass(frozen=True)
@@ -56,11 +146,7 @@ def settings_from_config(
         uri=config.neo4j_uri,
         auth=(config.neo4j_user, password) if password is not None else None,
         database=config.neo4j_database,
-        kwargs={
-            "connection_timeout": connection_timeout,
-            "connection_acquisition_timeout": max(connection_timeout * 2, 1.0),
-            "max_transaction_retry_time": max_retry_time,
-        },
+        kwargs=driver_kwargs(connection_timeout, max_retry_time),
     )
 
 

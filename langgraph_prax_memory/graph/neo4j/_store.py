@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import neo4j
 
 from langgraph_prax_memory._validation import check_user_id
-from langgraph_prax_memory.config import MemoryConfig
+from langgraph_prax_memory.config import MemoryConfig, check_neo4j_uri
 from langgraph_prax_memory.errors import ConfigError, PraxMemoryError
 from langgraph_prax_memory.graph._common import (
     Moment,
@@ -44,6 +44,8 @@ from langgraph_prax_memory.graph._types import (
     entity_id,
 )
 from langgraph_prax_memory.graph.neo4j._common import (
+    Resilience,
+    driver_kwargs,
     logger,
     settings_from_config,
     translate,
@@ -86,9 +88,16 @@ class Neo4jGraphStore(CypherOps):
         database: Database name (default: the config's, the graph's, or the server default).
         vocabulary: Allowed entity and relation types.
         halflife_days: Decay half-life; default twice the config's vector half-life (14 days).
-        connection_timeout: Seconds to wait for a TCP/Bolt connection (drivers built here).
-        max_retry_time: Seconds a transaction is retried on transient errors before failing.
+        connection_timeout: Seconds to open a connection, TCP and Bolt handshake (drivers
+            built here; default ``NEO4J_CONNECT_TIMEOUT`` of a config, else 2).
+        max_retry_time: Seconds a transaction is retried on transient errors before failing
+            (default ``NEO4J_MAX_RETRY_TIME`` of a config, else 10).
         auto_setup: Create constraints and indexes before the first operation.
+        breaker_failures: Consecutive "server did not answer" failures that open the circuit
+            breaker (default ``MEMORY_BREAKER_FAILURES`` of a config, else 1). While it is
+            open, calls raise :class:`~langgraph_prax_memory.errors.CircuitOpenError` at once.
+        breaker_cooldown: Seconds the breaker stays open; then a background connectivity
+            check decides (default ``MEMORY_BREAKER_COOLDOWN`` of a config, else 30).
 
     Example:
         >>> from langgraph_prax_memory.config import MemoryConfig
@@ -105,19 +114,30 @@ class Neo4jGraphStore(CypherOps):
         database: str | None = None,
         vocabulary: Vocabulary | None = None,
         halflife_days: float | None = None,
-        connection_timeout: float = 5.0,
-        max_retry_time: float = 10.0,
+        connection_timeout: float | None = None,
+        max_retry_time: float | None = None,
         auto_setup: bool = True,
+        breaker_failures: int | None = None,
+        breaker_cooldown: float | None = None,
     ) -> None:
         self.vocabulary = vocabulary or Vocabulary()
         default_half = DEFAULT_GRAPH_HALFLIFE_DAYS
-        self._max_retry_time = float(max_retry_time)
+        limits = Resilience.resolve(
+            connection,
+            connection_timeout=connection_timeout,
+            max_retry_time=max_retry_time,
+            breaker_failures=breaker_failures,
+            breaker_cooldown=breaker_cooldown,
+        )
+        self._max_retry_time = limits.max_retry_time
         self._owns_driver = False
         self._database: str | None = database
         if isinstance(connection, MemoryConfig):
             default_half = graph_halflife(connection.decay_halflife_days)
             settings = settings_from_config(
-                connection, connection_timeout=connection_timeout, max_retry_time=max_retry_time
+                connection,
+                connection_timeout=limits.connection_timeout,
+                max_retry_time=limits.max_retry_time,
             )
             self._driver = self._make_driver(settings.uri, settings.auth, settings.kwargs)
             self._database = database or settings.database
@@ -125,11 +145,7 @@ class Neo4jGraphStore(CypherOps):
             self._driver = self._make_driver(
                 connection,
                 auth,
-                {
-                    "connection_timeout": connection_timeout,
-                    "connection_acquisition_timeout": max(connection_timeout * 2, 1.0),
-                    "max_transaction_retry_time": max_retry_time,
-                },
+                driver_kwargs(limits.connection_timeout, limits.max_retry_time),
             )
         elif isinstance(connection, neo4j.Driver):
             self._driver = connection
@@ -149,10 +165,13 @@ class Neo4jGraphStore(CypherOps):
         self._setup_done = False
         self._setup_lock = threading.Lock()
         self._outage = OutageLog(logger, "Neo4j graph")
+        #: Fails calls fast while the server does not answer; retried in the background.
+        self.breaker = limits.breaker(probe=self._driver.verify_connectivity)
 
     def _make_driver(
         self, uri: str, auth: tuple[str, str] | None, kwargs: dict[str, Any]
     ) -> neo4j.Driver:
+        check_neo4j_uri(uri)  # http:// would fail later, inside the driver, without saying why
         try:
             driver = neo4j.GraphDatabase.driver(uri, auth=auth, **kwargs)
         except (ValueError, neo4j.exceptions.ConfigurationError) as exc:
@@ -197,6 +216,11 @@ class Neo4jGraphStore(CypherOps):
             self.setup()
 
     def _execute(self, what: str, make_op: Callable[[], Op[T]], *, write: bool) -> T:
+        """Run one operation through the circuit breaker (at once an error while it is open)."""
+        with self.breaker.guard():
+            return self._execute_now(what, make_op, write=write)
+
+    def _execute_now(self, what: str, make_op: Callable[[], Op[T]], *, write: bool) -> T:
         self._ensure_setup()
         try:
             if self._outage.down:

@@ -975,3 +975,32 @@ class SQLiteGraphStore:
             conn.execute("DELETE FROM temporal_events WHERE user_id = ?", (user_id,))
             conn.execute("DELETE FROM entities WHERE user_id = ?", (user_id,))
         return removed
+
+    def compact(self) -> None:
+        """Rewrite the file so that no byte of a deleted row remains on disk.
+
+        A ``DELETE`` frees pages but leaves their bytes in the file (and, in WAL mode, in the
+        ``-wal`` file) until they are reused. This checkpoints and empties the WAL, rebuilds
+        the database (``VACUUM``), then empties the WAL again. The knowledge tables in the
+        same file are compacted with it. A no-op for ``:memory:``.
+
+        Raises:
+            BackendUnavailable: SQLite refused (another connection is reading or writing).
+        """
+        with self._lock:
+            self._check_open()
+            if self.path == ":memory:":
+                return
+            try:
+                self._truncate_wal()
+                self._conn.execute("VACUUM")
+                self._truncate_wal()
+            except sqlite3.Error as exc:
+                raise BackendUnavailable(f"SQLite graph: compaction failed: {exc}") from exc
+
+    def _truncate_wal(self) -> None:
+        row = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if row is not None and int(row[0]) != 0:
+            raise sqlite3.OperationalError(
+                "the write-ahead log is in use by another connection; retry when it is idle"
+            )

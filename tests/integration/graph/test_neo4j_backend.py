@@ -17,7 +17,7 @@ import pytest
 from langchain_neo4j import Neo4jGraph
 
 from langgraph_prax_memory.config import MemoryConfig
-from langgraph_prax_memory.errors import BackendUnavailable
+from langgraph_prax_memory.errors import BackendUnavailable, CircuitOpenError
 from langgraph_prax_memory.graph import (
     AsyncNeo4jGraphStore,
     Neo4jGraphStore,
@@ -240,6 +240,7 @@ def test_server_down_mid_run(
         auth=neo4j_server.auth,
         connection_timeout=1.0,
         max_retry_time=1.0,
+        breaker_cooldown=0.5,
     )
     try:
         store.merge_entity(user, "Alice", now=T0)
@@ -249,7 +250,7 @@ def test_server_down_mid_run(
         with pytest.raises(BackendUnavailable):
             store.merge_entity(user, "Bob", now=T0)
         assert time.monotonic() - started < 30
-        # While the outage lasts, further calls fail fast (one probe, no driver retries).
+        # While the outage lasts, further calls fail fast (the circuit breaker is open).
         for _ in range(3):
             started = time.monotonic()
             with pytest.raises(BackendUnavailable):
@@ -259,9 +260,18 @@ def test_server_down_mid_run(
         warnings = [r for r in ours if r.levelno == logging.WARNING]
         assert len(warnings) == 1
         assert "unavailable" in warnings[0].getMessage()
-        # The server comes back: the same store recovers, and nothing half-written is there.
+        # The server comes back: after the breaker's cool-down its background check sees it,
+        # the same store recovers, and nothing half-written is there.
         proxy = _Proxy((host, int(port)), port=proxy.port)
-        assert store.stats(user).entities == 1
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                entities = store.stats(user).entities
+                break
+            except CircuitOpenError:
+                assert time.monotonic() < deadline, "the breaker never closed"
+                time.sleep(0.1)
+        assert entities == 1
         store.merge_entity(user, "Bob", now=T0)
         assert store.stats(user).entities == 2
     finally:

@@ -1,0 +1,592 @@
+"""Forgetting a user everywhere: ordered, resumable, and honest about what is left.
+
+A deletion runs in a fixed order: first the backends that can fail (the Qdrant memories, the
+knowledge concept vectors, the knowledge graph, the memory graph), then the local files (the
+scratchpad, the consolidation state, ``trace.log``, the OKF bundles, and unless notes are
+kept the whole workspace). An outage part-way therefore leaves a user whose local data is
+still there, never one that looks deleted while their memories are still recalled.
+
+Before the first step a small marker records the deletion,
+``<data_dir>/pending-deletions/<user folder>.json`` (the user id, the options, what was
+removed so far; none of the user's text). It is rewritten after every step and removed when
+the deletion (and the compaction, if asked for) is complete. While it exists the deletion
+resumes: calling ``forget_user`` / ``delete_user`` again for the user, or opening a
+:class:`~langgraph_prax_memory.PraxMemory` on the data directory, runs every step again
+(each is idempotent) and adds what it removes to the receipt.
+
+Deleted data leaves every API at once, but engines keep deleted bytes on disk until they
+rewrite their files: :func:`compact_stores` rewrites those the product owns (qdrant-edge
+collections, the SQLite graph). The receipt's ``remaining`` lists what stays beyond that.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from langgraph_prax_memory._validation import check_user_id, user_dir_name, utcnow
+from langgraph_prax_memory.errors import (
+    BackendUnavailable,
+    DeletionIncomplete,
+    MemoryWriteError,
+    PraxMemoryError,
+)
+from langgraph_prax_memory.stm._atomic import atomic_write_text
+
+if TYPE_CHECKING:
+    from langgraph_prax_memory.memory import PraxMemory
+
+__all__ = [
+    "MARKER_FORMAT",
+    "PENDING_DIR",
+    "STEPS",
+    "ForgetReceipt",
+    "compact_stores",
+    "forget",
+    "pending_deletions",
+    "remaining_notes",
+    "resume_pending",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Folder of pending-deletion markers, under ``data_dir``.
+PENDING_DIR = "pending-deletions"
+MARKER_FORMAT = "prax-pending-deletion"
+_MARKER_VERSION = 1
+
+#: The steps of a deletion, in order, with what each one deletes.
+STEPS: dict[str, str] = {
+    "memories": "long-term memories (Qdrant)",
+    "knowledge_vectors": "knowledge concept vectors (Qdrant)",
+    "knowledge": "knowledge graph (concepts, documents, relations)",
+    "graph": "memory graph (entities, relations, events, causal links)",
+    "scratchpad": "scratchpad (memory/stm.json)",
+    "consolidation": "consolidation state (the workspace's memory/ folder)",
+    "trace_log": "trace.log",
+    "okf": "OKF bundles (okf/<user>)",
+    "workspace": "workspace folder (user_notes.md and its git history)",
+}
+
+
+@dataclass
+class ForgetReceipt:
+    """What forgetting a user did, and what stays.
+
+    Attributes:
+        user_id: The user forgotten.
+        removed: Counts removed per kind (over every attempt of a resumed deletion).
+        remaining: Where the user's data may still be: deleted bytes awaiting compaction,
+            and what is outside the product's reach (Neo4j transaction logs, exports).
+        compacted: What was compacted (rewritten without deleted bytes), if asked for.
+    """
+
+    user_id: str
+    removed: dict[str, int] = field(default_factory=dict)
+    remaining: list[str] = field(default_factory=list)
+    compacted: list[str] = field(default_factory=list)
+
+
+def _marker_path(memory: PraxMemory, user_id: str) -> Path:
+    return memory.config.data_dir / PENDING_DIR / f"{user_dir_name(user_id)}.json"
+
+
+def _load_marker(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        logger.error("pending-deletion marker %s is unreadable (%s); ignoring it", path, exc)
+        return None
+    if not isinstance(data, dict) or data.get("format") != MARKER_FORMAT:
+        logger.error("%s is not a pending-deletion marker; ignoring it", path)
+        return None
+    return data
+
+
+def pending_deletions(memory: PraxMemory) -> list[dict[str, Any]]:
+    """The deletions recorded as unfinished under ``memory``'s data directory."""
+    folder = memory.config.data_dir / PENDING_DIR
+    if not folder.is_dir():
+        return []
+    found = []
+    for path in sorted(folder.glob("*.json")):
+        marker = _load_marker(path)
+        if marker is not None and isinstance(marker.get("user_id"), str):
+            found.append(marker)
+    return found
+
+
+def resume_pending(memory: PraxMemory) -> dict[str, ForgetReceipt]:
+    """Resume every unfinished deletion (at open); the receipts of those that completed.
+
+    A deletion that fails again stays recorded and is logged, never raised: opening a
+    memory must not fail because a backend is still down. The memory keeps the receipts,
+    so that a ``forget_user`` of the same user right after (``prax-memory forget-user`` run
+    again opens the memory first) reports everything the deletion removed.
+    """
+    done: dict[str, ForgetReceipt] = {}
+    for marker in pending_deletions(memory):
+        user_id = marker["user_id"]
+        try:
+            done[user_id] = forget(
+                memory,
+                user_id,
+                keep_notes=bool(marker.get("keep_notes")),
+                compact=bool(marker.get("compact")),
+            )
+        except PraxMemoryError as exc:
+            logger.warning("resuming the deletion of user %r failed again: %s", user_id, exc)
+            continue
+        logger.info("resumed and completed the deletion of user %r", user_id)
+    return done
+
+
+def forget(
+    memory: PraxMemory, user_id: str, *, keep_notes: bool = False, compact: bool = False
+) -> ForgetReceipt:
+    """Delete every trace of ``user_id`` the product holds; see the module docstring.
+
+    Args:
+        memory: The memory whose stores to delete from.
+        user_id: The user to forget.
+        keep_notes: Keep the workspace (``user_notes.md`` and its git history); everything
+            else of the user in it (scratchpad, consolidation state, ``trace.log``) goes.
+        compact: Then rewrite the engines' files so no deleted byte remains
+            (:func:`compact_stores`).
+
+    Returns:
+        The receipt: counts removed, what was compacted, what remains.
+
+    Raises:
+        MemoryValidationError: ``user_id`` is invalid; nothing was deleted.
+        DeletionIncomplete: A step failed; what it names is still to delete, and the
+            deletion resumes on the next call or the next open.
+    """
+    check_user_id(user_id)
+    path = _marker_path(memory, user_id)
+    previous = _load_marker(path) or {}
+    resumed: ForgetReceipt | None = memory._resumed_deletions.pop(user_id, None)
+    if resumed is not None and not previous:  # completed when the memory was opened
+        previous = {"removed": resumed.removed}
+    marker: dict[str, Any] = {
+        "format": MARKER_FORMAT,
+        "version": _MARKER_VERSION,
+        "user_id": user_id,
+        "keep_notes": keep_notes,
+        "compact": compact or bool(previous.get("compact")),
+        "started_at": previous.get("started_at") or utcnow().isoformat(),
+        "attempts": int(previous.get("attempts", 0)) + 1,
+        "removed": dict(previous.get("removed") or {}),
+        "done": [],
+        "external_traces": list(previous.get("external_traces") or []),
+    }
+    _save_marker(path, marker)
+    removed: dict[str, int] = marker["removed"]
+    steps = _steps(memory, user_id, keep_notes, marker["external_traces"])
+    for name, step in steps.items():
+        try:
+            counts = step()
+        except (PraxMemoryError, OSError) as exc:
+            marker["last_error"] = f"{name}: {exc}"
+            _save_marker(path, marker, quiet=True)
+            left = [*steps][len(marker["done"]) :]
+            raise _incomplete(memory, user_id, marker, path, exc, left) from exc
+        for key, value in counts.items():
+            removed[key] = removed.get(key, 0) + value
+        marker["done"].append(name)
+        _save_marker(path, marker, quiet=True)
+    compacted: list[str] = list(resumed.compacted) if resumed is not None else []
+    if marker["compact"]:
+        try:
+            compacted = compact_stores(memory)
+        except (PraxMemoryError, OSError) as exc:
+            marker["last_error"] = f"compaction: {exc}"
+            _save_marker(path, marker, quiet=True)
+            left = ["compaction (the deleted bytes are still on disk)"]
+            raise _incomplete(memory, user_id, marker, path, exc, left) from exc
+    _remove_marker(path)
+    return ForgetReceipt(
+        user_id=user_id,
+        removed=dict(removed),
+        remaining=_remaining(memory, user_id, keep_notes, bool(compacted), marker),
+        compacted=compacted,
+    )
+
+
+def _incomplete(
+    memory: PraxMemory,
+    user_id: str,
+    marker: Mapping[str, Any],
+    path: Path,
+    exc: BaseException,
+    left: list[str],
+) -> DeletionIncomplete:
+    described = [STEPS.get(step, step) for step in left]
+    return DeletionIncomplete(
+        f"deleting user {user_id!r} is incomplete: {exc}. Still to delete: "
+        f"{'; '.join(described)}. The deletion is recorded in {path} and resumes when "
+        "`prax-memory forget-user` runs again for this user, or when the memory is next "
+        "opened on this data directory.",
+        user_id=user_id,
+        removed=dict(marker["removed"]),
+        left=described,
+        remaining=_remaining(memory, user_id, bool(marker["keep_notes"]), False, marker),
+        marker=path,
+    )
+
+
+def _save_marker(path: Path, marker: Mapping[str, Any], *, quiet: bool = False) -> None:
+    """Write the marker; the first write must land (no deletion without a record)."""
+    try:
+        atomic_write_text(path, json.dumps(marker, indent=1, sort_keys=True) + "\n")
+    except MemoryWriteError:
+        if not quiet:
+            raise
+        logger.warning("could not update the pending-deletion marker %s", path)
+
+
+def _remove_marker(path: Path) -> None:
+    path.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        path.parent.rmdir()  # only when empty
+
+
+# ----------------------------------------------------------------------- the steps
+
+
+def _steps(
+    memory: PraxMemory, user_id: str, keep_notes: bool, external_traces: list[str]
+) -> dict[str, Callable[[], dict[str, int]]]:
+    config = memory.config
+    workspace = config.users_dir / user_dir_name(user_id)
+    graph_used = _graph_in_use(memory)
+
+    def memories() -> dict[str, int]:
+        if not memory.available:
+            return {}
+        return {"memories": memory.vectors.delete_user(user_id)}
+
+    def knowledge_vectors() -> dict[str, int]:
+        if not memory.available:
+            return {}
+        from langgraph_prax_memory.knowledge.vectors import KNOWLEDGE_COLLECTION
+        from langgraph_prax_memory.vectors import QdrantVectorStore
+
+        client = memory.vectors.client
+        try:
+            exists = client.collection_exists(KNOWLEDGE_COLLECTION)
+        except Exception as exc:
+            raise BackendUnavailable(f"Qdrant is not usable: {exc}") from exc
+        if not exists:
+            return {}
+        shared: dict[str, Any] = {}
+        breaker = getattr(memory.vectors, "breaker", None)
+        if breaker is not None:  # one circuit breaker per Qdrant server
+            shared["breaker"] = breaker
+        store = QdrantVectorStore(
+            client,
+            collection=KNOWLEDGE_COLLECTION,
+            dimension=memory.embeddings.dimension,
+            **shared,
+        )
+        return {"knowledge_vectors": store.delete_user(user_id)}
+
+    def knowledge() -> dict[str, int]:
+        if not graph_used:
+            return {}
+        stats = memory.knowledge.store.delete_user(user_id)
+        return {f"knowledge_{k}": v for k, v in _ints(stats.model_dump()).items()}
+
+    def graph() -> dict[str, int]:
+        if not graph_used:
+            return {}
+        gone = memory.graph.delete_user(user_id)
+        return {
+            "entities": gone.entities,
+            "relations": gone.relations,
+            "temporal_events": gone.temporal_events,
+            "causal_links": gone.causal_links,
+        }
+
+    def scratchpad() -> dict[str, int]:
+        from langgraph_prax_memory.stm import StmCorruptError
+
+        try:
+            return {"stm_entries": memory.stm.clear(user_id)}
+        except StmCorruptError:  # moved aside inside memory/, which the next step removes
+            return {"stm_entries": 0}
+
+    def consolidation() -> dict[str, int]:
+        from langgraph_prax_memory.consolidation import StateFile
+
+        states = StateFile(config)
+        state = states.path(user_id)
+        if state.exists():
+            own = str(workspace / "trace.log")
+            for source in states.load(user_id).sources.values():
+                ref = source.ref.get("path") if source.kind == "trace_log" else None
+                if ref and ref != own and ref not in external_traces:
+                    external_traces.append(ref)
+        count = int(state.exists())
+        folder = state.parent
+        if folder.exists():
+            shutil.rmtree(folder)
+        return {"consolidation_state": count}
+
+    def trace_log() -> dict[str, int]:
+        trace = workspace / "trace.log"
+        count = int(trace.exists())
+        trace.unlink(missing_ok=True)
+        return {"trace_log": count}
+
+    def okf() -> dict[str, int]:
+        bundles = config.data_dir / "okf" / user_dir_name(user_id)
+        if not bundles.exists():
+            return {}
+        count = sum(1 for p in bundles.rglob("*") if p.is_file())
+        shutil.rmtree(bundles)
+        return {"okf_files": count}
+
+    def workspace_folder() -> dict[str, int]:
+        if keep_notes or not workspace.exists():
+            return {"notes_lines": 0, "workspace_files": 0}
+        notes = memory.notes.read(user_id)
+        counts = {
+            "notes_lines": sum(1 for line in notes.splitlines() if line.strip()),
+            "workspace_files": sum(1 for p in workspace.rglob("*") if p.is_file()),
+        }
+        shutil.rmtree(workspace)
+        return counts
+
+    return {
+        "memories": memories,
+        "knowledge_vectors": knowledge_vectors,
+        "knowledge": knowledge,
+        "graph": graph,
+        "scratchpad": scratchpad,
+        "consolidation": consolidation,
+        "trace_log": trace_log,
+        "okf": okf,
+        "workspace": workspace_folder,
+    }
+
+
+def _ints(values: Mapping[str, object]) -> dict[str, int]:
+    return {
+        str(k): int(v) for k, v in values.items() if isinstance(v, int) and not isinstance(v, bool)
+    }
+
+
+def _graph_in_use(memory: PraxMemory) -> bool:
+    """Whether the user can have a graph: LTM on, a graph built or configured, or its file."""
+    return bool(
+        memory.available
+        or memory._graph is not None
+        or memory.config.neo4j_uri
+        or memory.config.graph_path.exists()
+    )
+
+
+# ----------------------------------------------------------------------- compaction
+
+
+def compact_stores(memory: PraxMemory) -> list[str]:
+    """Rewrite the files of the engines the product owns, without any deleted byte.
+
+    Every qdrant-edge collection of the memory's embedded folder is rebuilt from its live
+    points (see :meth:`~langgraph_prax_memory.vectors._edge.EdgeClient.compact`), and the
+    SQLite graph file is vacuumed with its write-ahead log emptied. A Qdrant server, the
+    local mode and Neo4j are not compacted from here (the receipt says so).
+
+    Returns:
+        What was compacted.
+
+    Raises:
+        BackendUnavailable: An engine could not be compacted (nothing of it was lost).
+    """
+    from langgraph_prax_memory.graph import SQLiteGraphStore
+    from langgraph_prax_memory.vectors._edge import EdgeClient
+
+    done: list[str] = []
+    if memory.available:
+        client = memory.vectors.client
+        if isinstance(client, EdgeClient):
+            for name in client.collection_names():
+                try:
+                    client.compact(name)
+                except (RuntimeError, ValueError, OSError) as exc:
+                    raise BackendUnavailable(
+                        f"qdrant-edge compaction of {name!r} failed: {exc}"
+                    ) from exc
+                done.append(f"qdrant-edge collection {name}")
+    if _graph_in_use(memory):
+        graph = memory.graph
+        if isinstance(graph, SQLiteGraphStore) and graph.path != ":memory:":
+            graph.compact()
+            done.append(f"SQLite graph {graph.path}")
+    return done
+
+
+# ----------------------------------------------------------------------- what remains
+
+
+def _vector_kind(memory: PraxMemory) -> tuple[str, str]:
+    if not memory.available:
+        return "disabled", ""
+    from langgraph_prax_memory.vectors._edge import EdgeClient
+
+    try:
+        client = memory.vectors.client
+    except PraxMemoryError:  # not open (held by another process): say what it would be
+        url = memory.config.qdrant_url
+        if url and url != ":memory:":
+            return "server", url
+        return "edge", str(memory.config.embedded_qdrant_path)
+    if isinstance(client, EdgeClient):
+        return "edge", str(client.path)
+    if type(getattr(client, "_client", None)).__name__ == "QdrantLocal":
+        return "local", str(memory.config.qdrant_path)
+    return "server", str(memory.config.qdrant_url or "")
+
+
+def _graph_kind(memory: PraxMemory) -> tuple[str, str]:
+    if not _graph_in_use(memory):
+        return "unused", ""
+    from langgraph_prax_memory.graph import AsyncNeo4jGraphStore, Neo4jGraphStore, SQLiteGraphStore
+
+    graph = memory.graph
+    if isinstance(graph, SQLiteGraphStore):
+        return ("sqlite", graph.path) if graph.path != ":memory:" else ("memory", "")
+    if isinstance(graph, Neo4jGraphStore | AsyncNeo4jGraphStore):
+        return "neo4j", ""
+    return "other", type(graph).__name__
+
+
+def remaining_notes(
+    *,
+    vector: str,
+    vector_where: str = "",
+    graph: str,
+    graph_where: str = "",
+    compacted: bool,
+    data_dir: str = "<data_dir>",
+    kept_notes: str | None = None,
+    checkpointer_threads: int | None = None,
+    external_traces: list[str] | None = None,
+) -> list[str]:
+    """What may still hold a forgotten user's data, given the backends (pure; tested alone).
+
+    Args:
+        vector: ``"edge"``, ``"local"``, ``"server"`` or ``"disabled"``.
+        vector_where: The embedded folder or the server URL.
+        graph: ``"sqlite"``, ``"memory"``, ``"neo4j"``, ``"other"`` or ``"unused"``.
+        graph_where: The SQLite file, or the custom backend's class name.
+        compacted: Whether the owned engines were compacted after the deletion.
+        data_dir: The data directory.
+        kept_notes: The workspace kept on request, if notes were kept.
+        checkpointer_threads: Threads of the user in the application's checkpointer.
+        external_traces: Trace files outside the data directory consolidation had read.
+    """
+    notes: list[str] = []
+    if vector == "edge" and not compacted:
+        notes.append(
+            f"qdrant-edge ({vector_where}): the deleted points' bytes stay in its write-ahead "
+            "log and segment files until compaction; run `prax-memory forget-user --user U "
+            "--compact` (or PraxMemory.compact())"
+        )
+    elif vector == "local":
+        notes.append(
+            f"qdrant-client local mode ({vector_where}): deleted points' bytes can stay in its "
+            "SQLite files, which this product does not compact; export the other users and "
+            "rebuild the folder, or move to qdrant-edge (the default)"
+        )
+    elif vector == "server":
+        notes.append(
+            f"Qdrant server ({vector_where}): deleted points stay in its write-ahead log and "
+            "segments until its optimizer vacuums them, and in any snapshot taken before"
+        )
+    elif vector == "disabled":
+        notes.append(
+            "long-term memory is disabled (MEMORY_ENABLED=false): Qdrant was not touched, so "
+            "memories stored while it was enabled are still there"
+        )
+    if graph == "sqlite" and not compacted:
+        notes.append(
+            f"SQLite graph ({graph_where}): the deleted rows' bytes stay in free pages and its "
+            "write-ahead log until compaction; run `prax-memory forget-user --user U --compact`"
+        )
+    elif graph == "neo4j":
+        notes.append(
+            "Neo4j: the deletion is final for queries, but Neo4j's transaction logs keep the "
+            "deleted data until they rotate out (db.tx_log.rotation.retention_policy), its store "
+            "files until the space is reused, and its backups; purge those on the server"
+        )
+    elif graph == "other":
+        notes.append(f"graph backend {graph_where}: how it erases deleted data is its own")
+    if kept_notes:
+        notes.append(f"notes kept on request: {kept_notes} (user_notes.md and its git history)")
+    if checkpointer_threads:
+        notes.append(
+            f"{checkpointer_threads} conversation thread(s) of the user in the application's "
+            "LangGraph checkpointer: consolidation reads them, so delete them there "
+            "(checkpointer.delete_thread) or the next consolidation remembers them again"
+        )
+    for trace in external_traces or []:
+        notes.append(f"a trace file outside the data directory that consolidation read: {trace}")
+    notes.append(
+        "exports the user made and copies of the data: `prax-memory export` files, OKF bundles "
+        f"written outside {data_dir}/okf, backups and snapshots of {data_dir}; delete them "
+        "yourself"
+    )
+    return notes
+
+
+def _checkpointer_threads(memory: PraxMemory, user_id: str) -> int | None:
+    saver = getattr(memory, "_checkpointer", None)
+    saver = getattr(saver, "saver", saver)  # a ConsolidatingCheckpointer wraps the real one
+    if saver is None or not hasattr(saver, "list"):
+        return None
+    try:
+        return len(
+            {
+                t.config.get("configurable", {}).get("thread_id")
+                for t in saver.list(None, filter={"user_id": user_id})
+            }
+        )
+    except Exception as exc:  # the application's store: best effort
+        logger.debug("could not list the checkpointer's threads of %r: %s", user_id, exc)
+        return None
+
+
+def _remaining(
+    memory: PraxMemory,
+    user_id: str,
+    keep_notes: bool,
+    compacted: bool,
+    marker: Mapping[str, Any],
+) -> list[str]:
+    vector, vector_where = _vector_kind(memory)
+    try:
+        graph, graph_where = _graph_kind(memory)
+    except PraxMemoryError:
+        graph, graph_where = "other", "(unavailable)"
+    workspace = memory.config.users_dir / user_dir_name(user_id)
+    return remaining_notes(
+        vector=vector,
+        vector_where=vector_where,
+        graph=graph,
+        graph_where=graph_where,
+        compacted=compacted,
+        data_dir=str(memory.config.data_dir),
+        kept_notes=str(workspace) if keep_notes and workspace.exists() else None,
+        checkpointer_threads=_checkpointer_threads(memory, user_id),
+        external_traces=list(marker.get("external_traces") or []),
+    )

@@ -1,0 +1,342 @@
+"""Forgetting a user (issue 12, point 13).
+
+After ``forget-user`` no API returns anything of the user; after ``--compact`` no file under
+the data folder holds a byte of their text (while another user's data is intact); a deletion
+an outage interrupts says what is left and resumes; the receipt lists what stays beyond reach.
+Real components throughout (qdrant-edge on disk, the SQLite graph, git notes); outages are
+injected by making one backend call raise.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from langgraph_prax_memory import MemoryConfig, MemoryValidationError, PraxMemory
+from langgraph_prax_memory._forget import PENDING_DIR, STEPS, remaining_notes
+from langgraph_prax_memory._portable import export_user, forget_user
+from langgraph_prax_memory._validation import user_dir_name
+from langgraph_prax_memory.cli import EXIT_BACKEND, EXIT_OK, main
+from langgraph_prax_memory.errors import BackendUnavailable, DeletionIncomplete
+from langgraph_prax_memory.graph import GraphStats, Neo4jGraphStore
+from langgraph_prax_memory.knowledge.tools import create_knowledge_tools
+from tests.fakes import HashEmbeddings
+
+VICTIM, OTHER = "zqx-victim", "keep-other"
+GONE, KEPT = "Zqxvictimword", "Keepotherword"  # unique marker words in each user's text
+
+
+def _open(data: Path, **kwargs: Any) -> PraxMemory:
+    """A memory as deployed: qdrant-edge and the SQLite graph on disk under ``data``."""
+    return PraxMemory(
+        MemoryConfig(data_dir=data), embeddings=HashEmbeddings(), embedding_dimension=384, **kwargs
+    )
+
+
+@pytest.fixture
+def disk(tmp_path: Path) -> Iterator[PraxMemory]:
+    mem = _open(tmp_path / "data")
+    yield mem
+    mem.close()
+
+
+def _populate(mem: PraxMemory, user: str, word: str) -> None:
+    """Put ``word`` into every layer of ``user``: memories, graph, knowledge, files."""
+    mem.remember(user, f"{word} prefers green tea in the morning", importance=0.8)
+    mem.graph.add_relation(user, f"{word} Person", f"{word} Corp", "works_on")
+    mem.graph.merge_temporal_event(user, f"{word} moved to Lisbon", participants=[f"{word} Person"])
+    mem.graph.add_causal_link(user, f"{word} moved", f"{word} learned Portuguese")
+    mem.knowledge.ingest_document(
+        user, f"# {word} Attention\n\n{word} Transformers use self-attention.", namespace="papers"
+    )
+    tools = {t.name: t for t in create_knowledge_tools(mem.knowledge, user_id=user)}
+    tools["knowledge_export_okf"].invoke({"namespace": "papers"})
+    mem.stm.write(user, "pin", f"{word} pin is 4321")
+    mem.notes.update(user, f"- {word} lives in Lisbon\n")
+    trace = mem.config.users_dir / user_dir_name(user) / "trace.log"
+    trace.write_text(f"user: I'm {word} and I prefer polars over pandas.\n\n", encoding="utf-8")
+    assert mem.consolidate(user).memories_created >= 1
+    mem.flush()
+
+
+def _files_holding(root: Path, needle: str) -> list[Path]:
+    raw = needle.encode()
+    return [p for p in root.rglob("*") if p.is_file() and raw in p.read_bytes()]
+
+
+def _nothing_of(mem: PraxMemory, user: str, word: str) -> None:
+    """Every read API of every layer finds nothing of ``user``."""
+    assert mem.count(user) == 0 and mem.list_memories(user) == []
+    assert mem.recall(user, f"{word} green tea polars", reinforce=False) == []
+    assert mem.stm.all(user) == [] and mem.notes.read(user) == ""
+    assert mem.graph.stats(user) == GraphStats()
+    assert mem.graph.search_entities(user, word.lower()) == []
+    assert mem.graph.get_events(user) == [] and mem.graph.get_causal_links(user) == []
+    assert mem.knowledge.namespaces(user) == []
+    assert mem.knowledge.search(user, f"{word} attention") == []
+    stats = mem.stats(user)
+    assert (stats.memories, stats.stm_entries, stats.notes_lines, stats.entities) == (0, 0, 0, 0)
+    out = io.StringIO()
+    assert export_user(mem, user, out).counts == {}
+    assert word not in out.getvalue()
+    # the next consolidation finds no trace of the user to bring back
+    again = mem.consolidate(user)
+    assert again.memories_created == 0 and mem.count(user) == 0
+
+
+def _everything_of(mem: PraxMemory, user: str, word: str) -> None:
+    assert mem.count(user) >= 2
+    assert word in mem.recall(user, "green tea", reinforce=False)[0].memory.content
+    assert mem.stm.get(user, "pin") is not None and word in mem.notes.read(user)
+    assert mem.graph.stats(user).entities >= 2 and mem.graph.get_causal_links(user)
+    assert mem.knowledge.namespaces(user)
+    assert (mem.config.data_dir / "okf" / user_dir_name(user) / "papers").is_dir()
+
+
+# ------------------------------------------------------------------- no API returns the user
+
+
+def test_after_forget_user_no_api_returns_anything_of_the_user(memory: PraxMemory) -> None:
+    _populate(memory, VICTIM, GONE)
+    _populate(memory, OTHER, KEPT)
+    receipt = forget_user(memory, VICTIM)
+    assert receipt.removed["memories"] >= 2 and receipt.removed["trace_log"] == 1
+    assert receipt.removed["okf_files"] >= 1 and receipt.removed["knowledge_vectors"] >= 1
+    assert receipt.removed["consolidation_state"] == 1 and receipt.removed["workspace_files"] > 0
+    assert not (memory.config.users_dir / user_dir_name(VICTIM)).exists()
+    assert not (memory.config.data_dir / "okf" / user_dir_name(VICTIM)).exists()
+    assert not (memory.config.data_dir / PENDING_DIR).exists()
+    _nothing_of(memory, VICTIM, GONE)
+    _everything_of(memory, OTHER, KEPT)
+
+
+def test_delete_user_keeps_only_the_notes(memory: PraxMemory) -> None:
+    _populate(memory, VICTIM, GONE)
+    removed = memory.delete_user(VICTIM)
+    assert removed["trace_log"] == 1 and removed["okf_files"] >= 1
+    workspace = memory.config.users_dir / user_dir_name(VICTIM)
+    left = {p.name for p in workspace.iterdir()}
+    assert left - {"user_notes.md.lock"} == {".git", "user_notes.md"}  # no trace.log, no memory/
+    assert GONE in memory.notes.read(VICTIM)
+    assert memory.consolidate(VICTIM).memories_created == 0 and memory.count(VICTIM) == 0
+    assert memory.stm.all(VICTIM) == [] and memory.knowledge.namespaces(VICTIM) == []
+
+
+def test_an_invalid_user_id_deletes_nothing(memory: PraxMemory) -> None:
+    memory.remember(OTHER, "a fact")
+    with pytest.raises(MemoryValidationError):
+        forget_user(memory, "")
+    assert memory.count(OTHER) == 1 and not (memory.config.data_dir / PENDING_DIR).exists()
+
+
+# ---------------------------------------------------------- no byte left once compacted
+
+
+def test_after_compact_no_file_under_the_data_folder_holds_the_users_text(
+    disk: PraxMemory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = disk.config.data_dir
+    _populate(disk, VICTIM, GONE)
+    _populate(disk, OTHER, KEPT)
+    receipt = forget_user(disk, VICTIM)
+    _nothing_of(disk, VICTIM, GONE)
+    assert any("--compact" in note and "qdrant-edge" in note for note in receipt.remaining)
+    assert any("--compact" in note and "SQLite graph" in note for note in receipt.remaining)
+    assert receipt.compacted == []
+    # deleted, yet the engines still hold the bytes: the WAL and segment files, free pages
+    assert _files_holding(data, GONE)
+
+    # a second forget-user with --compact: nothing left to delete, the stores are rewritten
+    code = main(["forget-user", "-u", VICTIM, "--yes", "--compact", "--json"], memory=disk)
+    out = json.loads(capsys.readouterr().out)
+    assert code == EXIT_OK and out["complete"] is True
+    assert any("prax_memories" in c for c in out["compacted"])
+    assert any("prax_knowledge_concepts" in c for c in out["compacted"])
+    assert any("SQLite graph" in c for c in out["compacted"])
+    assert not any("--compact" in note for note in out["remaining"])
+    disk.close()
+
+    assert _files_holding(data, GONE) == []
+    assert _files_holding(data, VICTIM) == []  # not even the user id
+    assert _files_holding(data, KEPT)
+    reopened = _open(data)
+    try:
+        _everything_of(reopened, OTHER, KEPT)
+        _nothing_of(reopened, VICTIM, GONE)
+    finally:
+        reopened.close()
+
+
+def test_compact_on_the_facade(disk: PraxMemory) -> None:
+    disk.remember(VICTIM, f"{GONE} is a secret")
+    disk.remember(OTHER, f"{KEPT} is kept")
+    disk.forget(VICTIM, disk.list_memories(VICTIM)[0].id)
+    done = disk.compact()
+    assert any("prax_memories" in c for c in done) and any("SQLite" in c for c in done)
+    disk.close()
+    assert _files_holding(disk.config.data_dir, GONE) == []
+    assert _files_holding(disk.config.data_dir, KEPT)
+
+
+# ----------------------------------------------------- an outage: resumable, says what is left
+
+
+def _down(*_: object, **__: object) -> Any:
+    raise BackendUnavailable("Qdrant delete failed: connection refused")
+
+
+def test_qdrant_down_deletes_nothing_local_and_resumes_on_the_next_call(
+    memory: PraxMemory, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _populate(memory, VICTIM, GONE)
+    workspace = memory.config.users_dir / user_dir_name(VICTIM)
+    with monkeypatch.context() as patch:
+        patch.setattr(memory.vectors, "delete_user", _down)
+        with pytest.raises(DeletionIncomplete) as info:
+            forget_user(memory, VICTIM)
+        err = info.value
+        assert err.left == list(STEPS.values())  # nothing went: Qdrant is the first step
+        assert "connection refused" in str(err) and "resumes" in str(err)
+        assert err.marker.is_file()
+        marker = json.loads(err.marker.read_text())
+        assert marker["user_id"] == VICTIM and GONE not in err.marker.read_text()
+        # no half-deleted user that looks complete: every local layer is still there
+        assert memory.stm.get(VICTIM, "pin") is not None and GONE in memory.notes.read(VICTIM)
+        assert (workspace / "trace.log").exists()
+        assert (workspace / "memory" / "consolidation_state.json").exists()
+        assert memory.count(VICTIM) >= 2
+
+        code = main(["forget-user", "-u", VICTIM, "--yes", "--json"], memory=memory)
+        out = json.loads(capsys.readouterr().out)
+        assert code == EXIT_BACKEND and out["complete"] is False
+        assert out["left"][0] == STEPS["memories"] and out["marker"] == str(err.marker)
+
+    receipt = forget_user(memory, VICTIM)  # Qdrant is back: the retry completes
+    assert not err.marker.exists() and receipt.removed["memories"] >= 2
+    _nothing_of(memory, VICTIM, GONE)
+
+
+def test_graph_down_midway_resumes_when_the_memory_is_next_opened(
+    disk: PraxMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _populate(disk, VICTIM, GONE)
+    _populate(disk, OTHER, KEPT)
+    data = disk.config.data_dir
+    monkeypatch.setattr(disk.graph, "delete_user", _down)
+    with pytest.raises(DeletionIncomplete) as info:
+        disk.delete_user(VICTIM)
+    err = info.value
+    assert err.left[0] == STEPS["graph"] and STEPS["memories"] not in err.left
+    assert err.removed["memories"] >= 2 and err.removed["knowledge_concepts"] >= 1
+    assert disk.count(VICTIM) == 0  # what went stays gone
+    assert disk.stm.get(VICTIM, "pin") is not None  # local files wait for the graph
+    disk.close()
+
+    reopened = _open(data)  # resumes the recorded deletion
+    try:
+        assert not err.marker.exists()
+        assert reopened.graph.stats(VICTIM) == GraphStats() and reopened.stm.all(VICTIM) == []
+        assert GONE in reopened.notes.read(VICTIM)  # delete_user keeps the notes
+        assert reopened.consolidate(VICTIM).memories_created == 0
+        _everything_of(reopened, OTHER, KEPT)
+        # `forget-user` run again (it opens the memory, which resumed first) reports it all
+        receipt = forget_user(reopened, VICTIM)
+        assert receipt.removed["memories"] == err.removed["memories"]
+        assert receipt.removed["entities"] >= 2 and receipt.removed["notes_lines"] == 1
+    finally:
+        reopened.close()
+
+
+def test_a_deletion_still_failing_at_open_stays_recorded(disk: PraxMemory, tmp_path: Path) -> None:
+    _populate(disk, VICTIM, GONE)
+    port = socket.socket()
+    port.bind(("127.0.0.1", 0))
+    down = Neo4jGraphStore(
+        f"bolt://127.0.0.1:{port.getsockname()[1]}", connection_timeout=0.5, max_retry_time=0.5
+    )
+    port.close()
+    data = disk.config.data_dir
+    disk.close()
+    mem = _open(data, graph=down)
+    try:
+        with pytest.raises(DeletionIncomplete) as info:
+            forget_user(mem, VICTIM)
+        assert info.value.left[0] == STEPS["knowledge"]
+        assert any("Neo4j" in n and "transaction logs" in n for n in info.value.remaining)
+    finally:
+        mem.close()
+    again = _open(data, graph=down)  # still down at open: logged, not raised, still recorded
+    try:
+        assert info.value.marker.exists() and again.stm.get(VICTIM, "pin") is not None
+    finally:
+        again.close()
+
+
+# --------------------------------------------------------------- what remains beyond reach
+
+
+def test_the_receipt_lists_what_remains_outside_the_products_reach() -> None:
+    edge = remaining_notes(
+        vector="edge",
+        vector_where="/d/qdrant-edge",
+        graph="sqlite",
+        graph_where="/d/graph.sqlite3",
+        compacted=False,
+        data_dir="/d",
+    )
+    assert any("qdrant-edge" in n and "write-ahead log" in n and "--compact" in n for n in edge)
+    assert any("SQLite graph" in n and "--compact" in n for n in edge)
+    assert any("exports" in n and "/d/okf" in n for n in edge)
+    done = remaining_notes(vector="edge", graph="sqlite", compacted=True, data_dir="/d")
+    assert not any("--compact" in n for n in done) and any("exports" in n for n in done)
+    neo = remaining_notes(
+        vector="server",
+        vector_where="http://q:6333",
+        graph="neo4j",
+        compacted=True,
+        kept_notes="/d/users/a",
+        checkpointer_threads=2,
+        external_traces=["/var/log/app/trace.log"],
+    )
+    assert any("Neo4j" in n and "transaction logs" in n for n in neo)
+    assert any("Qdrant server" in n and "optimizer" in n for n in neo)
+    assert any("notes kept" in n for n in neo) and any("2 conversation thread" in n for n in neo)
+    assert any("/var/log/app/trace.log" in n for n in neo)
+    assert any(
+        "disabled" in n for n in remaining_notes(vector="disabled", graph="unused", compacted=False)
+    )
+
+
+def test_the_receipt_of_a_real_forget_names_exports_and_kept_notes(memory: PraxMemory) -> None:
+    memory.remember(VICTIM, "a fact")
+    memory.notes.update(VICTIM, "- a note\n")
+    receipt = forget_user(memory, VICTIM, keep_notes=True)
+    assert any("exports" in n for n in receipt.remaining)
+    assert any("notes kept" in n for n in receipt.remaining)
+    assert receipt.removed["memories"] == 1 and memory.notes.read(VICTIM) == "- a note\n"
+
+
+def test_forget_with_long_term_memory_disabled_says_qdrant_was_not_touched(
+    tmp_path: Path,
+) -> None:
+    mem = PraxMemory(
+        MemoryConfig(enabled=False, data_dir=tmp_path / "data"),
+        embeddings=HashEmbeddings(),
+        embedding_dimension=384,
+    )
+    try:
+        mem.stm.write(VICTIM, "pin", f"{GONE} pin")
+        mem.notes.update(VICTIM, f"- {GONE}\n")
+        receipt = forget_user(mem, VICTIM, compact=True)
+        assert receipt.removed["stm_entries"] == 1 and receipt.removed["notes_lines"] == 1
+        assert any("disabled" in n and "not touched" in n for n in receipt.remaining)
+        assert mem.stm.all(VICTIM) == [] and mem.notes.read(VICTIM) == ""
+        assert _files_holding(tmp_path / "data", GONE) == []
+    finally:
+        mem.close()
