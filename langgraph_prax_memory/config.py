@@ -191,13 +191,37 @@ class RetrievalConfig(BaseModel):
             "neutral": {"dense": 1.0, "sparse": 1.0, "graph": 1.0},
         }
     )
+    fusion: Literal["evidence", "rrf"] = "evidence"
+    """How the arms are fused. ``"evidence"`` (default): score-aware, each arm's scores
+    become evidence relative to its own typical score for the query, so a flat or noisy arm
+    cannot outvote a confident one (docs/retrieval.md). ``"rrf"``: the seed's weighted
+    Reciprocal Rank Fusion over ranks only."""
+    evidence_spread: float = Field(default=0.5, gt=0.0, le=1.0)
+    """Evidence fusion: score differences smaller than this share of an arm's top score are
+    scaled down, so near-equal scores stay near-equal evidence."""
+    importance_weight: float | None = Field(default=None, ge=0.0, le=1.0)
+    """How much importance moves the score. Evidence fusion adds ``w × (importance − 0.5)``
+    to the relevance in [0, 1]; RRF multiplies by ``1 + w × (importance − 0.5)``. ``None``
+    (default): 0.1 with evidence fusion (±0.05, a tie-breaker that cannot overturn a clear
+    relevance gap), 1.0 with RRF (the seed's ``0.5 + importance``)."""
+    relevance_floor: bool = True
+    """Context injection (``build_memory_context``, the node, the hook) leaves out hits below
+    the floor: nothing relevant, nothing injected. ``recall`` itself still returns its top k,
+    each hit saying whether it passed (``MemoryHit.relevant``)."""
+    min_cosine: float = Field(default=0.3, ge=-1.0, le=1.0)
+    """The floor: a hit is relevant when its dense cosine reaches this, or when the keyword
+    or graph arm points at it strongly (evidence ≥ 0.5) and its cosine reaches half of it.
+    0.3 suits all-MiniLM-L6-v2 (unrelated sentences score about 0–0.2); set it for your model
+    (docs/retrieval.md)."""
     rrf_k: int = Field(default=60, gt=0)
     decay_mode: Literal["score", "blend", "importance", "off"] = "blend"
     """How the forgetting curve enters the rank (see ``rank_candidates``). ``"score"`` is the
     seed's ``fused × decay × boost``; the default ``"blend"`` lets recency take at most
     ``recency_weight`` of the score (docs/retrieval.md explains why, with LoCoMo figures)."""
     recency_weight: float = Field(default=0.1, ge=0.0, le=1.0)
-    """For ``decay_mode="blend"``: the share of the score that recency can take away. Small
+    """The most recency can take away: with evidence fusion ``recency_weight × (1 − decay)``
+    is subtracted from the relevance in [0, 1] (any ``decay_mode`` but ``"off"``); with RRF
+    and ``decay_mode="blend"``, the share of the score. Small
     by default: with ``rrf_k`` 60, rank 1 and rank 10 of one arm differ by 13% in fused score,
     so a larger share lets recency, not relevance, decide the order."""
     candidates_factor: int = Field(default=2, ge=1, le=50)

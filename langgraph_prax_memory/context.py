@@ -99,8 +99,10 @@ def build_memory_context(
 
     The user-notes snippet (deterministic, at most 8 lines / 1,200 characters), the scratchpad
     (``stm_chars``) and the recalled memories (``ltm_chars``), each budgeted separately, and
-    nothing at all when nothing is relevant. When long-term memory is unavailable the notes and
-    the scratchpad are still given.
+    nothing at all when nothing is relevant: recalled memories below the relevance floor
+    (``config.retrieval.relevance_floor`` / ``min_cosine``; see ``MemoryHit.explain()``) are
+    left out, so an off-topic question injects no memories. When long-term memory is
+    unavailable the notes and the scratchpad are still given.
 
     Example:
         >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
@@ -121,6 +123,8 @@ def build_memory_context(
         except (BackendUnavailable, EmbeddingError) as exc:
             logger.warning("long-term recall skipped for the context block: %s", exc)
         else:
+            if memory.config.retrieval.relevance_floor:
+                hits = [h for h in hits if h.relevant]
             block = format_memories(hits, max_chars=ltm_chars)
             if block:
                 parts.append(block)

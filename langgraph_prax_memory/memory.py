@@ -706,15 +706,20 @@ class PraxMemory:
         now: datetime | None = None,
         reinforce: bool = True,
         tags: Sequence[str] | None = None,
+        where: models.Filter | None = None,
     ) -> RecallResult:
         """Like :meth:`recall`, with diagnostics.
 
         The result carries the intent, the weights, each arm's candidate count, the arms that
-        failed and the time taken.
+        failed, the time taken and each hit's stored point. ``where`` (advanced; what
+        :class:`PraxMemoryStore` uses for any namespace) is a Qdrant filter that replaces the
+        long-term-memory scope; it must be pinned to ``user_id`` and runs in the engine on
+        every arm, so every door ranks with this one pipeline (the vector store refuses a
+        filter that is not pinned).
         """
         text = _Core.check_query(user_id, query, k)
         when = to_utc(now) if now is not None else utcnow()
-        result = self._recaller().recall(user_id, text, k=k, now=when, tags=tags)
+        result = self._recaller().recall(user_id, text, k=k, now=when, tags=tags, flt=where)
         if reinforce and result.hits:
             self._background.submit(
                 self._reinforce, user_id, [h.memory.id for h in result.hits], when

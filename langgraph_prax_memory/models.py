@@ -87,9 +87,12 @@ def _context(payload: dict[str, Any]) -> str | None:
 class MemoryHit(BaseModel):
     """A recalled memory and why it ranked where it did.
 
-    ``score = fused × decay × boost`` where ``fused = Σ weight_arm / (k + rank_arm)`` over the
-    arms that found it, ``decay = exp(−λ·days since last access)`` and
-    ``boost = 0.5 + importance``.
+    ``score = fused × decay × boost``. With evidence fusion (the default) ``fused`` is the
+    weighted mean of each arm's evidence in [0, 1] (how far the memory stands above the arm's
+    typical score for this query; ``evidence`` and the raw ``scores`` are kept per arm); with
+    RRF it is ``Σ weight_arm / (k + rank_arm)``. ``decay`` is the recency factor and
+    ``boost = 1 + w × (importance − 0.5)``. ``relevant`` says whether the hit passes the
+    relevance floor that context injection applies (``why`` says how).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -102,13 +105,50 @@ class MemoryHit(BaseModel):
     ranks: dict[str, int] = Field(default_factory=dict)
     """1-based rank per arm (``dense``, ``sparse``, ``graph``) for the arms that found it."""
     weights: dict[str, float] = Field(default_factory=dict)
+    scores: dict[str, float] = Field(default_factory=dict)
+    """Raw score per arm (cosine, TF-IDF, graph proximity); evidence fusion only."""
+    evidence: dict[str, float] = Field(default_factory=dict)
+    """Evidence in [0, 1] per arm; evidence fusion only."""
+    relevant: bool = True
+    """Passes the relevance floor (context injection leaves out the others)."""
+    why: str = ""
+    """How the floor decided (``cosine 0.42 ≥ 0.30``, ``keyword evidence 0.80``, ...)."""
+    fusion: str = "rrf"
+    """``"evidence"``: ``score = fused + boost − recency``, with ``boost`` the importance term
+    and ``recency = recency_weight × (1 − decay)``; ``"rrf"``: ``fused × decay × boost``."""
+    recency: float = 0.0
+    """Evidence fusion: what recency took from the score."""
 
     def explain(self) -> str:
-        """A one-line human explanation of the score."""
-        arms = ", ".join(
-            f"{arm} #{rank} (w={self.weights.get(arm, 1.0):g})" for arm, rank in self.ranks.items()
-        )
-        return (
-            f"score {self.score:.5f} = fused {self.fused:.5f} [{arms or 'no arm'}] "
-            f"× decay {self.decay:.3f} × boost {self.boost:.2f}"
-        )
+        """A one-line human explanation of the score and of the relevance floor.
+
+        Example:
+            >>> from datetime import UTC, datetime
+            >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+            >>> m = Memory(id="1", user_id="u", content="x", created_at=t, last_accessed=t)
+            >>> MemoryHit(memory=m, score=0.9, fused=0.9, decay=1.0, boost=1.0,
+            ...           ranks={"dense": 1}, scores={"dense": 0.5}, evidence={"dense": 1.0},
+            ...           why="cosine 0.50 ≥ 0.30").explain()
+            'score 0.90000 = fused 0.90000 [dense #1 s=0.500 e=1.00 (w=1)] × decay 1.000 × boost 1.00; relevant: cosine 0.50 ≥ 0.30'
+        """  # noqa: E501
+        parts = []
+        for arm, rank in self.ranks.items():
+            detail = f"{arm} #{rank}"
+            if arm in self.evidence:
+                detail += f" s={self.scores.get(arm, 0.0):.3f} e={self.evidence[arm]:.2f}"
+            parts.append(f"{detail} (w={self.weights.get(arm, 1.0):g})")
+        arms = ", ".join(parts) or "no arm"
+        if self.fusion == "evidence":
+            text = (
+                f"score {self.score:.5f} = relevance {self.fused:.5f} [{arms}] "
+                f"{'+' if self.boost >= 0 else '−'} importance {abs(self.boost):.3f} "
+                f"− recency {self.recency:.3f} (decay {self.decay:.3f})"
+            )
+        else:
+            text = (
+                f"score {self.score:.5f} = fused {self.fused:.5f} [{arms}] "
+                f"× decay {self.decay:.3f} × boost {self.boost:.2f}"
+            )
+        if self.why:
+            text += f"; {'relevant' if self.relevant else 'below the floor'}: {self.why}"
+        return text

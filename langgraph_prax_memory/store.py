@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -53,6 +55,8 @@ _STM_FIELDS = frozenset({"content", "importance", "tags"})
 
 _MAX_KEY_CHARS = 1024
 _SCAN_PAGE = 256
+#: Deepest ranking a query search asks for (``recall``'s own limit).
+_MAX_RANK = 1000
 
 
 @dataclass(frozen=True)
@@ -114,17 +118,70 @@ def _apply(value: Any, op: str, target: Any) -> bool:
     raise MemoryValidationError(f"unsupported filter operator: {op}")
 
 
-def _prefilter(flt: Mapping[str, Any] | None) -> list[models.Condition]:
-    """Conditions Qdrant can apply safely before the exact Python check (string/int equality)."""
-    out: list[models.Condition] = []
+_SIMPLE_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: Integers the engine compares exactly (its numbers are 64-bit floats and integers).
+_EXACT_INT = 2**53
+
+
+def _number(value: Any) -> float | None:
+    """``value`` as a float if the engine can compare it exactly, else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, int) and abs(value) >= _EXACT_INT:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _engine_filter(
+    flt: Mapping[str, Any] | None, path: str = "value"
+) -> tuple[list[models.Condition], list[models.Condition]]:
+    """The ``must`` / ``must_not`` conditions the engine applies for a store filter.
+
+    Every filter is still checked exactly in Python afterwards (InMemoryStore's semantics);
+    these conditions make the engine return only candidates that can match, on every arm of
+    a query search and in every scan, so a selective filter never empties a short candidate
+    list. Translated: string and boolean equality, numeric equality (int and float alike, as
+    a range ``[v, v]``: ``1`` finds ``1.0``), ``$ne``, ``$gt/$gte/$lt/$lte`` on numbers, and
+    nested objects. Left to the Python check only: list equality, keys that are not plain
+    identifiers (a JSON-path character would change the meaning), integers beyond 2**53.
+    Range filters in the engine match numeric values: a number stored as a string is only
+    found by the Python check of a filter-only search (docs/store.md).
+    """
+    must: list[models.Condition] = []
+    must_not: list[models.Condition] = []
     for key, want in (flt or {}).items():
-        if isinstance(want, dict) and set(want) == {"$eq"}:
-            want = want["$eq"]
-        if isinstance(want, str) or (isinstance(want, int) and not isinstance(want, bool)):
-            out.append(
-                models.FieldCondition(key=f"value.{key}", match=models.MatchValue(value=want))
-            )
-    return out
+        if not isinstance(key, str) or not _SIMPLE_KEY.match(key):
+            continue
+        field = f"{path}.{key}"
+        if isinstance(want, dict) and want and not any(k.startswith("$") for k in want):
+            inner_must, inner_not = _engine_filter(want, field)
+            must.extend(inner_must)
+            must_not.extend(inner_not)
+            continue
+        ops = want if isinstance(want, dict) else {"$eq": want}
+        for op, target in ops.items():
+            cond = _condition(field, op, target)
+            if cond is None:
+                continue
+            (must_not if op == "$ne" else must).append(cond)
+    return must, must_not
+
+
+def _condition(field: str, op: str, target: Any) -> models.Condition | None:
+    if op in ("$eq", "$ne"):
+        if isinstance(target, str | bool):
+            return models.FieldCondition(key=field, match=models.MatchValue(value=target))
+        number = _number(target)
+        if number is None:
+            return None
+        return models.FieldCondition(key=field, range=models.Range(gte=number, lte=number))
+    if op in ("$gt", "$gte", "$lt", "$lte"):
+        number = _number(target)
+        if number is None:
+            return None
+        return models.FieldCondition(key=field, range=models.Range(**{op[1:]: number}))
+    return None
 
 
 def _item(point: StoredPoint, score: float | None = None, *, search: bool = False) -> Item:
@@ -404,8 +461,9 @@ class PraxMemoryStore(BaseStore):
                     key="ns_prefixes", match=models.MatchValue(value=NS_SEP.join(prefix))
                 )
             )
-        conds.extend(_prefilter(flt))
-        return user_filter(user, *conds)
+        must, must_not = _engine_filter(flt)
+        conds.extend(must)
+        return user_filter(user, *conds, must_not=must_not)
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = _check_namespace(op.namespace_prefix, allow_empty=True)
@@ -432,25 +490,30 @@ class PraxMemoryStore(BaseStore):
     def _query_user(
         self, user: str, prefix: tuple[str, ...], op: SearchOp, want: int
     ) -> list[tuple[float, StoredPoint]]:
+        """The user's best ``want`` items for the query: the same ranking as ``recall``.
+
+        The namespace prefix and the filter run inside the engine on every arm; the exact
+        filter check runs on what comes back, and the search goes deeper while it dropped
+        candidates and more may exist. A store search does not reinforce (BaseStore reads
+        have no side effects).
+        """
         assert op.query is not None
-        vs = self.memory.vectors
         flt = self._prefix_filter(user, prefix, op.filter)
-        try:
-            dense: list[float] | None = self.memory.embeddings.embed_query(op.query)
-        except EmbeddingError:
-            dense = None
-        sparse = self.memory.sparse_encoder.embed_query(op.query)
-        fetch = max(want, 1) * (3 if op.filter else 1) + 10
-        points = vs.search_hybrid(
-            user, dense, sparse, limit=fetch, flt=flt, candidates=max(2 * fetch, 20)
-        )
-        out = []
-        for p in points:
-            value = p.payload.get("value") or {}
-            if op.filter and not all(_compare(value.get(k), v) for k, v in op.filter.items()):
-                continue
-            out.append((float(p.score or 0.0), p))
-        return out[:want]
+        k = min(max(want, 1), _MAX_RANK)
+        while True:
+            result = self.memory.recall_detailed(
+                user, op.query, k=k, reinforce=False, where=flt
+            )
+            out = []
+            for hit in result.hits:
+                point = result.points[hit.memory.id]
+                value = point.payload.get("value") or {}
+                if op.filter and not all(_compare(value.get(f), v) for f, v in op.filter.items()):
+                    continue
+                out.append((hit.score, point))
+            if len(out) >= want or len(result.hits) < k or k >= _MAX_RANK:
+                return out[:want]
+            k = min(k * 4, _MAX_RANK)
 
     def _scan(
         self,

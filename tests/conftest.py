@@ -41,6 +41,11 @@ def config(tmp_path: Path) -> MemoryConfig:
 
 @pytest.fixture
 def memory(config: MemoryConfig) -> Iterator[PraxMemory]:
+    # Hash embeddings have no semantic cosine, so the relevance floor (a cosine calibrated
+    # for the packaged MiniLM model) is off here; tests/integration/test_one_ranker.py and
+    # benchmarks/personal_memory.py test it with the real model.
+    floor_off = config.retrieval.model_copy(update={"relevance_floor": False})
+    config = config.model_copy(update={"retrieval": floor_off})
     mem = PraxMemory(config, embeddings=HashEmbeddings(), embedding_dimension=384)
     yield mem
     mem.close()

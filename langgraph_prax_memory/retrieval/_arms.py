@@ -6,6 +6,7 @@ rerank.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -20,6 +21,7 @@ from qdrant_client import models
 from langgraph_prax_memory.embeddings import SparseTFEncoder
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, PraxMemoryError
 from langgraph_prax_memory.retrieval._feedback import expand_sparse, indexed_text
+from langgraph_prax_memory.retrieval._fusion import keyword_coverage
 from langgraph_prax_memory.retrieval._intent import RetrievalConfig, arm_weights, query_phrases
 from langgraph_prax_memory.retrieval._precision import expand_query, rerank_order
 from langgraph_prax_memory.retrieval._recall import RecallResult, assemble_hits, ltm_filter
@@ -139,15 +141,20 @@ class Recaller:
         scoped = models.Filter(must=[*(flt.must or []), linked], must_not=flt.must_not)  # type: ignore[list-item,misc]
         points = self.store.scroll(user_id, flt=scoped, limit=max(n * 5, 50))
 
+        def hop(p: StoredPoint) -> int:
+            return min((hops_of.get(e, 99) for e in p.payload.get("entity_ids") or []), default=99)
+
         def key(p: StoredPoint) -> tuple[int, float, float]:
-            hop = min((hops_of.get(e, 99) for e in p.payload.get("entity_ids") or []), default=99)
             return (
-                hop,
+                hop(p),
                 -float(p.payload.get("importance", 0.5)),
                 -float(p.payload.get("created_ts", 0.0)),
             )
 
-        return sorted(points, key=key)[:n]
+        # proximity as the arm's score: 1 for a named entity, ½ one hop away, ⅓ two hops
+        return [
+            dataclasses.replace(p, score=1.0 / (1 + hop(p))) for p in sorted(points, key=key)[:n]
+        ]
 
     # -- pipeline -----------------------------------------------------------------------
     def recall(
@@ -158,14 +165,20 @@ class Recaller:
         k: int,
         now: datetime,
         tags: Sequence[str] | None = None,
+        flt: models.Filter | None = None,
     ) -> RecallResult:
-        """Run the arms concurrently, fuse and rank; failed arms are reported, not raised."""
+        """Run the arms concurrently, fuse and rank; failed arms are reported, not raised.
+
+        ``flt`` replaces the long-term-memory filter (the store's namespace prefix and value
+        filters); it must be pinned to ``user_id`` and runs inside the engine on every arm.
+        """
         started = time.perf_counter()
         intent, weights = arm_weights(text, self.config)
         n = max(self.config.min_candidates, self.config.candidates_factor * k)
         if self.config.rerank:
             n = max(n, self.config.rerank_top)
-        flt = ltm_filter(user_id, tags=tags)
+        if flt is None:
+            flt = ltm_filter(user_id, tags=tags)
         jobs: dict[str, Future[list[StoredPoint]]] = {
             "dense": self._pool.submit(self.dense_arm, user_id, text, n, flt),
             "sparse": self._pool.submit(self.sparse_arm, user_id, text, n, flt),
@@ -187,6 +200,11 @@ class Recaller:
                 "recall failed: " + "; ".join(f"{a}: {e}" for a, e in errors.items())
             )
         depth = max(k, self.config.rerank_top) if self.config.rerank else k
+        query_terms = set(self.sparse.tokens(text))
+        coverage = {
+            p.id: keyword_coverage(query_terms, self.sparse.tokens(indexed_text(p.payload)))
+            for p in arms.get("sparse", [])
+        }
         hits = assemble_hits(
             arms,
             weights,
@@ -196,12 +214,21 @@ class Recaller:
             rrf_k=self.config.rrf_k,
             decay_mode=self.config.decay_mode,
             recency_weight=self.config.recency_weight,
+            fusion=self.config.fusion,
+            importance_weight=self.config.importance_weight,
+            evidence_spread=self.config.evidence_spread,
+            depth=n,
+            min_cosine=self.config.min_cosine,
+            coverage=coverage,
         )
         if self.config.rerank and len(hits) > 1:
             order = rerank_order(self.rerank_model, text, [h.memory.content for h in hits])
             hits = [hits[i] for i in order]
+        hits = hits[:k]
+        by_id = {p.id: p for points in arms.values() for p in points}
         return RecallResult(
-            hits=hits[:k],
+            hits=hits,
+            points={h.memory.id: by_id[h.memory.id] for h in hits},
             arms={a: len(p) for a, p in arms.items()},
             errors=errors,
             weights=weights,

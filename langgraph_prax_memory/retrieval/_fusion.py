@@ -1,17 +1,43 @@
-"""Pure ranking arithmetic: weighted Reciprocal Rank Fusion, time decay, importance boost."""
+"""Pure ranking arithmetic: score-aware fusion (default) or weighted RRF, decay, importance.
+
+**Evidence fusion** (the default, ``RetrievalConfig.fusion="evidence"``). Each arm's raw
+scores (cosine, TF-IDF, graph proximity) become *evidence* in [0, 1]: how far a candidate
+stands above the lowest score in the candidate pool, relative to the arm's top score. An
+arm whose scores are flat — three memories that share only the word "user" with the query —
+gives every candidate the same (near-zero) evidence, so it cannot reorder what a confident
+arm ranked; rank-only RRF turns the same flat list into ranks 1, 2, 3 and lets that noise
+outvote the confident arm. The fused relevance is the weighted mean of the arms' evidence.
+Importance and recency are then *added* as bounded terms (±0.05 and at most −0.1 by
+default), so they break near-ties but can never overturn a relevance gap larger than their
+sum.
+
+**RRF** (``fusion="rrf"``, the seed's formula) is kept: ``Σ weight / (k + rank)``.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-__all__ = ["RRF_K", "FusedCandidate", "boost_factor", "decay_factor", "fuse", "rank_candidates"]
+__all__ = [
+    "RRF_K",
+    "FusedCandidate",
+    "arm_evidence",
+    "boost_factor",
+    "decay_factor",
+    "fuse",
+    "fuse_evidence",
+    "keyword_coverage",
+    "rank_candidates",
+]
 
 #: The RRF constant of Cormack et al. (2009).
 RRF_K = 60
+#: Weight of the raw-score tie-break among candidates without evidence.
+_TIE = 1e-3
 
 
 @dataclass
@@ -21,6 +47,10 @@ class FusedCandidate:
     id: str
     fused: float = 0.0
     ranks: dict[str, int] = field(default_factory=dict)
+    scores: dict[str, float] = field(default_factory=dict)
+    """Raw score per arm that found it (evidence fusion only)."""
+    evidence: dict[str, float] = field(default_factory=dict)
+    """Evidence in [0, 1] per arm that found it (evidence fusion only)."""
 
 
 def fuse(
@@ -47,6 +77,117 @@ def fuse(
     return out
 
 
+def arm_evidence(
+    scores: Mapping[str, float],
+    pool: Sequence[str],
+    *,
+    missing: float = 0.0,
+    spread: float = 0.5,
+) -> dict[str, float]:
+    """How strongly one arm points at each of its candidates, in [0, 1].
+
+    ``(score − low) / max(top − low, spread × top)``, clipped to [0, 1], where ``low`` is the
+    lowest score over the whole candidate ``pool`` (candidates this arm did not return count
+    as ``missing``: 0 when the arm returned everything that matched, its lowest score when
+    its list was cut). A flat arm gives everyone ~0; a lone strong match gets 1; the
+    ``spread`` floor keeps tiny differences between near-equal scores tiny.
+
+    Example:
+        >>> flat = arm_evidence({"a": 0.13, "b": 0.13, "c": 0.13}, ["a", "b", "c"])
+        >>> sorted(flat.values())
+        [0.0, 0.0, 0.0]
+        >>> arm_evidence({"a": 0.42, "b": 0.14, "c": 0.07}, ["a", "b", "c"])["a"]
+        1.0
+    """
+    if not scores:
+        return {}
+    top = max(scores.values())
+    if not math.isfinite(top) or top <= 0:
+        return {pid: 0.0 for pid in scores}
+    low = min([scores.get(pid, missing) for pid in pool] or [missing])
+    low = max(low, 0.0) if top > 0 else low
+    denom = max(top - low, spread * top)
+    return {pid: min(1.0, max(0.0, (s - low) / denom)) for pid, s in scores.items()}
+
+
+def fuse_evidence(
+    arm_scores: Mapping[str, Mapping[str, float]],
+    weights: Mapping[str, float],
+    *,
+    full: Mapping[str, bool] | None = None,
+    spread: float = 0.5,
+    scale: Mapping[str, Mapping[str, float]] | None = None,
+) -> dict[str, FusedCandidate]:
+    """Fuse arms by their evidence: ``Σ weight × evidence / Σ weight`` over the arms that ran.
+
+    ``scale[arm][id]`` (in [0, 1]) multiplies an arm's evidence for one candidate: the
+    keyword arm's evidence is scaled by how much of the question the memory covers (see
+    :func:`keyword_coverage`), so one incidental shared word is weak evidence however high
+    it ranks in that arm.
+
+    ``arm_scores`` maps each arm to ``{id: raw score}`` (best first or not); ``full[arm]``
+    says the arm's list was cut at its depth (so unseen candidates score at most its lowest).
+    Every arm that returned candidates counts in the denominator, so a candidate only one arm
+    found is not inflated. Candidates with no evidence at all (below every arm's typical
+    score) keep the order of their raw scores through a tie-break term a thousand times
+    smaller than any evidence. Ranks are recorded for the explanation.
+
+    Example:
+        >>> out = fuse_evidence(
+        ...     {"dense": {"a": 0.42, "b": 0.14, "c": 0.07}, "sparse": {"a": .1, "b": .1, "c": .1}},
+        ...     {"dense": 1.0, "sparse": 1.0},
+        ... )
+        >>> max(out, key=lambda pid: out[pid].fused)
+        'a'
+    """
+    pool = list(dict.fromkeys(pid for scores in arm_scores.values() for pid in scores))
+    out: dict[str, FusedCandidate] = {pid: FusedCandidate(pid) for pid in pool}
+    total = sum(float(weights.get(arm, 1.0)) for arm, sc in arm_scores.items() if sc) or 1.0
+    for arm, scores in arm_scores.items():
+        if not scores:
+            continue
+        weight = float(weights.get(arm, 1.0))
+        cut = bool((full or {}).get(arm))
+        missing = min(scores.values()) if cut else 0.0
+        ev = arm_evidence(scores, pool, missing=missing, spread=spread)
+        top = max(scores.values())
+        ranked = sorted(scores, key=lambda pid: -scores[pid])
+        factors = (scale or {}).get(arm) or {}
+        for rank, pid in enumerate(ranked, start=1):
+            cand = out[pid]
+            if pid in factors:
+                ev[pid] *= min(1.0, max(0.0, factors[pid]))
+            cand.ranks[arm] = rank
+            cand.scores[arm] = float(scores[pid])
+            cand.evidence[arm] = ev[pid]
+            tie = max(0.0, scores[pid] / top) if top > 0 else 0.0
+            cand.fused += weight * (ev[pid] + _TIE * tie) / total
+    return out
+
+
+def keyword_coverage(
+    query_terms: Collection[str], doc_terms: Collection[str], *, full: float = 1.0
+) -> float:
+    """How much of the question a memory's words cover, as a factor in [0, 1].
+
+    The share of the query's distinct terms (stop words removed, stemmed as the sparse
+    encoder does) that the memory contains, divided by ``full`` (1: the keyword arm's evidence
+    counts in proportion to how much of the question the memory explains; one incidental
+    shared word out of five counts a fifth).
+
+    Example:
+        >>> keyword_coverage({"packag", "import", "tabular", "analysi", "notebook"}, {"notebook"})
+        0.2
+        >>> keyword_coverage({"dark", "mode"}, {"dark", "mode", "prefer"})
+        1.0
+    """
+    terms = set(query_terms)
+    if not terms:
+        return 1.0
+    share = len(terms & set(doc_terms)) / len(terms)
+    return min(1.0, share / full)
+
+
 def decay_factor(last_ts: float | None, now: datetime, halflife_days: float) -> float:
     """``exp(−λ·days)`` since ``last_ts`` (epoch seconds), ``λ = ln 2 / halflife``.
 
@@ -58,9 +199,12 @@ def decay_factor(last_ts: float | None, now: datetime, halflife_days: float) -> 
     return math.exp(-(math.log(2) / halflife_days) * days)
 
 
-def boost_factor(importance: float) -> float:
-    """``0.5 + importance``: from 0.5× for trivia to 1.5× for critical memories."""
-    return 0.5 + importance
+def boost_factor(importance: float, weight: float = 1.0) -> float:
+    """``1 + weight × (importance − 0.5)``; ``weight`` 1 is the seed's ``0.5 + importance``.
+
+    With the evidence default (``importance_weight`` 0.3) the boost spans 0.85×–1.15×.
+    """
+    return 1.0 + weight * (importance - 0.5)
 
 
 def rank_candidates(
@@ -72,6 +216,8 @@ def rank_candidates(
     k: int,
     decay_mode: str = "score",
     recency_weight: float = 0.1,
+    importance_weight: float = 1.0,
+    additive: bool = False,
 ) -> list[tuple[FusedCandidate, float, float, float]]:
     """Apply decay and boost, re-sort and keep the top ``k``.
 
@@ -79,6 +225,9 @@ def rank_candidates(
     forgetting clock, as in the seed's Ebbinghaus curve. Ties break by id for determinism.
 
     ``decay_mode``:
+
+    ``boost`` is ``1 + importance_weight × (importance − 0.5)`` (the seed's ``0.5 +
+    importance`` with weight 1).
 
     - ``"score"`` (the seed): ``fused × decay × (0.5 + importance)``.
     - ``"blend"``: ``fused × (1 − w + w × decay) × (0.5 + importance)``: recency can take at
@@ -88,6 +237,12 @@ def rank_candidates(
       does: ``fused × (0.5 + importance × decay)``. Relevance keeps at least half its weight
       however old the memory is.
     - ``"off"``: ``fused × (0.5 + importance)``.
+
+    ``additive`` (evidence fusion): ``fused + importance_weight × (importance − 0.5) +
+    recency_weight × (decay − 1)``, with ``decay`` the forgetting curve (``decay_mode``
+    ``"off"`` drops the recency term). The bounded terms break near-ties and can never
+    overturn a relevance gap larger than ``importance_weight / 2 + recency_weight``. The
+    returned ``boost`` is then the importance term and ``decay`` the curve's factor.
 
     Returns:
         ``(candidate, score, decay, boost)`` tuples, best first.
@@ -100,18 +255,24 @@ def rank_candidates(
         ts = payload.get("last_accessed_ts", payload.get("created_ts"))
         decay = decay_factor(float(ts) if ts is not None else None, now, halflife_days)
         importance = float(payload.get("importance", 0.5))
-        if decay_mode == "blend":
+        iw = importance_weight
+        if additive:
+            if decay_mode == "off":
+                decay = 1.0
+            boost = iw * (importance - 0.5)
+            score = cand.fused + boost + recency_weight * (decay - 1.0)
+        elif decay_mode == "blend":
             decay = 1.0 - recency_weight + recency_weight * decay
-            boost = boost_factor(importance)
+            boost = boost_factor(importance, iw)
             score = cand.fused * decay * boost
         elif decay_mode == "importance":
-            boost = boost_factor(importance * decay)
+            boost = boost_factor(importance * decay, iw)
             score = cand.fused * boost
         elif decay_mode == "off":
-            decay, boost = 1.0, boost_factor(importance)
+            decay, boost = 1.0, boost_factor(importance, iw)
             score = cand.fused * boost
         else:
-            boost = boost_factor(importance)
+            boost = boost_factor(importance, iw)
             score = cand.fused * decay * boost
         scored.append((cand, score, decay, boost))
     scored.sort(key=lambda t: (-t[1], t[0].id))

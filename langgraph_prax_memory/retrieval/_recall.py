@@ -10,11 +10,24 @@ from typing import Any
 from qdrant_client import models
 
 from langgraph_prax_memory.models import Memory, MemoryHit
-from langgraph_prax_memory.retrieval._fusion import RRF_K, fuse, rank_candidates
+from langgraph_prax_memory.retrieval._fusion import (
+    RRF_K,
+    FusedCandidate,
+    fuse,
+    fuse_evidence,
+    rank_candidates,
+)
 from langgraph_prax_memory.vectors._payload import NS_SEP
 from langgraph_prax_memory.vectors._plan import StoredPoint, user_filter
 
-__all__ = ["LTM_ROOT", "RecallResult", "assemble_hits", "ltm_filter", "ltm_namespace"]
+__all__ = [
+    "LTM_ROOT",
+    "RecallResult",
+    "assemble_hits",
+    "ltm_filter",
+    "ltm_namespace",
+    "relevance",
+]
 
 #: Namespace root of long-term memories: ``("memories", user_id)``.
 LTM_ROOT = "memories"
@@ -62,6 +75,33 @@ class RecallResult:
     weights: dict[str, float] = field(default_factory=dict)
     intent: str = "neutral"
     elapsed_ms: float = 0.0
+    points: dict[str, StoredPoint] = field(default_factory=dict, repr=False)
+    """The stored point (full payload) of each hit, by id."""
+
+
+def relevance(cand: FusedCandidate, min_cosine: float) -> tuple[bool, str]:
+    """Whether a fused candidate passes the relevance floor, and why.
+
+    Relevant when its dense cosine reaches ``min_cosine``, or when the keyword or graph arm
+    points at it strongly (evidence ≥ 0.5) and its cosine reaches half of ``min_cosine``
+    (an exact name or identifier whose sentence is otherwise unlike the question). A memory
+    without a dense score (dense arm down, or not in its list) passes on strong keyword or
+    graph evidence alone.
+
+    Example:
+        >>> relevance(FusedCandidate("a", scores={"dense": 0.12}, evidence={"dense": 1.0}), 0.3)
+        (False, 'cosine 0.12 < 0.30, no strong keyword or graph match')
+    """
+    cosine = cand.scores.get("dense")
+    if cosine is not None and cosine >= min_cosine:
+        return True, f"cosine {cosine:.2f} ≥ {min_cosine:.2f}"
+    for arm, label in (("sparse", "keyword"), ("graph", "graph")):
+        ev = cand.evidence.get(arm, 0.0)
+        if ev >= 0.5 and (cosine is None or cosine >= min_cosine / 2):
+            shown = "no cosine" if cosine is None else f"cosine {cosine:.2f}"
+            return True, f"{label} evidence {ev:.2f} ({shown})"
+    shown = "no cosine" if cosine is None else f"cosine {cosine:.2f} < {min_cosine:.2f}"
+    return False, f"{shown}, no strong keyword or graph match"
 
 
 def assemble_hits(
@@ -74,15 +114,41 @@ def assemble_hits(
     rrf_k: int = RRF_K,
     decay_mode: str = "score",
     recency_weight: float = 0.1,
+    fusion: str = "rrf",
+    importance_weight: float | None = None,
+    evidence_spread: float = 0.5,
+    depth: int | None = None,
+    min_cosine: float | None = None,
+    coverage: Mapping[str, float] | None = None,
 ) -> list[MemoryHit]:
-    """Fuse the arms' rankings, apply decay and boost, and build explainable hits."""
+    """Fuse the arms, apply decay and boost, and build explainable hits.
+
+    ``fusion`` is ``"evidence"`` (score-aware, the product default) or ``"rrf"``; ``depth``
+    is how many candidates each arm was asked for (a list that long was cut);
+    ``min_cosine`` marks each hit relevant or not (``None``: all relevant); ``coverage``
+    scales the keyword arm's evidence per memory (:func:`keyword_coverage`).
+    """
     payloads: dict[str, dict[str, Any]] = {}
     rankings: dict[str, list[str]] = {}
+    arm_scores: dict[str, dict[str, float]] = {}
     for arm, points in arm_results.items():
         rankings[arm] = [p.id for p in points]
+        scores = arm_scores.setdefault(arm, {})
         for p in points:
             payloads.setdefault(p.id, p.payload)
-    fused = fuse(rankings, weights, k=rrf_k)
+            if p.id not in scores:
+                scores[p.id] = float(p.score) if p.score is not None else 0.0
+    full = {arm: depth is not None and len(pts) >= depth for arm, pts in arm_results.items()}
+    scale = {"sparse": coverage} if coverage is not None else None
+    fused = fuse_evidence(arm_scores, weights, full=full, spread=evidence_spread, scale=scale)
+    iw = 0.1 if importance_weight is None else importance_weight
+    if fusion == "rrf":  # ranks decide; raw scores and evidence stay for the floor and explain
+        by_evidence = fused
+        fused = fuse(rankings, weights, k=rrf_k)
+        for pid, cand in fused.items():
+            cand.scores = by_evidence[pid].scores
+            cand.evidence = by_evidence[pid].evidence
+        iw = 1.0 if importance_weight is None else importance_weight
     ranked = rank_candidates(
         fused,
         payloads,
@@ -91,16 +157,27 @@ def assemble_hits(
         k=k,
         decay_mode=decay_mode,
         recency_weight=recency_weight,
+        importance_weight=iw,
+        additive=fusion == "evidence",
     )
-    return [
-        MemoryHit(
-            memory=Memory.from_payload(cand.id, payloads[cand.id]),
-            score=score,
-            fused=cand.fused,
-            decay=decay,
-            boost=boost,
-            ranks=dict(cand.ranks),
-            weights={arm: float(weights.get(arm, 1.0)) for arm in cand.ranks},
+    hits = []
+    for cand, score, decay, boost in ranked:
+        relevant, why = (True, "") if min_cosine is None else relevance(cand, min_cosine)
+        hits.append(
+            MemoryHit(
+                memory=Memory.from_payload(cand.id, payloads[cand.id]),
+                score=score,
+                fused=cand.fused,
+                decay=decay,
+                boost=boost,
+                ranks=dict(cand.ranks),
+                weights={arm: float(weights.get(arm, 1.0)) for arm in cand.ranks},
+                scores=dict(cand.scores),
+                evidence=dict(cand.evidence),
+                relevant=relevant,
+                why=why,
+                fusion=fusion,
+                recency=(cand.fused + boost - score) if fusion == "evidence" else 0.0,
+            )
         )
-        for cand, score, decay, boost in ranked
-    ]
+    return hits

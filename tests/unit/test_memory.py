@@ -158,9 +158,12 @@ def test_created_at_backdates_and_now_is_injectable(memory: PraxMemory) -> None:
     m = memory.get("alice", mid)
     assert m is not None and m.created_at == old and m.last_accessed == old
     at_time = memory.recall("alice", "hiking", now=old + timedelta(days=7), reinforce=False)[0]
-    # default decay_mode "blend", recency_weight 0.1: 1 - 0.1 + 0.1 · 2^(-7/7)
-    assert math.isclose(at_time.decay, 0.95, rel_tol=1e-9)
-    assert math.isclose(at_time.boost, 1.0)
+    # evidence fusion (default): decay = 2^(-7/7); recency takes 0.1 · (1 - decay); the
+    # importance term is 0.1 · (0.5 - 0.5) = 0
+    assert math.isclose(at_time.decay, 0.5, rel_tol=1e-9)
+    assert math.isclose(at_time.recency, 0.05, rel_tol=1e-6)
+    assert math.isclose(at_time.boost, 0.0, abs_tol=1e-12)
+    assert math.isclose(at_time.score, at_time.fused - 0.05, rel_tol=1e-6)
     at_creation = memory.recall("alice", "hiking", now=old, reinforce=False)[0]
     assert math.isclose(at_creation.decay, 1.0)
 
@@ -171,7 +174,7 @@ def test_reinforcement_restarts_the_decay_clock(memory: PraxMemory) -> None:
     t1 = t0 + timedelta(days=14)
     first = memory.recall("alice", "cat name", now=t1)[0]
     memory.flush()
-    assert math.isclose(first.decay, 0.9 + 0.1 * 0.25, rel_tol=1e-9)
+    assert math.isclose(first.decay, 0.25, rel_tol=1e-9)  # two half-lives
     m = memory.get("alice", mid)
     assert m is not None and m.access_count == 1 and m.last_accessed == t1
     second = memory.recall("alice", "cat name", now=t1, reinforce=False)[0]

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
-import os
 import textwrap
 from collections.abc import Iterator
 from datetime import UTC, datetime

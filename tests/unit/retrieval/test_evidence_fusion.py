@@ -1,0 +1,78 @@
+"""Score-aware (evidence) fusion: flat arms cannot reorder, relevance gaps survive modulation."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+from datetime import UTC, datetime
+
+import pytest
+
+from langgraph_prax_memory.retrieval._fusion import (
+    arm_evidence,
+    fuse,
+    fuse_evidence,
+    keyword_coverage,
+    rank_candidates,
+)
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+W = {"dense": 1.0, "sparse": 1.0}
+
+
+def _order(fused: dict, payloads: dict, **kw: object) -> list[str]:
+    ranked = rank_candidates(fused, payloads, now=NOW, halflife_days=7, k=10, **kw)  # type: ignore[arg-type]
+    return [c.id for c, *_ in ranked]
+
+
+def test_a_flat_arm_cannot_outvote_a_confident_one() -> None:
+    arms = {
+        "dense": {"polars": 0.42, "helix": 0.14, "mit": 0.07},
+        "sparse": {"helix": 0.1335, "mit": 0.1335, "polars": 0.1335},
+    }
+    payloads = {pid: {"importance": 0.5} for pid in arms["dense"]}
+    evidence = fuse_evidence(arms, W)
+    assert _order(evidence, payloads, additive=True, importance_weight=0.1)[0] == "polars"
+    # rank-only RRF turns the flat list into ranks 1, 2, 3 and answers Helix
+    ranks = {arm: sorted(s, key=lambda p: (-s[p], p != "helix")) for arm, s in arms.items()}
+    assert _order(fuse(ranks, W), payloads)[0] == "helix"
+
+
+def test_importance_and_recency_break_ties_but_not_a_clear_gap() -> None:
+    arms = {"dense": {"polars": 0.50, "peanuts": 0.20, "twin": 0.499}}
+    payloads = {
+        "polars": {"importance": 0.5, "last_accessed_ts": NOW.timestamp() - 60 * 86400},
+        "peanuts": {"importance": 0.9, "last_accessed_ts": NOW.timestamp()},
+        "twin": {"importance": 0.6, "last_accessed_ts": NOW.timestamp()},
+    }
+    order = _order(fuse_evidence(arms, W), payloads, additive=True, importance_weight=0.1)
+    assert order == ["twin", "polars", "peanuts"]  # the near-tie flips, the clear gap holds
+
+
+def test_lone_keyword_match_counts_and_coverage_scales_it() -> None:
+    ev = arm_evidence({"a": 5.0}, ["a", "b", "c"])
+    assert ev == {"a": 1.0}
+    fused = fuse_evidence(
+        {"dense": {"a": 0.40, "b": 0.42}, "sparse": {"a": 5.0}},
+        W,
+        scale={"sparse": {"a": keyword_coverage({"x", "y", "z", "w", "v"}, {"x"})}},
+    )
+    assert fused["a"].evidence["sparse"] == pytest.approx(0.2)
+
+
+def test_near_equal_scores_stay_near_equal_evidence() -> None:
+    ev = arm_evidence({"a": 0.1336, "b": 0.1335, "c": 0.1334}, ["a", "b", "c"])
+    assert max(ev.values()) < 0.01
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "langgraph_prax_memory.retrieval._fusion",
+        "langgraph_prax_memory.retrieval._recall",
+        "langgraph_prax_memory.models",
+    ],
+)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0

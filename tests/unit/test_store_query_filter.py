@@ -1,0 +1,68 @@
+"""Query + filter: the filter runs in the engine on every arm, so nothing is dropped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langgraph.store.memory import InMemoryStore
+
+from langgraph_prax_memory import PraxMemory, PraxMemoryStore
+
+NS = ("memories", "u1")
+N = 500
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from langgraph_prax_memory import MemoryConfig
+    from tests.fakes import HashEmbeddings
+
+    folder = tmp_path_factory.mktemp("qf")
+    mem = PraxMemory(
+        MemoryConfig(qdrant_url=":memory:", data_dir=folder),
+        embeddings=HashEmbeddings(),
+        embedding_dimension=384,
+    )
+    ours, theirs = PraxMemoryStore(mem), InMemoryStore()
+    ops = []
+    for n in range(N):
+        value = {"content": f"note number {n} about gardening", "n": n, "g": n % 3, "f": n / 2}
+        value["meta"] = {"tier": "gold" if n % 10 == 0 else "plain"}
+        ops.append((f"k{n}", value))
+    for key, value in ops:
+        ours.put(NS, key, value)
+        theirs.put(NS, key, value)
+    yield ours, theirs
+    mem.close()
+
+
+FILTERS = [
+    {"n": {"$gt": 45}},
+    {"n": {"$gte": 100, "$lt": 110}},
+    {"g": 1, "n": {"$lte": 30}},
+    {"f": 2.5},
+    {"n": {"$ne": 3}, "g": 0},
+    {"g": 1.0},  # a float equal to the stored ints
+    {"meta": {"tier": "gold"}, "n": {"$lt": 200}},
+    {"n": {"$gt": 498}},
+    {"n": {"$gt": 10_000}},
+]
+
+
+@pytest.mark.parametrize("flt", FILTERS, ids=[str(f) for f in FILTERS])
+def test_query_with_filter_finds_what_in_memory_store_finds(stores: Any, flt: Any) -> None:
+    ours, theirs = stores
+    expected = {i.key for i in theirs.search(NS, filter=flt, limit=N)}
+    everything = ours.search(NS, query="gardening notes", filter=flt, limit=N)
+    assert {i.key for i in everything} == expected
+    assert all(i.score is not None for i in everything)
+    few = ours.search(NS, query="gardening notes", filter=flt, limit=3)
+    assert len(few) == min(3, len(expected))
+    assert {i.key for i in few} <= expected
+
+
+def test_the_issue_example(stores: Any) -> None:
+    ours, _ = stores
+    found = ours.search(NS, query="a note", filter={"n": {"$gt": 45}}, limit=3)
+    assert len(found) == 3 and all(i.value["n"] > 45 for i in found)
