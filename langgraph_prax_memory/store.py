@@ -501,9 +501,7 @@ class PraxMemoryStore(BaseStore):
         flt = self._prefix_filter(user, prefix, op.filter)
         k = min(max(want, 1), _MAX_RANK)
         while True:
-            result = self.memory.recall_detailed(
-                user, op.query, k=k, reinforce=False, where=flt
-            )
+            result = self.memory.recall_detailed(user, op.query, k=k, reinforce=False, where=flt)
             out = []
             for hit in result.hits:
                 point = result.points[hit.memory.id]
