@@ -256,8 +256,22 @@ class ResilientEmbeddings(Embeddings):
         return self._finish(found, missing, errors)
 
     def embed_query(self, text: str) -> list[float]:
-        """Embed a query."""
-        return self.embed_documents([text])[0]
+        """Embed a query with each model's own ``embed_query`` (cached apart from documents).
+
+        Models that embed questions differently from stored text (e5's ``query:`` prefix,
+        nomic's task prefixes, instruction-tuned embedders) get the question as a question.
+        """
+        key = _QUERY + text
+        found, missing = self._lookup([key])
+        errors: list[str] = []
+        for model in [self.primary, *self.fallbacks] if missing else []:
+            try:
+                vector = model.embed_query(text)
+            except Exception as exc:
+                self._failed(model, exc, errors)
+                continue
+            return self._accept(model, found, missing, [key], [vector])[0]
+        return self._finish(found, missing, errors)[0]
 
     def embed_primary(self, texts: list[str]) -> list[list[float]]:
         """Embed with the primary model only: no cache, no fallback (for re-embedding).
@@ -329,8 +343,22 @@ class ResilientEmbeddings(Embeddings):
         return [v for v in found if v is not None]
 
     async def aembed_query(self, text: str) -> list[float]:
-        """Embed a query."""
-        return (await self.aembed_documents([text]))[0]
+        """Async :meth:`embed_query`."""
+        key = _QUERY + text
+        found, missing = self._lookup([key])
+        errors: list[str] = []
+        for model in [self.primary, *self.fallbacks] if missing else []:
+            try:
+                vector = await model.aembed_query(text)
+            except Exception as exc:
+                self._failed(model, exc, errors)
+                continue
+            return self._accept(model, found, missing, [key], [vector])[0]
+        return self._finish(found, missing, errors)[0]
+
+
+#: Cache-key prefix of query vectors (a control character no stored text starts with).
+_QUERY = "\x01query\x00"
 
 
 def create_dense_embeddings(
