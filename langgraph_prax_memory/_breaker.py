@@ -179,7 +179,7 @@ class CircuitBreaker:
         try:
             if probe is not None:
                 probe()
-        except Exception as exc:
+        except BaseException as exc:  # whatever ends the probe, the next one may run
             self._record(exc, trial=True)
         else:
             self._record(None, trial=True)

@@ -279,10 +279,16 @@ def _steps(
             return {}
         from langgraph_prax_memory.knowledge.vectors import KNOWLEDGE_COLLECTION
         from langgraph_prax_memory.vectors import QdrantVectorStore
+        from langgraph_prax_memory.vectors._plan import existing_dimension
 
         client = memory.vectors.client
         try:
             exists = client.collection_exists(KNOWLEDGE_COLLECTION)
+            # the collection's own width, not the embedder's: a deletion must still complete
+            # after the embedding model changed
+            width = (
+                existing_dimension(client.get_collection(KNOWLEDGE_COLLECTION)) if exists else None
+            )
         except Exception as exc:
             raise BackendUnavailable(f"Qdrant is not usable: {exc}") from exc
         if not exists:
@@ -294,7 +300,7 @@ def _steps(
         store = QdrantVectorStore(
             client,
             collection=KNOWLEDGE_COLLECTION,
-            dimension=memory.embeddings.dimension,
+            dimension=width or memory.embeddings.dimension,
             **shared,
         )
         return {"knowledge_vectors": store.delete_user(user_id)}

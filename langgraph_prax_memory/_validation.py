@@ -67,8 +67,9 @@ def user_dir_name(user_id: str) -> str:
 
     Plain ids (letters, digits, ``_.@-``, not starting with a dot) are used as they are; any
     other id becomes ``u-<sha256 prefix>`` so that ``../x`` or ``a/b`` can never leave the
-    users folder. Ids that themselves start with ``u-`` are always hashed: otherwise a plain
-    id could spell another user's hashed folder name and share (or delete) that workspace.
+    users folder. Ids that themselves start with ``u-`` (or ``U-``) are always hashed:
+    otherwise a plain id could spell another user's hashed folder name and share (or delete)
+    that workspace.
     The mapping is therefore injective: a plain name never starts with ``u-`` and a hashed
     one always does.
 
@@ -80,7 +81,8 @@ def user_dir_name(user_id: str) -> str:
         True
     """
     check_user_id(user_id)
-    if _SAFE_DIR.match(user_id) and ".." not in user_id and not user_id.startswith("u-"):
+    # "U-..." too: on a case-insensitive file system it is the same folder as "u-..."
+    if _SAFE_DIR.match(user_id) and ".." not in user_id and user_id[:2].lower() != "u-":
         return user_id
     return "u-" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
 
@@ -132,6 +134,8 @@ def check_tags(tags: object) -> list[str]:
         tag = tag.strip()
         if not tag:
             continue
+        if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in tag):
+            raise MemoryValidationError("a tag must not contain newlines or control characters")
         if len(tag) > MAX_TAG_CHARS:
             raise MemoryValidationError(f"a tag is longer than {MAX_TAG_CHARS} characters")
         check_unicode(tag, what="a tag")

@@ -128,13 +128,15 @@ def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     if isinstance(value, int) and abs(value) >= _EXACT_INT:
-        return None
+        return None  # (and float() of a huge int would overflow)
     number = float(value)
-    return number if math.isfinite(number) else None
+    if not math.isfinite(number) or abs(number) >= _EXACT_INT:
+        return None
+    return number
 
 
 def _engine_filter(
-    flt: Mapping[str, Any] | None, path: str = "value"
+    flt: Mapping[str, Any] | None, path: str = "value", *, ranges: bool = True
 ) -> tuple[list[models.Condition], list[models.Condition]]:
     """The ``must`` / ``must_not`` conditions the engine applies for a store filter.
 
@@ -142,11 +144,13 @@ def _engine_filter(
     these conditions make the engine return only candidates that can match, on every arm of
     a query search and in every scan, so a selective filter never empties a short candidate
     list. Translated: string and boolean equality, numeric equality (int and float alike, as
-    a range ``[v, v]``: ``1`` finds ``1.0``), ``$ne``, ``$gt/$gte/$lt/$lte`` on numbers, and
-    nested objects. Left to the Python check only: list equality, keys that are not plain
-    identifiers (a JSON-path character would change the meaning), integers beyond 2**53.
-    Range filters in the engine match numeric values: a number stored as a string is only
-    found by the Python check of a filter-only search (docs/store.md).
+    a range ``[v, v]``: ``1`` finds ``1.0``), ``$gt/$gte/$lt/$lte`` on numbers (with
+    ``ranges``), and nested objects. Left to the Python check only: ``$ne`` (the engine's
+    must-not drops a list holding the value, which InMemoryStore keeps), list equality, keys
+    that are not plain identifiers (a JSON-path character would change the meaning), numbers
+    beyond 2**53. Range filters in the engine match numeric values only, so filter-only
+    scans (which cast, as InMemoryStore does) leave ranges to the Python check
+    (``ranges=False``); a query search runs them in the engine (docs/store.md).
     """
     must: list[models.Condition] = []
     must_not: list[models.Condition] = []
@@ -155,12 +159,14 @@ def _engine_filter(
             continue
         field = f"{path}.{key}"
         if isinstance(want, dict) and want and not any(k.startswith("$") for k in want):
-            inner_must, inner_not = _engine_filter(want, field)
+            inner_must, inner_not = _engine_filter(want, field, ranges=ranges)
             must.extend(inner_must)
             must_not.extend(inner_not)
             continue
         ops = want if isinstance(want, dict) else {"$eq": want}
         for op, target in ops.items():
+            if op == "$ne" or (not ranges and op not in ("$eq",)):
+                continue
             cond = _condition(field, op, target)
             if cond is None:
                 continue
@@ -206,8 +212,8 @@ class PraxMemoryStore(BaseStore):
     Behaves like LangGraph's ``InMemoryStore`` for ``get``/``put``/``delete``/
     ``list_namespaces`` and filter-only ``search`` (namespace prefixes matched by segment,
     ``$eq/$ne/$gt/$gte/$lt/$lte`` filters, ``limit``/``offset``, ``index=False``, ``index`` fields).
-    ``search`` with a ``query`` runs a hybrid dense + sparse search fused by RRF and returns
-    its scores (RRF scores, not cosine similarities).
+    ``search`` with a ``query`` ranks with the same pipeline as ``PraxMemory.recall`` (without
+    reinforcing) and returns its scores (fused relevance, not cosine similarities).
 
     **Scratchpad.** ``("stm", user_id)`` is routed to the user's STM file (entries
     ``{content, importance, tags}``), not to Qdrant: it works even when LTM is down.
@@ -453,6 +459,7 @@ class PraxMemoryStore(BaseStore):
         prefix: tuple[str, ...],
         flt: Mapping[str, Any] | None,
         *extra: models.Condition,
+        ranges: bool = True,
     ) -> models.Filter:
         conds: list[models.Condition] = list(extra)
         if prefix:
@@ -461,7 +468,7 @@ class PraxMemoryStore(BaseStore):
                     key="ns_prefixes", match=models.MatchValue(value=NS_SEP.join(prefix))
                 )
             )
-        must, must_not = _engine_filter(flt)
+        must, must_not = _engine_filter(flt, ranges=ranges)
         conds.extend(must)
         return user_filter(user, *conds, must_not=must_not)
 
@@ -532,7 +539,9 @@ class PraxMemoryStore(BaseStore):
                 else []
             )
             streams.append(
-                self._scan_user(vs, user, self._prefix_filter(user, prefix, flt, *extra), flt)
+                self._scan_user(
+                    vs, user, self._prefix_filter(user, prefix, flt, *extra, ranges=False), flt
+                )
             )
         out: list[StoredPoint] = []
         for p in heapq.merge(*streams, key=lambda p: int(p.payload.get("seq", 0))):

@@ -527,17 +527,36 @@ class Consolidator:
     def _retry_graph(
         self, user_id: str, st: ConsolidationState, result: ConsolidationResult
     ) -> None:
-        """Replay the queued graph writes, oldest first; what fails again stays queued."""
+        """Replay the queued graph writes, oldest first; what fails again stays queued.
+
+        While the graph is down the rest of the queue waits in order. A batch whose writes
+        keep failing with the graph up (a write the backend refuses every time) is dropped,
+        loudly, after ``MAX_BATCH_ATTEMPTS`` retries, so it cannot block the queue forever.
+        """
         kept: list[GraphRetry] = []
         for i, entry in enumerate(st.retry_graph):
             before = entry.extraction.size
-            failed = self._upsert_graph(user_id, entry.extraction, entry.when, result)
+            failed, down = self._write_graph(user_id, entry.extraction, entry.when, result)
             result.graph_retried += before - failed.size
-            if failed.size:
-                left = {"extraction": failed, "attempts": entry.attempts + 1}
-                kept.append(entry.model_copy(update=left))
+            if not failed.size:
+                continue
+            if down:
+                kept.append(entry.model_copy(update={"extraction": failed}))
                 kept.extend(st.retry_graph[i + 1 :])  # still down: keep the rest in order
                 break
+            if entry.attempts + 1 >= MAX_BATCH_ATTEMPTS:
+                logger.error(
+                    "dropping %d queued graph write(s) of %r refused %d times by a graph "
+                    "that is up",
+                    failed.size,
+                    user_id,
+                    entry.attempts + 1,
+                )
+                result.errors.append(f"graph retry: {failed.size} write(s) dropped")
+                continue
+            kept.append(
+                entry.model_copy(update={"extraction": failed, "attempts": entry.attempts + 1})
+            )
         st.retry_graph = kept
         self.states.save(user_id, st)
         if st.retry_graph:
@@ -714,7 +733,13 @@ class Consolidator:
     def _upsert_graph(
         self, user_id: str, ext: Extraction, when: datetime, result: ConsolidationResult
     ) -> Extraction:
-        """Write one batch's graph items; the items whose write did not land (to retry).
+        """:meth:`_write_graph` without the "graph is down" flag."""
+        return self._write_graph(user_id, ext, when, result)[0]
+
+    def _write_graph(
+        self, user_id: str, ext: Extraction, when: datetime, result: ConsolidationResult
+    ) -> tuple[Extraction, bool]:
+        """Write one batch's graph items: the items that did not land, and "the graph is down".
 
         An invalid item is counted and dropped (a retry would fail the same way). A write
         that fails because the graph is down or did not land is returned, and once the graph
@@ -815,7 +840,7 @@ class Consolidator:
                 result.causal_links_upserted += 1
             elif lost:
                 failed.causal_links.append(c)
-        return failed
+        return failed, down
 
     def _node_vector(self, state: _State, config: RunnableConfig) -> dict[str, Any]:
         result = state["result"].model_copy(deep=True)

@@ -3,13 +3,13 @@
 **Evidence fusion** (the default, ``RetrievalConfig.fusion="evidence"``). Each arm's raw
 scores (cosine, TF-IDF, graph proximity) become *evidence* in [0, 1]: how far a candidate
 stands above the lowest score in the candidate pool, relative to the arm's top score. An
-arm whose scores are flat — three memories that share only the word "user" with the query —
-gives every candidate the same (near-zero) evidence, so it cannot reorder what a confident
-arm ranked; rank-only RRF turns the same flat list into ranks 1, 2, 3 and lets that noise
-outvote the confident arm. The fused relevance is the weighted mean of the arms' evidence.
-Importance and recency are then *added* as bounded terms (±0.05 and at most −0.1 by
-default), so they break near-ties but can never overturn a relevance gap larger than their
-sum.
+arm whose scores are flat over the pool — three memories that share only the word "user"
+with the query — gives every candidate the same (near-zero) evidence, so it cannot reorder
+what a confident arm ranked; rank-only RRF turns the same flat list into ranks 1, 2, 3 and
+lets that noise outvote the confident arm. The fused relevance is the weighted mean of the
+arms' evidence. Importance and recency are then *added* as bounded terms (±0.05 and at most
+−0.1 by default), so they break near-ties but can never overturn a relevance gap larger than
+their sum.
 
 **RRF** (``fusion="rrf"``, the seed's formula) is kept: ``Σ weight / (k + rank)``.
 """
@@ -202,7 +202,8 @@ def decay_factor(last_ts: float | None, now: datetime, halflife_days: float) -> 
 def boost_factor(importance: float, weight: float = 1.0) -> float:
     """``1 + weight × (importance − 0.5)``; ``weight`` 1 is the seed's ``0.5 + importance``.
 
-    With the evidence default (``importance_weight`` 0.3) the boost spans 0.85×–1.15×.
+    (Evidence fusion does not multiply: it adds ``importance_weight × (importance − 0.5)``,
+    see :func:`rank_candidates`.)
     """
     return 1.0 + weight * (importance - 0.5)
 

@@ -684,7 +684,9 @@ class EdgeClient:
                 return
             if _SHARED.get(self.path) is self:
                 del _SHARED[self.path]
-            self._closed = True
+            self._closed = True  # new calls are refused from here on ...
+            while self._active or self._compacting:  # ... and calls under way finish first
+                self._gate.wait()
             errors: list[Exception] = self._release() or []
             if errors:
                 raise RuntimeError(f"closing qdrant-edge shards failed: {errors[0]}") from errors[0]

@@ -333,9 +333,23 @@ class QdrantVectorStore:
         try:
             self.ensure_collection()
             with self._guard(), self._io:
+                # point ids are per namespace and key, not per user: a writer whose namespace
+                # maps to another user (a store with another tenant_index) must not take over
+                # a point someone else owns
+                owners = self.client.retrieve(
+                    self.collection, ids=[r.id for r in records], with_payload=True
+                )
+                taken = [str(o.id) for o in owners if (o.payload or {}).get("user_id") != user_id]
+                if taken:
+                    raise _OwnedElsewhere(taken)
                 result = self.client.upsert(
                     self.collection, points=[r.to_point() for r in records], wait=True
                 )
+        except _OwnedElsewhere as exc:
+            raise MemoryWriteError(
+                f"refusing to write {len(exc.ids)} point(s) that belong to another user "
+                "(the same namespace and key stored under another tenant); nothing was written"
+            ) from None
         except (ConfigError, DiskFullError):
             raise
         except Exception as exc:
@@ -574,6 +588,12 @@ class QdrantVectorStore:
             self.client.close()
 
 
+class _OwnedElsewhere(Exception):
+    def __init__(self, ids: list[str]) -> None:
+        super().__init__(ids)
+        self.ids = ids
+
+
 def _assert_pinned(flt: models.Filter, user_id: str) -> None:
     check_user_id(user_id)
     for cond in flt.must or []:
@@ -635,9 +655,19 @@ class AsyncQdrantVectorStore:
         await asyncio.to_thread(self.sync.ensure_collection)
         try:
             with self.sync._guard():  # the server's breaker, shared with the sync face
+                owners = await self._client.retrieve(
+                    self.collection, ids=[r.id for r in records], with_payload=True
+                )
+                if any((o.payload or {}).get("user_id") != user_id for o in owners):
+                    raise MemoryWriteError(
+                        "refusing to write point(s) that belong to another user (the same "
+                        "namespace and key stored under another tenant); nothing was written"
+                    )
                 result = await self._client.upsert(
                     self.collection, points=[r.to_point() for r in records], wait=True
                 )
+        except MemoryWriteError:
+            raise
         except Exception as exc:
             raise MemoryWriteError(
                 f"Qdrant upsert of {len(records)} point(s) failed: {_why(exc)}"

@@ -6,17 +6,32 @@ from pathlib import Path
 
 import pytest
 
-from langgraph_prax_memory import MemoryConfig, PraxMemory
+from langgraph_prax_memory import MemoryConfig, PraxMemory, RetrievalConfig
 from tests.unit.agents.test_full_pipeline import POLARS, ROLE, run_full_pipeline
 
 pytestmark = pytest.mark.integration
 
 
 def test_full_pipeline_on_offline_defaults(tmp_path: Path) -> None:
-    with PraxMemory(MemoryConfig(data_dir=tmp_path / "data")) as memory:
+    # The seed's session has no relevance floor: its follow-up "Can you help me optimize my
+    # data pipeline?" scores cosine 0.25 with the polars memory and 0.09 with the role, both
+    # below the default floor (0.3, docs/retrieval.md), so the session is replayed without it.
+    seed = RetrievalConfig(relevance_floor=False)
+    with PraxMemory(MemoryConfig(data_dir=tmp_path / "data", retrieval=seed)) as memory:
         model, state = run_full_pipeline(memory)
         system = model.received[-1][0].text
         memories = system.split("## Relevant Memories\n", 1)[1].splitlines()
         assert {line.split("] ", 1)[1] for line in memories} == {ROLE, POLARS}
         assert "- **user_role**: data scientist at FinCorp" in system
         assert state["messages"][-1].text.startswith("Since you use polars")
+
+
+def test_the_floor_keeps_only_what_the_follow_up_is_about(tmp_path: Path) -> None:
+    from langgraph_prax_memory.context import build_memory_context
+
+    with PraxMemory(MemoryConfig(data_dir=tmp_path / "data")) as memory:
+        memory.remember("u", ROLE, importance=0.8)
+        memory.remember("u", POLARS, importance=0.7)
+        block = build_memory_context(memory, "u", "Which dataframe library suits my pipeline?")
+        assert POLARS in block and ROLE not in block
+        assert build_memory_context(memory, "u", "What's the capital of Peru?") == ""

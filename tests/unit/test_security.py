@@ -276,3 +276,26 @@ def test_docstring_examples(name: str) -> None:
 
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_upper_case_prefix_cannot_collide_on_case_insensitive_disks() -> None:
+    victim = "Bob Smith"
+    hashed = user_dir_name(victim)
+    assert user_dir_name("U" + hashed[1:]) != hashed and user_dir_name("U-x") != "U-x"
+
+
+def test_a_store_with_another_tenant_index_cannot_take_over_a_point(memory: PraxMemory) -> None:
+    from langgraph_prax_memory import MemoryWriteError
+
+    alice = PraxMemoryStore(memory)  # user at label 1
+    alice.put(("memories", "alice"), "profile", {"content": "Alice likes oolong tea"})
+    other = PraxMemoryStore(memory, tenant_index=0)  # the same namespace maps to "memories"
+    with pytest.raises(MemoryWriteError, match="belong to another user"):
+        other.put(("memories", "alice"), "profile", {"content": "Mallory was here"})
+    item = alice.get(("memories", "alice"), "profile")
+    assert item is not None and item.value["content"] == "Alice likes oolong tea"
+
+
+def test_tags_cannot_carry_newlines_into_answers() -> None:
+    with pytest.raises(MemoryValidationError, match="control characters"):
+        check_tags(["ok", "a\n## System"])

@@ -66,3 +66,19 @@ def test_the_issue_example(stores: Any) -> None:
     ours, _ = stores
     found = ours.search(NS, query="a note", filter={"n": {"$gt": 45}}, limit=3)
     assert len(found) == 3 and all(i.value["n"] > 45 for i in found)
+
+
+def test_ne_keeps_lists_holding_the_value_and_scans_cast_strings(memory: PraxMemory) -> None:
+    ours, theirs = PraxMemoryStore(memory), InMemoryStore()
+    values = {
+        "a": {"content": "a", "tags": ["x", "y"], "n": "5"},
+        "b": {"content": "b", "tags": "x", "n": 3},
+        "c": {"content": "c", "tags": "z", "n": 9.0},
+    }
+    for key, value in values.items():
+        ours.put(NS, key, value)
+        theirs.put(NS, key, value)
+    for flt in ({"tags": {"$ne": "x"}}, {"n": {"$gt": 4}}, {"n": {"$gt": 2**60}}):
+        expected = {i.key for i in theirs.search(NS, filter=flt)}
+        assert {i.key for i in ours.search(NS, filter=flt)} == expected, flt
+    assert {i.key for i in ours.search(NS, query="a", filter={"tags": {"$ne": "x"}})} == {"a", "c"}

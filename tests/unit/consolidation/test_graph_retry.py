@@ -137,3 +137,35 @@ def test_a_failed_supersession_is_retried_without_repeating_the_new_edge(
     assert current == {"light mode"}
     weights = [r[3] for r in _relations(memory, USER) if r[2] == "light mode"]
     assert weights == [1.0]  # the new edge was not added a second time
+
+
+def test_a_write_refused_by_a_graph_that_is_up_cannot_block_the_queue(
+    memory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from langgraph_prax_memory.consolidation import ConsolidationResult, Extraction
+    from langgraph_prax_memory.consolidation._models import GraphRetry
+    from langgraph_prax_memory.consolidation._pipeline import MAX_BATCH_ATTEMPTS
+
+    consolidator = Consolidator(memory, extractor=None)
+    poison = Extraction.model_validate({"entities": [{"name": "Poison", "type": "topic"}]})
+    good = Extraction.model_validate({"entities": [{"name": "Good", "type": "topic"}]})
+    st = consolidator.state(USER)
+    st.retry_graph = [
+        GraphRetry(extraction=poison, when=NOW),
+        GraphRetry(extraction=good, when=NOW),
+    ]
+    consolidator.states.save(USER, st)
+    original = memory.graph.merge_entity
+
+    def refuse(user: str, name: str, *a: Any, **k: Any) -> Any:
+        if name == "Poison":
+            raise MemoryWriteError("refused")
+        return original(user, name, *a, **k)
+
+    monkeypatch.setattr(memory.graph, "merge_entity", refuse)
+    for _ in range(MAX_BATCH_ATTEMPTS):
+        result = ConsolidationResult(user_id=USER, started_at=NOW)
+        consolidator._retry_graph(USER, consolidator.state(USER), result)
+    assert memory.graph.get_entity(USER, "Good") is not None  # not blocked behind the poison
+    assert consolidator.state(USER).retry_graph == []  # dropped after its attempts, loudly
+    assert any("dropped" in e for e in result.errors)
