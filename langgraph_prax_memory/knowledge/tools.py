@@ -105,7 +105,8 @@ def create_knowledge_tools(
             tool then ingests text only).
         okf_root: Folder under which each user's OKF bundles live (default:
             ``<data_dir>/okf``; a user gets ``<okf_root>/<user>``).
-        code_root: Folder the code tools may analyse (default: the current directory).
+        code_root: Folder the code tools may analyse (default: none — they read no files and
+            ``knowledge_ingest`` takes a ``codebase`` source as text).
 
     Returns:
         The nine tools, named as in :data:`KNOWLEDGE_TOOL_NAMES`.
@@ -129,7 +130,15 @@ def create_knowledge_tools(
         check_user_id(user_id)
     files = Path(files_root).expanduser().resolve() if files_root is not None else None
     okf_base = Path(okf_root or kb.memory.config.data_dir / "okf").expanduser().resolve()
-    code_base = Path(code_root or Path.cwd()).expanduser().resolve()
+    code_base = Path(code_root).expanduser().resolve() if code_root is not None else None
+
+    def in_code(path: str) -> Path:
+        if code_base is None:
+            raise PraxMemoryError(
+                "the code tools read no files until a folder is given: "
+                "create_knowledge_tools(..., code_root=<folder>)"
+            )
+        return _inside(code_base, path)
 
     def who(config: RunnableConfig | None) -> str:
         if user_id is not None:
@@ -168,7 +177,7 @@ def create_knowledge_tools(
         uid = who(config)
         target: str | Path = source
         looks_like_path = "\n" not in source and len(source) < 1024
-        if namespace == "codebase" and looks_like_path:
+        if namespace == "codebase" and looks_like_path and code_base is not None:
             folder = _inside(code_base, source)
             if folder.is_dir():
                 return _dump(kb.ingest_codebase(uid, folder).model_dump(exclude={"document"}))
@@ -263,14 +272,14 @@ def create_knowledge_tools(
 
         Python, JavaScript or TypeScript, with line numbers, without its whole text.
         """
-        return _dump(code_mod.code_structure(_inside(code_base, path)).model_dump())
+        return _dump(code_mod.code_structure(in_code(path)).model_dump())
 
     def code_dependencies(directory: str = ".") -> str:
         """The import map of a source folder, its circular imports and hub files.
 
         Hub files are the most imported modules.
         """
-        report = code_mod.code_dependencies(_inside(code_base, directory))
+        report = code_mod.code_dependencies(in_code(directory))
         return _dump(report.model_dump())
 
     def code_search_ast(name: str, directory: str = ".") -> str:
@@ -278,7 +287,7 @@ def create_knowledge_tools(
 
         A syntax-aware search of a source folder, not a text grep.
         """
-        hits = code_mod.code_search_ast(name, _inside(code_base, directory))
+        hits = code_mod.code_search_ast(name, in_code(directory))
         return _dump([h.model_dump() for h in hits])
 
     functions = [

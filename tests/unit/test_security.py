@@ -299,3 +299,23 @@ def test_a_store_with_another_tenant_index_cannot_take_over_a_point(memory: Prax
 def test_tags_cannot_carry_newlines_into_answers() -> None:
     with pytest.raises(MemoryValidationError, match="control characters"):
         check_tags(["ok", "a\n## System"])
+
+
+def test_code_tools_read_nothing_without_an_explicit_code_root(
+    memory: PraxMemory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "secret_settings.py").write_text('API_TOKEN = "sk-SWORDFISH"\n')
+    monkeypatch.chdir(project)  # the working directory used to be the default root
+    tools = {t.name: t for t in create_knowledge_tools(KnowledgeBase(memory), user_id="eve")}
+    for name, args in (
+        ("code_structure", {"path": "secret_settings.py"}),
+        ("code_dependencies", {"directory": "."}),
+        ("code_search_ast", {"name": "API_TOKEN", "directory": "."}),
+    ):
+        answer = tools[name].invoke(args)
+        assert answer.startswith("Error:") and "code_root" in answer, name
+    ingested = tools["knowledge_ingest"].invoke({"source": ".", "namespace": "codebase"})
+    assert "SWORDFISH" not in ingested
+    assert "SWORDFISH" not in tools["knowledge_search"].invoke({"query": "api token"})
