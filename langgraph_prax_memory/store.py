@@ -488,8 +488,11 @@ class PraxMemoryStore(BaseStore):
             chosen = scored[op.offset : want]
             out: list[SearchItem] = [_item(p, s, search=True) for s, p in chosen]  # type: ignore[misc]
             if len(out) < op.limit:  # like InMemoryStore: fill with items that have no vectors
-                extra = [p for p in self._scan(tenants, prefix, op.filter, unindexed=True)]
-                out.extend(_item(p, None, search=True) for p in extra[: op.limit - len(out)])  # type: ignore[misc]
+                # they come after every scored item, so the page's offset runs on into them
+                skip = max(0, op.offset - len(scored))
+                extra = self._scan(tenants, prefix, op.filter, unindexed=True)
+                page = extra[skip : skip + op.limit - len(out)]
+                out.extend(_item(p, None, search=True) for p in page)  # type: ignore[misc]
             return out
         points = self._scan(tenants, prefix, op.filter, stop=want)
         return [_item(p, None, search=True) for p in points[op.offset : want]]  # type: ignore[misc]

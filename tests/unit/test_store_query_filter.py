@@ -82,3 +82,15 @@ def test_ne_keeps_lists_holding_the_value_and_scans_cast_strings(memory: PraxMem
         expected = {i.key for i in theirs.search(NS, filter=flt)}
         assert {i.key for i in ours.search(NS, filter=flt)} == expected, flt
     assert {i.key for i in ours.search(NS, query="a", filter={"tags": {"$ne": "x"}})} == {"a", "c"}
+
+
+def test_query_pages_run_on_into_unindexed_items(memory: PraxMemory) -> None:
+    store = PraxMemoryStore(memory)
+    ns = ("memories", "pager")
+    for i in range(3):
+        store.put(ns, f"v{i}", {"content": f"gardening note {i}"})
+        store.put(ns, f"u{i}", {"content": f"plain note {i}"}, index=False)
+    pages = [store.search(ns, query="gardening", limit=2, offset=o) for o in (0, 2, 4)]
+    keys = [i.key for page in pages for i in page]
+    assert sorted(keys) == ["u0", "u1", "u2", "v0", "v1", "v2"]  # every item once
+    assert all(i.score is None for i in pages[2])  # the last page: items without vectors
