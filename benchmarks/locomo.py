@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -27,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks._common import percentiles, print_table, synthetic_texts
+from benchmarks._common import BM25, percentiles, print_table, synthetic_texts
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings, ResilientEmbeddings
 from langgraph_prax_memory.embeddings._sparse import STOP_WORDS
@@ -107,34 +106,6 @@ def load(path: Path) -> list[tuple[str, list[Turn], list[Question]]]:
 
 def words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
-
-
-class BM25:
-    """Okapi BM25 (k1=1.5, b=0.75) over stop-word-filtered words."""
-
-    def __init__(self, docs: Sequence[str], k1: float = 1.5, b: float = 0.75) -> None:
-        self.tfs = [Counter(words(d)) for d in docs]
-        self.lens = [sum(tf.values()) for tf in self.tfs]
-        self.avg = sum(self.lens) / max(1, len(self.lens))
-        df: Counter[str] = Counter()
-        for tf in self.tfs:
-            df.update(tf.keys())
-        n = len(docs)
-        self.idf = {w: math.log(1 + (n - c + 0.5) / (c + 0.5)) for w, c in df.items()}
-        self.k1, self.b = k1, b
-
-    def rank(self, query: str) -> list[int]:
-        q = words(query)
-        scores = []
-        for i, tf in enumerate(self.tfs):
-            s = 0.0
-            norm = self.k1 * (1 - self.b + self.b * self.lens[i] / self.avg)
-            for w in q:
-                f = tf.get(w)
-                if f:
-                    s += self.idf[w] * f * (self.k1 + 1) / (f + norm)
-            scores.append(s)
-        return sorted(range(len(scores)), key=lambda i: -scores[i])
 
 
 def rrf(rankings: Sequence[Sequence[int]], k: int = 60) -> list[int]:
@@ -254,10 +225,10 @@ def run_locomo(path: Path, data_dir: Path) -> dict[str, Scores]:
             file=sys.stderr,
         )
         doc_vecs = np.array(model.embed_documents(texts))
-        bm25 = BM25(texts)
+        bm25 = BM25(texts, words, k1=1.5)
         ctx_texts = [f"{c}\n{t}" if c else t for c, t in zip(contexts, texts, strict=True)]
         ctx_vecs = np.array(model.embed_documents(ctx_texts))
-        bm25_ctx = BM25(ctx_texts)
+        bm25_ctx = BM25(ctx_texts, words, k1=1.5)
         now = max(t.at for t in turns)
         for q in questions:
             t0 = time.perf_counter()

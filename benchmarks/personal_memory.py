@@ -48,6 +48,8 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks._common import BM25
+
 DEFAULT_DATA = Path(__file__).resolve().parent / "data" / "personal_memory.json"
 SIZES = ("3", "10", "40+")
 METHODS = ("store door", "recall door", "dense", "BM25")
@@ -255,31 +257,6 @@ def tie_broken(scores: Sequence[float], ids: Sequence[str], seed: str) -> list[s
     return [ids[i] for i in order]
 
 
-class BM25:
-    """Okapi BM25 (k1=1.2, b=0.75) over :func:`words`."""
-
-    def __init__(self, docs: Sequence[str], k1: float = 1.2, b: float = 0.75) -> None:
-        self.tfs = [Counter(words(d)) for d in docs]
-        self.lens = [sum(tf.values()) for tf in self.tfs]
-        self.avg = sum(self.lens) / max(1, len(self.lens))
-        df: Counter[str] = Counter()
-        for tf in self.tfs:
-            df.update(tf.keys())
-        n = len(docs)
-        self.idf = {w: math.log(1 + (n - c + 0.5) / (c + 0.5)) for w, c in df.items()}
-        self.k1, self.b = k1, b
-
-    def scores(self, query: str) -> list[float]:
-        q = words(query)
-        out = []
-        for tf, length in zip(self.tfs, self.lens, strict=True):
-            norm = self.k1 * (1 - self.b + self.b * length / self.avg)
-            out.append(
-                sum(self.idf[w] * tf[w] * (self.k1 + 1) / (tf[w] + norm) for w in q if w in tf)
-            )
-        return out
-
-
 # -- scoring -------------------------------------------------------------------------------
 
 
@@ -409,7 +386,7 @@ def run(data: Data, tmp: Path, *, quick: bool, log: Callable[[str], None]) -> di
             dense_docs[s.id] = _cosine_matrix(
                 dense_mem.embeddings.embed_documents([f.text for f in s.facts])
             )
-            bm25[s.id] = BM25([f.text for f in s.facts])
+            bm25[s.id] = BM25([f.text for f in s.facts], words, k1=1.2)
         log(
             f"  {size}-fact spaces: stored {sum(space_sizes[size])} facts in {len(spaces)} spaces "
             f"per method in {time.perf_counter() - started:.1f}s"
