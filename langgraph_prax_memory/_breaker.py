@@ -179,8 +179,12 @@ class CircuitBreaker:
         try:
             if probe is not None:
                 probe()
-        except BaseException as exc:  # whatever ends the probe, the next one may run
+        except Exception as exc:
             self._record(exc, trial=True)
+        except BaseException:  # the probe was killed: it decided nothing, the next one may run
+            with self._lock:
+                self._trying = False
+            raise
         else:
             self._record(None, trial=True)
 

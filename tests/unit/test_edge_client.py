@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -765,3 +766,26 @@ def test_payloads_are_json_as_qdrant_client_sends_them(
 def test_scroll_refuses_an_empty_page(pair: tuple[QdrantClient, EdgeClient]) -> None:
     with pytest.raises(ValueError, match="limit"):
         pair[1].scroll(C, limit=0)
+
+
+def test_the_last_close_waits_for_a_call_under_way(tmp_path: Path) -> None:
+    edge = EdgeClient(tmp_path / "e")
+    _load(edge)
+    started, done = threading.Event(), []
+
+    def slow(shard: Any) -> int:
+        started.set()
+        time.sleep(0.3)
+        return int(shard.info().points_count)  # uses the shard after close() was called
+
+    def reader() -> None:
+        done.append(edge._read(C, "slow read", slow))
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    started.wait(5)
+    edge.close()  # must not close the shard under the running call
+    thread.join(5)
+    assert done == [len(POINTS)]
+    with pytest.raises(RuntimeError, match="closed"):
+        edge.count(C)

@@ -526,3 +526,28 @@ def test_timeouts_and_breaker_settings_from_the_environment(
     monkeypatch.setenv("NEO4J_CONNECT_TIMEOUT", "nan")
     with pytest.raises(ConfigError, match="NEO4J_CONNECT_TIMEOUT"):
         MemoryConfig()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_killed_probe_leaves_the_breaker_open_and_lets_the_next_probe_run() -> None:
+    class Killed(BaseException):
+        pass
+
+    clock = Clock()
+    probes: list[int] = []
+
+    def probe() -> None:
+        probes.append(1)
+        raise Killed
+
+    breaker = CircuitBreaker(
+        "Demo DB", cooldown=5, is_failure=_timeout_is_failure, probe=probe, clock=clock
+    )
+    _fail(breaker)
+    for expected in (1, 2):  # the second probe runs: the first one did not wedge the breaker
+        clock.now += 5
+        with pytest.raises(CircuitOpenError), breaker.guard():
+            pass
+        _wait_for(lambda n=expected: len(probes) == n)  # type: ignore[misc]
+        _wait_for(lambda: not breaker._trying)
+        assert breaker.state != "closed"  # a killed probe proved nothing
