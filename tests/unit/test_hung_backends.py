@@ -550,4 +550,7 @@ def test_a_killed_probe_leaves_the_breaker_open_and_lets_the_next_probe_run() ->
             pass
         _wait_for(lambda n=expected: len(probes) == n)  # type: ignore[misc]
         _wait_for(lambda: not breaker._trying)
+        for thread in threading.enumerate():  # let the killed probe thread end here
+            if thread.name == "prax-breaker-probe-Demo DB":
+                thread.join(5)
         assert breaker.state != "closed"  # a killed probe proved nothing
