@@ -10,14 +10,19 @@ retrieval, not embedding.
    (``MEMORY_VECTOR_ENGINE=local``, the previous default) as the baseline where it is
    practical (1k and 10k; local mode is not meant for more than ~20k points).
 2. PraxMemoryStore vs InMemoryStore: put throughput and search latency.
+3. Concurrent ``abatch``: many small single-operation calls at once (``aput`` then ``aget``),
+   ops/s with one thread hop per call (the previous ``abatch``: ``asyncio.to_thread(batch)``)
+   and with the coalesced ``abatch`` (one hop serves every call queued meanwhile).
 
 Run: .venv/bin/python -m benchmarks.store [--recall-sizes 1000 10000 100000]
      [--local-sizes 1000 10000] [--sizes 1000 10000] [--queries 100] [--skip-store-comparison]
+     [--abatch-ops 20000]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import platform
 import tempfile
@@ -28,7 +33,7 @@ from typing import Literal
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import PutOp
+from langgraph.store.base import GetOp, Op, PutOp, Result
 from langgraph.store.memory import InMemoryStore
 
 from benchmarks._common import percentiles, print_table, synthetic_texts, timed
@@ -234,6 +239,49 @@ def run_store_comparison(sizes: list[int], n_queries: int, emb: Embeddings, root
     )
 
 
+def run_abatch(n_ops: int, emb: Embeddings, root: Path) -> None:
+    """Concurrent single-operation ``abatch`` calls: one thread hop each vs coalesced."""
+    texts = synthetic_texts(n_ops // 2)
+    rows = []
+    for name in ("one thread hop per call", "coalesced abatch"):
+        mem = PraxMemory(
+            MemoryConfig(data_dir=root / f"abatch-{len(rows)}"),
+            embeddings=emb,
+            embedding_dimension=384,
+        )
+        store = PraxMemoryStore(mem)
+        store.setup()
+        ns = ("memories", USER)
+
+        async def call(
+            ops: list[Op], store: PraxMemoryStore = store, name: str = name
+        ) -> list[Result]:
+            if name == "one thread hop per call":
+                return await asyncio.to_thread(store.batch, ops)
+            return await store.abatch(ops)
+
+        async def run(ns: tuple[str, ...] = ns, call=call) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+            half = len(texts)
+            start = time.perf_counter()
+            await asyncio.gather(
+                *(call([PutOp(ns, f"k{i}", {"content": texts[i]})]) for i in range(half))
+            )
+            mid = time.perf_counter()
+            got = await asyncio.gather(*(call([GetOp(ns, f"k{i}")]) for i in range(half)))
+            end = time.perf_counter()
+            assert all(r[0] is not None for r in got)
+            return half / (mid - start), half / (end - mid)
+
+        put_rate, get_rate = asyncio.run(run())
+        mem.close()
+        rows.append([name, f"{len(texts):,}", f"{put_rate:,.0f}", f"{get_rate:,.0f}"])
+    print_table(
+        f"Concurrent abatch: {n_ops:,} single-operation calls (half aput, then half aget)",
+        ["abatch", "calls of each kind", "puts/s", "gets/s"],
+        rows,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--recall-sizes", type=int, nargs="*", default=[1000, 10000, 100000])
@@ -241,11 +289,18 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--skip-store-comparison", action="store_true")
+    parser.add_argument("--abatch-ops", type=int, default=20000, help="0 skips the case")
     args = parser.parse_args()
     print(f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}")
     with tempfile.TemporaryDirectory(prefix="prax-bench-store-") as tmp:
         root = Path(tmp)
-        needed = max([*args.recall_sizes, *([] if args.skip_store_comparison else args.sizes)])
+        needed = max(
+            [
+                *args.recall_sizes,
+                *([] if args.skip_store_comparison else args.sizes),
+                args.abatch_ops // 2,
+            ]
+        )
         texts = synthetic_texts(needed) + QUERIES
         model = PackagedMiniLMEmbeddings(root / "models")
         emb, secs = timed(lambda: Precomputed(model, texts))
@@ -254,6 +309,8 @@ def main() -> None:
             run_recall(args.recall_sizes, args.local_sizes, args.queries, emb, root)
         if not args.skip_store_comparison:
             run_store_comparison(args.sizes, args.queries, emb, root)
+        if args.abatch_ops:
+            run_abatch(args.abatch_ops, emb, root)
 
 
 if __name__ == "__main__":

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import string
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
+from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import check_user_id, to_utc, utcnow
 from langgraph_prax_memory.graph import Entity, Relation, entity_id
 
@@ -45,6 +46,8 @@ EXPORT_FORMAT = "prax-memory-export"
 EXPORT_VERSION = 1
 _PROBES = string.ascii_lowercase + string.digits
 _MAX_LIMIT = 1000
+#: Memories embedded and written per call during an import (the progress step).
+_IMPORT_CHUNK = 64
 
 
 class PortableFormatError(ValueError):
@@ -207,8 +210,13 @@ def _records(memory: PraxMemory, user_id: str, summary: ExportSummary) -> Iterat
         yield {"type": "notes", "content": notes}
 
 
-def export_user(memory: PraxMemory, user_id: str, out: TextIO) -> ExportSummary:
+def export_user(
+    memory: PraxMemory, user_id: str, out: TextIO, *, progress: ProgressCallback | None = None
+) -> ExportSummary:
     """Write ``user_id``'s memories, graph, scratchpad and notes to ``out`` as JSONL.
+
+    ``progress(done, total, label)`` counts the records read (``"reading"``, total unknown
+    until the end: the graph is listed by probing) and then written (``"writing"``).
 
     Example:
         >>> import io, tempfile
@@ -223,7 +231,13 @@ def export_user(memory: PraxMemory, user_id: str, out: TextIO) -> ExportSummary:
     """
     check_user_id(user_id)
     summary = ExportSummary()
-    records = list(_records(memory, user_id, summary))
+    records: list[dict[str, Any]] = []
+    notify(progress, 0, None, "reading")
+    for rec in _records(memory, user_id, summary):
+        records.append(rec)
+        if len(records) % 100 == 0:
+            notify(progress, len(records), None, "reading")
+    notify(progress, len(records), len(records), "reading")
     for rec in records:
         summary.counts[rec["type"]] = summary.counts.get(rec["type"], 0) + 1
     from langgraph_prax_memory import __version__
@@ -239,8 +253,11 @@ def export_user(memory: PraxMemory, user_id: str, out: TextIO) -> ExportSummary:
         "complete": summary.complete,
         "warnings": summary.warnings,
     }
-    for rec in [header, *records]:
+    out.write(json.dumps(header, ensure_ascii=False, sort_keys=True) + "\n")
+    for done, rec in enumerate(records, 1):
         out.write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
+        if done % 100 == 0 or done == len(records):
+            notify(progress, done, len(records), "writing")
     return summary
 
 
@@ -277,6 +294,7 @@ def _import_memories(
     rows: list[dict[str, Any]],
     id_map: dict[str, str],
     receipt: ImportReceipt,
+    tick: Callable[[int], None],
 ) -> None:
     if not rows:
         return
@@ -287,6 +305,7 @@ def _import_memories(
         old = existing.get(key)
         if old is not None and old.content == row["content"]:
             receipt.add("memory", False)
+            tick(1)
             continue
         items.append(
             {
@@ -302,17 +321,24 @@ def _import_memories(
             }
         )
         receipt.add("memory", True)
-    if items:
-        memory.remember_many(user_id, items)
+    for start in range(0, len(items), _IMPORT_CHUNK):
+        chunk = items[start : start + _IMPORT_CHUNK]
+        memory.remember_many(user_id, chunk)
+        tick(len(chunk))
 
 
 def _import_graph(
-    memory: PraxMemory, user_id: str, rows: list[dict[str, Any]], receipt: ImportReceipt
+    memory: PraxMemory,
+    user_id: str,
+    rows: list[dict[str, Any]],
+    receipt: ImportReceipt,
+    tick: Callable[[int], None],
 ) -> None:
     graph = memory.graph
     entities = [r for r in rows if r["type"] == "entity"]
     present = graph.entity_ids_for(user_id, [r["name"] for r in entities]) if entities else {}
     for row in entities:
+        tick(1)
         if row["name"] in present:
             receipt.add("entity", False)
             continue
@@ -328,6 +354,7 @@ def _import_graph(
     relations = [r for r in rows if r["type"] == "relation"]
     relations.sort(key=lambda r: (r.get("valid_until") is None, r["valid_from"]))
     for row in relations:
+        tick(1)
         found = graph.get_entity(user_id, row["source"], include_superseded=True)
         valid_from = to_utc(row["valid_from"])
         if found and any(
@@ -362,6 +389,7 @@ def _import_graph(
         (e.description, e.occurred_at) for e in graph.get_events(user_id, limit=_MAX_LIMIT)
     }
     for row in (r for r in rows if r["type"] == "event"):
+        tick(1)
         occurred = to_utc(row["occurred_at"])
         new = (row["description"], occurred) not in known_events
         if new:
@@ -375,6 +403,7 @@ def _import_graph(
         receipt.add("event", new)
     known_links = {(c.cause, c.effect) for c in graph.get_causal_links(user_id, limit=_MAX_LIMIT)}
     for row in (r for r in rows if r["type"] == "causal_link"):
+        tick(1)
         new = (row["cause"], row["effect"]) not in known_links
         if new:
             graph.add_causal_link(
@@ -389,9 +418,16 @@ def _import_graph(
 
 
 def import_user(
-    memory: PraxMemory, lines: Iterable[str], *, user_id: str | None = None
+    memory: PraxMemory,
+    lines: Iterable[str],
+    *,
+    user_id: str | None = None,
+    progress: ProgressCallback | None = None,
 ) -> ImportReceipt:
     """Load an export into ``user_id`` (default: the user it was exported from). Idempotent.
+
+    ``progress(done, total, "records")`` is called as records are imported (memories in
+    chunks of 64, each chunk embedded in one call).
 
     Raises:
         PortableFormatError: The input is not a readable export.
@@ -402,15 +438,24 @@ def import_user(
     receipt = ImportReceipt(user_id=target)
     graph_rows = [r for r in rows if r["type"] in {"entity", "relation", "event", "causal_link"}]
     memory_rows = [r for r in rows if r["type"] == "memory"]
+    done = 0
+
+    def tick(n: int) -> None:
+        nonlocal done
+        done += n
+        notify(progress, done, len(rows), "records")
+
+    notify(progress, 0, len(rows), "records")
     if memory.available:
-        _import_graph(memory, target, graph_rows, receipt)
+        _import_graph(memory, target, graph_rows, receipt, tick)
         id_map = {r["id"]: entity_id(target, r["name"]) for r in graph_rows if "id" in r}
-        _import_memories(memory, target, memory_rows, id_map, receipt)
+        _import_memories(memory, target, memory_rows, id_map, receipt, tick)
     elif graph_rows or memory_rows:
         receipt.warnings.append(
             f"long-term memory is disabled: {len(memory_rows)} memories and "
             f"{len(graph_rows)} graph records were not imported"
         )
+        tick(len(graph_rows) + len(memory_rows))
     for row in (r for r in rows if r["type"] == "stm"):
         old = memory.stm.get(target, row["key"])
         same = old is not None and (old.content, old.importance, old.tags) == (
@@ -423,11 +468,15 @@ def import_user(
                 target, row["key"], row["content"], row.get("importance"), row.get("tags") or []
             )
         receipt.add("stm", not same)
+        tick(1)
     for row in (r for r in rows if r["type"] == "notes"):
         same = memory.notes.read(target) == row["content"]
         if not same:
             memory.notes.update(target, row["content"])
         receipt.add("notes", not same)
+        tick(1)
+    if done < len(rows):  # records of a type this version does not import
+        notify(progress, len(rows), len(rows), "records")
     return receipt
 
 

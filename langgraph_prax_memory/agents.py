@@ -5,7 +5,8 @@
   scratchpad, long-term memory or the graph, and how to rate importance.
 * :func:`create_delegate_memory_tool` — ``delegate_memory(task)``: lets a main agent hand a
   memory task to that sub-agent, as the Prax orchestrator does.
-* :func:`create_agent_with_memory` — a tool-calling agent wired to one
+* :func:`create_agent_with_memory` — LangChain v1's ``create_agent`` with a
+  :class:`~langgraph_prax_memory.PraxMemoryMiddleware` and one
   :class:`~langgraph_prax_memory.PraxMemory`: the LangGraph store, a checkpointer, the memory
   context in the system prompt on every turn, the memory tools (directly or through
   ``delegate_memory``), and a slot for the consolidation trigger.
@@ -17,11 +18,11 @@ bound at construction); there is no shared default user.
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+from langchain.agents import create_agent
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -41,8 +42,12 @@ from langgraph_prax_memory._routing import (
     ModelRouting,
     resolve_chat_model,
 )
-from langgraph_prax_memory.context import memory_context_node
 from langgraph_prax_memory.memory import AsyncPraxMemory, PraxMemory
+from langgraph_prax_memory.middleware import (
+    MEMORY_TOOLS_PROMPT,
+    ConsolidationTrigger,
+    PraxMemoryMiddleware,
+)
 from langgraph_prax_memory.store import PraxMemoryStore
 from langgraph_prax_memory.tools import TOOL_NAMES, create_memory_tools
 
@@ -105,17 +110,11 @@ You are a helpful assistant with memory of this user across conversations. What 
 know about the user appears below under "User Notes", "Working Memory (Scratchpad)" and \
 "Relevant Memories"; use it to personalise your answers without asking again."""
 
-_MEMORY_TOOLS_HINT = """\
-Store durable facts the user tells you (preferences, role, projects, decisions) with the \
-memory tools: memory_remember for long-term facts (importance 0.8+ critical, 0.5 useful, 0.2 \
-minor), memory_stm_write for the current task."""
+_MEMORY_TOOLS_HINT = MEMORY_TOOLS_PROMPT
 
 _DELEGATE_HINT = """\
 Hand anything about remembering, recalling or forgetting to the memory specialist with \
 delegate_memory(task), describing the task in one or two sentences."""
-
-#: A node run after each completed turn (``(state)`` or ``(state, config)``), or a Runnable.
-ConsolidationTrigger = Callable[..., Any] | Runnable[Any, Any]
 
 
 class MemoryAgentState(MessagesState):
@@ -298,31 +297,6 @@ def create_delegate_memory_tool(
     )
 
 
-def _trigger_node(
-    trigger: ConsolidationTrigger,
-) -> Callable[..., dict[str, Any]]:
-    takes_config = False
-    if not isinstance(trigger, Runnable):
-        try:
-            takes_config = len(inspect.signature(trigger).parameters) >= 2
-        except (TypeError, ValueError):
-            takes_config = False
-
-    def after_turn(state: MemoryAgentState, config: RunnableConfig) -> dict[str, Any]:
-        try:
-            if isinstance(trigger, Runnable):
-                trigger.invoke(state, config)
-            elif takes_config:
-                trigger(state, config)
-            else:
-                trigger(state)
-        except Exception:  # the seed: a failed consolidation is logged and skipped
-            logger.exception("consolidation trigger failed; the turn is kept, nothing is lost")
-        return {}
-
-    return after_turn
-
-
 def create_agent_with_memory(
     model: str | BaseChatModel,
     tools: Sequence[BaseTool] = (),
@@ -342,12 +316,15 @@ def create_agent_with_memory(
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """A tool-calling agent with Prax memory wired in: store, checkpointer, context, tools.
 
-    Each turn runs ``memory_context`` (the notes snippet, the scratchpad and the recalled
-    memories for the latest user message, via
-    :func:`~langgraph_prax_memory.context.memory_context_node`) → ``agent`` (the system
-    prompt plus that block, then the conversation) ⇄ ``tools`` → ``consolidation_trigger``
-    (only when one is given). The block lives in the state key ``memory_context``; it is
-    never appended to the message history.
+    A thin wrapper over LangChain v1's :func:`langchain.agents.create_agent` with one
+    :class:`~langgraph_prax_memory.PraxMemoryMiddleware`: before each model call the notes
+    snippet, the scratchpad and the recalled memories for the latest user message (once per
+    message) are appended to the system prompt of that call; the block lives in the state
+    key ``memory_context`` and is never appended to the message history. The middleware
+    offers the memory tools (``memory_tools="direct"``) and runs ``consolidation_trigger``
+    after the agent; the turn counting of automatic consolidation stays in the
+    checkpointer (``consolidate_every``). Build ``create_agent(..., middleware=[...])``
+    yourself to combine memory with other middleware.
 
     Args:
         model: The main chat model (instance or ``init_chat_model`` string).
@@ -362,10 +339,11 @@ def create_agent_with_memory(
             ``delegate_memory`` backed by the memory sub-agent, ``"none"`` neither (the
             context block still arrives every turn).
         user_id: Bind to one user; otherwise every run needs
-            ``config["configurable"]["user_id"]``.
+            ``config["configurable"]["user_id"]`` (``context={"user_id": ...}`` also works
+            except in ``"delegate"`` mode, whose sub-agent reads the config).
         routing: Model routing; ``routing.memory_agent`` is the sub-agent's model in
             ``"delegate"`` mode (the main model when unset).
-        consolidation_trigger: A node run after each completed turn, with the final state
+        consolidation_trigger: Run after each completed turn (``after_agent``), with the final state
             (``(state)`` or ``(state, config)``, or a Runnable), e.g.
             :func:`~langgraph_prax_memory.consolidation.consolidate_if_due`. Its failures are
             logged, never raised.
@@ -387,22 +365,21 @@ def create_agent_with_memory(
     chat = resolve_chat_model(model)
     routes = routing or ModelRouting()
     all_tools: list[BaseTool] = list(tools)
+    prompt = system_prompt
     if memory_tools == "direct":
+        # the user's tools first, then the memory tools (the middleware binds a run's user)
         all_tools += create_memory_tools(mem, user_id=user_id)
+        prompt = f"{prompt}\n\n{_MEMORY_TOOLS_HINT}" if prompt else _MEMORY_TOOLS_HINT
     elif memory_tools == "delegate":
         spoke_model = routes.resolve("memory_agent", default=chat)
         assert spoke_model is not None
         spoke = create_memory_agent(spoke_model, mem, user_id=user_id)
         all_tools.append(create_delegate_memory_tool(spoke))
+        prompt = f"{prompt}\n\n{_DELEGATE_HINT}" if prompt else _DELEGATE_HINT
     elif memory_tools != "none":
         raise ValueError(
             f"memory_tools must be 'direct', 'delegate' or 'none', not {memory_tools!r}"
         )
-    prompt = system_prompt
-    if memory_tools == "direct":
-        prompt = f"{prompt}\n\n{_MEMORY_TOOLS_HINT}"
-    elif memory_tools == "delegate":
-        prompt = f"{prompt}\n\n{_DELEGATE_HINT}"
     saver: BaseCheckpointSaver[Any] | None
     if checkpointer is None:
         saver = InMemorySaver()
@@ -418,12 +395,20 @@ def create_agent_with_memory(
             saver = ConsolidatingCheckpointer(
                 saver, mem.consolidator, every_n_turns=consolidate_every, inline=consolidate_inline
             )
-    return _graph(
+    middleware = PraxMemoryMiddleware(
+        mem,
+        user_id=user_id,
+        tools=False,
+        context_k=context_k,
+        # the checkpointer counts the turns (it sees every thread of the user)
+        consolidate_every=None,
+        consolidation_trigger=consolidation_trigger,
+    )
+    return create_agent(
         chat,
         all_tools,
-        system_prompt=prompt,
-        context_node=memory_context_node(mem, user_id=user_id, k=context_k),
-        after_turn=_trigger_node(consolidation_trigger) if consolidation_trigger else None,
+        system_prompt=prompt or None,
+        middleware=[middleware],
         checkpointer=saver,
         store=store if store is not None else PraxMemoryStore(mem),
         name=name,

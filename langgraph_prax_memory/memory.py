@@ -21,6 +21,7 @@ from langchain_core.language_models import BaseChatModel
 from qdrant_client import models
 
 from langgraph_prax_memory._conversation import Turn, conversation_items
+from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import (
     check_importance,
     check_tags,
@@ -53,7 +54,7 @@ from langgraph_prax_memory.retrieval._recall import (
 )
 from langgraph_prax_memory.stm import ScratchpadStore
 from langgraph_prax_memory.vectors._payload import build_payload, content_hash, keyword_text
-from langgraph_prax_memory.vectors._plan import StoredPoint, VectorRecord, point_id
+from langgraph_prax_memory.vectors._plan import StoredPoint, VectorRecord, decay_victims, point_id
 from langgraph_prax_memory.vectors._store import (
     QdrantVectorStore,
     VectorClient,
@@ -71,6 +72,7 @@ if TYPE_CHECKING:
         TraceSource,
     )
     from langgraph_prax_memory.knowledge import AsyncKnowledgeBase, KnowledgeBase
+    from langgraph_prax_memory.vectorstore import PraxMemoryVectorStore
 
 __all__ = ["AsyncPraxMemory", "PraxMemory"]
 
@@ -90,9 +92,13 @@ class _Prepared:
     index_text: str
 
 
-def _prepare(user_id: str, item: Mapping[str, Any], max_chars: int) -> _Prepared:
+def _prepare(user_id: str, item: Mapping[str, Any] | str, max_chars: int) -> _Prepared:
+    if isinstance(item, str):
+        item = {"content": item}
     if not isinstance(item, Mapping):
-        raise MemoryValidationError("each memory must be a mapping with at least 'content'")
+        raise MemoryValidationError(
+            "each memory must be a string or a mapping with at least 'content'"
+        )
     unknown = set(item) - {
         "content",
         "importance",
@@ -418,16 +424,24 @@ class PraxMemory:
         )
         return self.remember_many(user_id, items)
 
-    def remember_many(self, user_id: str, items: Sequence[Mapping[str, Any]]) -> list[str]:
+    def remember_many(self, user_id: str, items: Sequence[Mapping[str, Any] | str]) -> list[str]:
         """Store several memories with batched embedding; every item is validated first.
 
-        Each item is a mapping with ``content`` and optionally ``importance``, ``tags``,
+        Each item is a string (its content, every other field at its default) or a mapping
+        with ``content`` and optionally ``importance``, ``tags``,
         ``source``, ``created_at``, ``entity_ids``, ``key``, ``summary_level`` and
         ``context``: text indexed with the memory's keywords (the sparse vector) but not part of
         it — e.g. the previous turn of a conversation, so that "Yes, last May!" is found by
         the words of what it answers. The dense vector encodes the content alone: mixing the
         context into it blurs what the memory itself says (docs/retrieval.md has figures).
+
+        Example:
+            >>> ids = memory.remember_many(  # doctest: +SKIP
+            ...     "alice", ["Alice drinks green tea", {"content": "Alice is a nurse"}]
+            ... )
         """
+        if isinstance(items, str):
+            raise MemoryValidationError("items must be a list of memories, not one string")
         check_user_id(user_id)
         store = self._core.store()
         prepared = [_prepare(user_id, it, self.config.max_content_chars) for it in items]
@@ -534,20 +548,44 @@ class PraxMemory:
         return compact_stores(self)
 
     def decay(
-        self, user_id: str, *, now: datetime | None = None, dry_run: bool = False
+        self,
+        user_id: str,
+        *,
+        now: datetime | None = None,
+        dry_run: bool = False,
+        progress: ProgressCallback | None = None,
     ) -> list[str]:
-        """The forgetting pass: prune memories with ``importance·exp(−λ·days) < 0.02``."""
-        check_user_id(user_id)
-        return self._core.store().decay_memories(
-            user_id, halflife_days=self.config.decay_halflife_days, now=now, dry_run=dry_run
-        )
+        """The forgetting pass: prune memories with ``importance·exp(−λ·days) < 0.02``.
 
-    def reembed(self, user_id: str, *, force: bool = False) -> int:
+        ``progress(done, total, label)`` is told the memories scanned (``"scanned"``) and
+        then the ones pruned (``"pruned"``, not called on a ``dry_run``).
+        """
+        check_user_id(user_id)
+        store = self._core.store()
+        if progress is None:
+            return store.decay_memories(
+                user_id, halflife_days=self.config.decay_halflife_days, now=now, dry_run=dry_run
+            )
+        notify(progress, 0, None, "scanned")
+        points = store.iter_points(user_id)
+        notify(progress, len(points), len(points), "scanned")
+        victims = decay_victims(points, now or utcnow(), self.config.decay_halflife_days)
+        if dry_run:
+            return victims
+        for start in range(0, len(victims), _UPSERT_CHUNK):
+            store.delete(user_id, victims[start : start + _UPSERT_CHUNK])
+            notify(progress, min(start + _UPSERT_CHUNK, len(victims)), len(victims), "pruned")
+        return victims
+
+    def reembed(
+        self, user_id: str, *, force: bool = False, progress: ProgressCallback | None = None
+    ) -> int:
         """Add dense vectors to memories stored without one (or by a fallback model).
 
         ``force=True`` re-embeds every memory of the user: after a model change that kept the
         same name, or for conversation turns stored before the dense vector left the context
-        out (earlier builds encoded context + content).
+        out (earlier builds encoded context + content). ``progress(done, total,
+        "memories")`` is called after each chunk of 256.
 
         Raises:
             EmbeddingError: The configured model failed (naming it and where it is served);
@@ -563,6 +601,7 @@ class PraxMemory:
             or p.payload.get("embedding_model") not in (None, self._core.dense.model_name)
         ]
         done = 0
+        notify(progress, 0, len(todo), "memories")
         for start in range(0, len(todo), _UPSERT_CHUNK):
             chunk = todo[start : start + _UPSERT_CHUNK]
             try:
@@ -580,6 +619,7 @@ class PraxMemory:
                 self._core.dense.model_name,
             )
             done += len(chunk)
+            notify(progress, done, len(todo), "memories")
         return done
 
     # -- consolidation and knowledge ------------------------------------------------------
@@ -603,14 +643,22 @@ class PraxMemory:
         *,
         now: datetime | None = None,
         wait: bool | float = True,
+        progress: ProgressCallback | None = None,
     ) -> ConsolidationResult:
         """Consolidate ``user_id``'s unconsolidated trace now (the ``memory_consolidate`` tool).
 
         ``source=None`` reads every known source of the user (the checkpointer's threads,
         ``trace.log``); see :class:`~langgraph_prax_memory.consolidation.Consolidator`.
+        ``progress(done, total, "batches")`` follows the extraction batches (``total`` is
+        ``None`` until the trace is read).
+
+        Example:
+            >>> from langgraph_prax_memory._progress import tqdm_progress  # doctest: +SKIP
+            >>> with tqdm_progress() as bar:                               # doctest: +SKIP
+            ...     result = memory.consolidate("alice", progress=bar)
         """
         check_user_id(user_id)
-        return self.consolidator.run(user_id, source, now=now, wait=wait)
+        return self.consolidator.run(user_id, source, now=now, wait=wait, progress=progress)
 
     @property
     def knowledge(self) -> KnowledgeBase:
@@ -629,20 +677,32 @@ class PraxMemory:
 
         return collect_stats(self, user_id)
 
-    def export_user(self, user_id: str, out: TextIO) -> ExportSummary:
-        """Write one user's memories, graph and notes as portable JSONL (versioned header)."""
+    def export_user(
+        self, user_id: str, out: TextIO, *, progress: ProgressCallback | None = None
+    ) -> ExportSummary:
+        """Write one user's memories, graph and notes as portable JSONL (versioned header).
+
+        ``progress(done, total, label)`` follows the records read and written.
+        """
         from langgraph_prax_memory._portable import export_user
 
-        return export_user(self, user_id, out)
+        return export_user(self, user_id, out, progress=progress)
 
-    def import_user(self, lines: Iterable[str], *, user_id: str | None = None) -> ImportReceipt:
+    def import_user(
+        self,
+        lines: Iterable[str],
+        *,
+        user_id: str | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> ImportReceipt:
         """Import an :meth:`export_user` file (into ``user_id``, default its own user).
 
-        Importing the same file twice changes nothing.
+        Importing the same file twice changes nothing. ``progress(done, total, "records")``
+        follows the records imported.
         """
         from langgraph_prax_memory._portable import import_user
 
-        return import_user(self, lines, user_id=user_id)
+        return import_user(self, lines, user_id=user_id, progress=progress)
 
     def doctor(self) -> list[Check]:
         """Check each configured backend and report what works."""
@@ -674,6 +734,15 @@ class PraxMemory:
         )
         return [Memory.from_payload(p.id, p.payload) for p in points]
 
+    def as_vectorstore(self, user_id: str, **kwargs: Any) -> PraxMemoryVectorStore:
+        """``user_id``'s long-term memory as a LangChain ``VectorStore`` (``as_retriever()``).
+
+        See :class:`~langgraph_prax_memory.vectorstore.PraxMemoryVectorStore`.
+        """
+        from langgraph_prax_memory.vectorstore import PraxMemoryVectorStore
+
+        return PraxMemoryVectorStore(self, user_id, **kwargs)
+
     def recall(
         self,
         user_id: str,
@@ -683,6 +752,8 @@ class PraxMemory:
         now: datetime | None = None,
         reinforce: bool = True,
         tags: Sequence[str] | None = None,
+        include_history: bool = False,
+        as_of: datetime | None = None,
     ) -> list[MemoryHit]:
         """The best ``k`` memories of ``user_id`` for ``query``, best first.
 
@@ -692,9 +763,26 @@ class PraxMemory:
         see docs/retrieval.md) and by ``0.5 + importance``. ``now`` sets the clock (replaying
         an old conversation scores it at its own time). Returned memories are reinforced in the
         background unless ``reinforce=False``.
+
+        Memories whose fact was superseded (``valid_until`` set by consolidation: "I now
+        prefer light mode" retires "prefers dark mode") are left out; ``include_history=True``
+        brings them back (marked ``valid_until`` / ``superseded_by``), ``as_of=<datetime>``
+        recalls what was current at that moment.
+
+        Example:
+            >>> hits = memory.recall("alice", "theme?", include_history=True)  # doctest: +SKIP
+            >>> [h.memory.superseded_by for h in hits]                        # doctest: +SKIP
+            [None, 'light mode']
         """
         return self.recall_detailed(
-            user_id, query, k=k, now=now, reinforce=reinforce, tags=tags
+            user_id,
+            query,
+            k=k,
+            now=now,
+            reinforce=reinforce,
+            tags=tags,
+            include_history=include_history,
+            as_of=as_of,
         ).hits
 
     def recall_detailed(
@@ -707,6 +795,8 @@ class PraxMemory:
         reinforce: bool = True,
         tags: Sequence[str] | None = None,
         where: models.Filter | None = None,
+        include_history: bool = False,
+        as_of: datetime | None = None,
     ) -> RecallResult:
         """Like :meth:`recall`, with diagnostics.
 
@@ -715,11 +805,24 @@ class PraxMemory:
         :class:`PraxMemoryStore` uses for any namespace) is a Qdrant filter that replaces the
         long-term-memory scope; it must be pinned to ``user_id`` and runs in the engine on
         every arm, so every door ranks with this one pipeline (the vector store refuses a
-        filter that is not pinned).
+        filter that is not pinned). ``include_history`` / ``as_of``: see :meth:`recall`
+        (they apply to ``where`` too).
         """
         text = _Core.check_query(user_id, query, k)
         when = to_utc(now) if now is not None else utcnow()
-        result = self._recaller().recall(user_id, text, k=k, now=when, tags=tags, flt=where)
+        if include_history and as_of is not None:
+            raise MemoryValidationError("give include_history or as_of, not both")
+        moment = to_utc(as_of, what="as_of") if as_of is not None else None
+        result = self._recaller().recall(
+            user_id,
+            text,
+            k=k,
+            now=when,
+            tags=tags,
+            flt=where,
+            include_history=include_history,
+            as_of=moment,
+        )
         if reinforce and result.hits:
             self._background.submit(
                 self._reinforce, user_id, [h.memory.id for h in result.hits], when
@@ -767,6 +870,12 @@ class PraxMemory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    async def __aenter__(self) -> PraxMemory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await asyncio.to_thread(self.close)
 
 
 class AsyncPraxMemory:
@@ -817,7 +926,9 @@ class AsyncPraxMemory:
         """Store a conversation's turns (see :meth:`PraxMemory.remember_conversation`)."""
         return await asyncio.to_thread(self.sync.remember_conversation, user_id, turns, **kwargs)
 
-    async def remember_many(self, user_id: str, items: Sequence[Mapping[str, Any]]) -> list[str]:
+    async def remember_many(
+        self, user_id: str, items: Sequence[Mapping[str, Any] | str]
+    ) -> list[str]:
         """Store several memories (see :meth:`PraxMemory.remember_many`)."""
         return await asyncio.to_thread(self.sync.remember_many, user_id, items)
 
@@ -834,6 +945,9 @@ class AsyncPraxMemory:
         now: datetime | None = None,
         reinforce: bool = True,
         tags: Sequence[str] | None = None,
+        where: models.Filter | None = None,
+        include_history: bool = False,
+        as_of: datetime | None = None,
     ) -> RecallResult:
         """Recall with diagnostics (see :meth:`PraxMemory.recall_detailed`).
 
@@ -848,6 +962,9 @@ class AsyncPraxMemory:
             now=now,
             reinforce=reinforce,
             tags=tags,
+            where=where,
+            include_history=include_history,
+            as_of=as_of,
         )
 
     async def flush(self) -> None:
@@ -874,9 +991,11 @@ class AsyncPraxMemory:
         """The forgetting pass."""
         return await asyncio.to_thread(self.sync.decay, user_id, **kwargs)
 
-    async def reembed(self, user_id: str, *, force: bool = False) -> int:
+    async def reembed(
+        self, user_id: str, *, force: bool = False, progress: ProgressCallback | None = None
+    ) -> int:
         """Fill in missing dense vectors (see :meth:`PraxMemory.reembed`)."""
-        return await asyncio.to_thread(self.sync.reembed, user_id, force=force)
+        return await asyncio.to_thread(self.sync.reembed, user_id, force=force, progress=progress)
 
     @property
     def consolidator(self) -> Consolidator:
@@ -897,23 +1016,34 @@ class AsyncPraxMemory:
         *,
         now: datetime | None = None,
         wait: bool | float = True,
+        progress: ProgressCallback | None = None,
     ) -> ConsolidationResult:
         """Consolidate now (see :meth:`PraxMemory.consolidate`)."""
-        return await asyncio.to_thread(self.sync.consolidate, user_id, source, now=now, wait=wait)
+        return await asyncio.to_thread(
+            self.sync.consolidate, user_id, source, now=now, wait=wait, progress=progress
+        )
 
     async def stats(self, user_id: str) -> UserStats:
         """Counts across the layers (see :meth:`PraxMemory.stats`)."""
         return await asyncio.to_thread(self.sync.stats, user_id)
 
-    async def export_user(self, user_id: str, out: TextIO) -> ExportSummary:
+    async def export_user(
+        self, user_id: str, out: TextIO, *, progress: ProgressCallback | None = None
+    ) -> ExportSummary:
         """Portable JSONL export (see :meth:`PraxMemory.export_user`)."""
-        return await asyncio.to_thread(self.sync.export_user, user_id, out)
+        return await asyncio.to_thread(self.sync.export_user, user_id, out, progress=progress)
 
     async def import_user(
-        self, lines: Iterable[str], *, user_id: str | None = None
+        self,
+        lines: Iterable[str],
+        *,
+        user_id: str | None = None,
+        progress: ProgressCallback | None = None,
     ) -> ImportReceipt:
         """Idempotent import (see :meth:`PraxMemory.import_user`)."""
-        return await asyncio.to_thread(self.sync.import_user, lines, user_id=user_id)
+        return await asyncio.to_thread(
+            self.sync.import_user, lines, user_id=user_id, progress=progress
+        )
 
     async def doctor(self) -> list[Check]:
         """Backend checks (see :meth:`PraxMemory.doctor`)."""

@@ -33,6 +33,9 @@ class Memory(BaseModel):
         dense_pending: Stored with its sparse vector only; ``reembed`` will add the dense one.
         context: What the memory answers (a conversation turn's previous turn): indexed with
             its keywords, not part of its content.
+        valid_until: When the fact it states stopped being current (a superseded preference);
+            ``None`` while it is current. Superseded memories leave default recall.
+        superseded_by: What replaced it (the new fact's target, e.g. ``"light mode"``).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -53,6 +56,8 @@ class Memory(BaseModel):
     dense_pending: bool = False
     embedding_model: str | None = None
     context: str | None = None
+    valid_until: datetime | None = None
+    superseded_by: str | None = None
 
     @classmethod
     def from_payload(cls, point_id: str, payload: dict[str, Any]) -> Memory:
@@ -75,6 +80,12 @@ class Memory(BaseModel):
             dense_pending=bool(payload.get("dense_pending", False)),
             embedding_model=payload.get("embedding_model"),
             context=_context(payload),
+            valid_until=(
+                to_utc(payload["valid_until_ts"])
+                if payload.get("valid_until_ts") is not None
+                else None
+            ),
+            superseded_by=payload.get("superseded_by"),
         )
 
 

@@ -408,6 +408,10 @@ class MemoryRememberTool(MemoryTool):
 class _RecallInput(BaseModel):
     query: str = Field(description="What to look for, in natural language or exact keywords.")
     k: int = Field(5, ge=1, le=_MAX_RECALL_K, description="How many memories to return.")
+    include_history: bool = Field(
+        False,
+        description="Also return superseded facts (what the user used to prefer), marked.",
+    )
 
 
 class MemoryRecallTool(MemoryTool):
@@ -424,7 +428,9 @@ class MemoryRecallTool(MemoryTool):
     def execute(self, user_id: str, args: _RecallInput) -> tuple[str, dict[str, Any]]:
         """Recall and describe the hits."""
         query, k = args.query, args.k
-        result = self.memory.recall_detailed(user_id, query, k=k)
+        result = self.memory.recall_detailed(
+            user_id, query, k=k, include_history=args.include_history
+        )
         hits = [
             {
                 "id": h.memory.id,
@@ -433,6 +439,8 @@ class MemoryRecallTool(MemoryTool):
                 "importance": h.memory.importance,
                 "created_at": h.memory.created_at.isoformat(),
                 "tags": list(h.memory.tags),
+                "valid_until": h.memory.valid_until.isoformat() if h.memory.valid_until else None,
+                "superseded_by": h.memory.superseded_by,
                 "score": h.score,
                 "ranks": dict(h.ranks),
                 "explanation": h.explain(),
@@ -451,9 +459,11 @@ class MemoryRecallTool(MemoryTool):
         lines = [f"{len(hits)} memories for {query!r}:"]
         for i, (h, raw) in enumerate(zip(hits, result.hits, strict=True), 1):
             arms = ", ".join(f"{a} #{r}" for a, r in raw.ranks.items())
+            until = raw.memory.valid_until
+            old = f"superseded {until.date().isoformat()}; " if until else ""
             lines.append(
                 f"{i}. {one_line(raw.memory.content)} "
-                f"[id {h['id']}; {raw.memory.created_at.date().isoformat()}; "
+                f"[{old}id {h['id']}; {raw.memory.created_at.date().isoformat()}; "
                 f"importance {raw.memory.importance:g}; {arms}]"
             )
         if result.errors:
@@ -489,6 +499,9 @@ class MemoryForgetTool(MemoryTool):
 
 class _EntityInput(BaseModel):
     name: str = Field(description="The entity's name, e.g. 'Project Alpha' or 'Alice'.")
+    include_history: bool = Field(
+        False, description="Also list superseded relations (with the date they ended)."
+    )
 
 
 class MemoryEntityLookupTool(MemoryTool):
@@ -506,7 +519,7 @@ class MemoryEntityLookupTool(MemoryTool):
         """Look the entity up (or suggest similar names)."""
         name = args.name
         graph = self.memory.graph
-        found = graph.get_entity(user_id, name)
+        found = graph.get_entity(user_id, name, include_superseded=args.include_history)
         if found is None:
             similar = graph.search_entities(user_id, name, limit=5)
             artifact: dict[str, Any] = {

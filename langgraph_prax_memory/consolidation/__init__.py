@@ -33,7 +33,9 @@ from langgraph_prax_memory.consolidation._llm import (
 )
 from langgraph_prax_memory.consolidation._models import (
     DEFAULT_CONFIDENCE,
+    UNSTATED_CONFIDENCE,
     Batch,
+    BatchFailure,
     ConsolidationResult,
     ConsolidationState,
     ExtractedCausalLink,
@@ -49,6 +51,7 @@ from langgraph_prax_memory.consolidation._models import (
 from langgraph_prax_memory.consolidation._pipeline import (
     CONFIDENCE_THRESHOLD,
     DECAY_MIN_INTERVAL,
+    NEAR_DUPLICATE_COSINE,
     ConsolidationInput,
     ConsolidationOutput,
     Consolidator,
@@ -81,8 +84,11 @@ __all__ = [
     "EXTRACTION_PROMPT",
     "KNOWN_VOCABULARY",
     "MAX_BATCHES_PER_RUN",
+    "NEAR_DUPLICATE_COSINE",
     "STATE_FILENAME",
+    "UNSTATED_CONFIDENCE",
     "Batch",
+    "BatchFailure",
     "BatchPlan",
     "CheckpointTraceSource",
     "ConsolidatingCheckpointer",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import importlib
 import json
 import logging
@@ -11,6 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+import json_repair
 from pydantic import BaseModel, ValidationError
 
 from langgraph_prax_memory.consolidation._batching import EXTRACTION_CHAR_BUDGET
@@ -28,7 +28,15 @@ from langgraph_prax_memory.errors import ConfigError
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-__all__ = ["EXTRACTION_PROMPT", "Extractor", "LLMExtractor", "load_chat_model", "parse_extraction"]
+__all__ = [
+    "EXTRACTION_PROMPT",
+    "REASK_PROMPT",
+    "Extractor",
+    "LLMExtractor",
+    "extraction_from_dict",
+    "load_chat_model",
+    "parse_extraction",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -93,11 +101,6 @@ def load_chat_model(model: BaseChatModel | str, *, temperature: float = 0.2) -> 
 
 # -- tolerant parsing ---------------------------------------------------------------------
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
-_LINE_COMMENT = re.compile(r"(?m)^\s*//.*$|(?<=[,{\[\s])//[^\n\"]*$")
-_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
-_UNQUOTED_KEY = re.compile(r"([{,]\s*)([A-Za-z_][\w-]*)\s*:")
-_PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 _ALIASES = {
     "entities": ("entities", "entity", "nodes"),
     "relations": ("relations", "relationships", "edges", "relation"),
@@ -105,6 +108,8 @@ _ALIASES = {
     "temporal_events": ("temporal_events", "events", "temporal"),
     "causal_links": ("causal_links", "causal", "causes", "causal_relations"),
 }
+#: Keys a model wraps the extraction in (``{"result": {...}}``, ``{"data": [...]}``).
+_WRAPPERS = ("result", "results", "data", "extraction", "output", "response", "answer", "memory")
 _MODELS: dict[str, type[BaseModel]] = {
     "entities": ExtractedEntity,
     "relations": ExtractedRelation,
@@ -129,117 +134,144 @@ _STRING_FIELD = {
     "facts": "content",
     "temporal_events": "description",
 }
+#: What an item of a bare top-level list looks like, by kind (first match wins).
+_ITEM_SHAPES = (
+    ("relations", ("source", "target")),
+    ("relations", ("from", "to")),
+    ("relations", ("subject", "object")),
+    ("causal_links", ("cause", "effect")),
+    ("temporal_events", ("description",)),
+    ("temporal_events", ("occurred_at",)),
+    ("facts", ("content",)),
+    ("facts", ("fact",)),
+    ("entities", ("name",)),
+)
 
 
-def _candidates(text: str) -> list[str]:
-    """The outermost ``{...}`` and, for a truncated answer, everything from the first ``{``."""
-    start = text.find("{")
-    if start < 0:
-        return []
-    end = text.rfind("}")
-    whole = text[start : end + 1] if end > start else ""
-    tail = text[start:]
-    return [c for c in (whole, tail) if c]
+def _kind_of(item: dict[str, Any]) -> str | None:
+    keys = {str(k).strip().lower() for k in item}
+    for kind, needed in _ITEM_SHAPES:
+        if all(n in keys for n in needed):
+            return kind
+    return None
 
 
-def _weight(data: Any) -> int:
-    if not isinstance(data, dict):
-        return -1
-    return sum(len(v) if isinstance(v, list) else 1 for v in data.values())
+def _is_extraction(data: dict[str, Any]) -> bool:
+    """Whether ``data`` holds extraction lists (not a single item such as a relation)."""
+    for key, value in data.items():
+        name = str(key).strip().lower()
+        if name in _ALIASES:
+            return True
+        if isinstance(value, list | dict) and any(name in n for n in _ALIASES.values()):
+            return True
+    return False
 
 
-def _close_brackets(text: str) -> str:
-    """Append the closers a truncated answer is missing (strings are respected)."""
-    stack: list[str] = []
-    in_str = False
-    escape = False
-    for ch in text:
-        if in_str:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "{[":
-            stack.append("}" if ch == "{" else "]")
-        elif ch in "}]" and stack:
-            stack.pop()
-    if in_str:
-        text += '"'
-    text = re.sub(r",\s*$", "", text.rstrip())
-    return text + "".join(reversed(stack))
+def _unwrap(data: Any, depth: int = 0) -> dict[str, Any] | None:
+    """The extraction dict inside a model's answer, whatever common shape it came in.
 
-
-def _loads(candidate: str) -> Any:
-    attempts = [candidate]
-    fixed = _BLOCK_COMMENT.sub("", candidate)
-    fixed = _LINE_COMMENT.sub("", fixed)
-    fixed = _TRAILING_COMMA.sub(r"\1", fixed)
-    attempts.append(fixed)
-    quoted = _UNQUOTED_KEY.sub(r'\1"\2":', fixed)
-    for py, js in _PY_LITERALS.items():
-        quoted = re.sub(rf"(?<![\w\"]){py}(?![\w\"])", js, quoted)
-    attempts.append(quoted)
-    attempts.append(_TRAILING_COMMA.sub(r"\1", _close_brackets(quoted)))
-    for attempt in attempts:
-        try:
-            return json.loads(attempt)
-        except json.JSONDecodeError:
-            continue
-    # Python-style dicts with single quotes: a literal, never code.
-    pyish = _TRAILING_COMMA.sub(r"\1", _close_brackets(quoted))
-    for js, py in (("true", "True"), ("false", "False"), ("null", "None")):
-        pyish = re.sub(rf"(?<![\w'\"]){js}(?![\w'\"])", py, pyish)
-    try:
-        return ast.literal_eval(pyish)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    Accepted: the object itself; a wrapper (``{"result": {...}}``, ``{"data": ...}``, also
+    holding a JSON string); a top-level list of partial objects (merged) or of bare items
+    (sorted into kinds by their keys: ``source``/``target`` → relations, ``content`` →
+    facts ...). ``None`` when no extraction can be recognised.
+    """
+    if depth > 4:
         return None
+    if isinstance(data, str):
+        text = data.strip()
+        if not text or text[0] not in "{[":
+            return None
+        return _unwrap(json_repair.loads(text), depth + 1)
+    if isinstance(data, dict):
+        if _is_extraction(data):
+            return data
+        lowered = {str(k).strip().lower(): v for k, v in data.items()}
+        for key in _WRAPPERS:
+            if key in lowered:
+                inner = _unwrap(lowered[key], depth + 1)
+                if inner is not None:
+                    return inner
+        if len(data) == 1:  # any single wrapper key
+            return _unwrap(next(iter(data.values())), depth + 1)
+        kind = _kind_of(data)
+        return {kind: [data]} if kind else None
+    if isinstance(data, list):
+        merged: dict[str, list[Any]] = {}
+        for element in data:
+            if isinstance(element, dict) and _is_extraction(element):
+                for key, value in element.items():
+                    values = value if isinstance(value, list) else [value]
+                    merged.setdefault(str(key).strip().lower(), []).extend(values)
+                continue
+            if isinstance(element, dict):
+                kind = _kind_of(element)
+            elif isinstance(element, str) and element.strip():
+                kind = "facts"  # a bare list of sentences is a list of facts
+            else:
+                kind = None
+            if kind is None:
+                merged.setdefault("_unknown", []).append(element)
+            else:
+                merged.setdefault(kind, []).append(element)
+        if not merged or set(merged) == {"_unknown"}:
+            return None
+        return merged
+    return None
 
 
-def _coerce_items(kind: str, raw: Any) -> tuple[list[Any], int]:
+def _coerce_items(kind: str, raw: Any) -> tuple[list[Any], list[str]]:
+    """Validated items of one kind and the raw JSON of those that did not validate."""
     if raw is None:
-        return [], 0
-    if isinstance(raw, dict):
+        return [], []
+    if isinstance(raw, dict | str):
         raw = [raw]
     if not isinstance(raw, list):
-        return [], 1
+        return [], [json.dumps(raw, default=str)[:2000]]
     model = _MODELS[kind]
     renames = _FIELD_ALIASES.get(kind, {})
     out: list[Any] = []
-    dropped = 0
+    rejected: list[str] = []
     for element in raw:
         if isinstance(element, str) and kind in _STRING_FIELD:
             element = {_STRING_FIELD[kind]: element}
         if not isinstance(element, dict):
-            dropped += 1
+            if element not in (None, "", [], {}):
+                rejected.append(f"{kind}: {json.dumps(element, default=str)[:2000]}")
             continue
-        data = dict(element)
+        data = {str(k).strip().lower(): v for k, v in element.items()}
         for old, new in renames.items():
             if old in data and new not in data:
                 data[new] = data.pop(old)
+        data.setdefault("confidence", None)  # unstated → UNSTATED_CONFIDENCE → review
         try:
             out.append(model.model_validate(data))
-        except ValidationError:
-            dropped += 1
-    return out, dropped
+        except ValidationError as exc:
+            errors = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+            )
+            rejected.append(f"{kind}: {json.dumps(element, default=str)[:2000]} ({errors})")
+    return out, rejected
 
 
 def parse_extraction(text: str) -> Extraction:
-    r"""Parse an extraction from a model's answer, repairing almost-JSON.
+    r"""Parse an extraction from a model's answer, leniently.
 
-    Handles code fences, prose around the object, comments, trailing commas, unquoted keys,
-    Python literals and single quotes, a truncated tail, alias keys (``relationships``,
-    ``key_facts`` ...) and bare strings for entities / facts. Items that still do not validate
-    are dropped one by one (logged), never the whole batch.
+    The answer is repaired by ``json_repair`` (code fences, prose around the object,
+    comments, trailing commas, unquoted keys, single quotes, Python literals, a truncated
+    tail), then unwrapped from the common shapes (a top-level list, ``{"result": ...}`` /
+    ``{"data": ...}`` wrappers, a JSON string inside JSON) and mapped through alias keys
+    (``relationships``, ``key_facts``, ``events`` ...; ``from``/``to``). Items that do not
+    validate are listed in ``Extraction.rejected`` with the reason (the pipeline sends them to
+    pending review), never silently dropped. A confidence that is missing or not a number
+    becomes :data:`UNSTATED_CONFIDENCE` (pending review).
 
     Raises:
-        ExtractionError: No JSON object could be recovered at all.
+        ExtractionError: No extraction could be recognised in the answer at all.
 
     Example:
-        >>> answer = "Sure! ```json\n{'facts': ['Alice likes tea',],}\n```"
+        >>> answer = "Sure! ```json
+    {'facts': [{'content': 'Alice likes tea', 'confidence': 0.9},],}
+    ```"
         >>> parse_extraction(answer).facts[0].content
         'Alice likes tea'
     """
@@ -247,28 +279,57 @@ def parse_extraction(text: str) -> Extraction:
         raise ExtractionError("the model returned an empty answer")
     fenced = _FENCE.search(text)
     body = fenced.group(1) if fenced else text
-    candidates = _candidates(body)
-    if not candidates:
-        raise ExtractionError(f"no JSON object in the model's answer: {text[:200]!r}")
-    data = max((_loads(c) for c in candidates), key=_weight)
-    if not isinstance(data, dict):
-        raise ExtractionError(f"could not repair the model's answer into JSON: {text[:200]!r}")
+    start = min((i for i in (body.find("{"), body.find("[")) if i >= 0), default=-1)
+    if start < 0:
+        raise ExtractionError(f"no JSON in the model's answer: {text[:200]!r}")
+    try:
+        loaded = json_repair.loads(body[start:])
+    except Exception as exc:  # the repair library gave up
+        raise ExtractionError(f"could not repair the model's answer: {exc}") from exc
+    if loaded in ({}, []):  # "nothing worth keeping" in its shortest form
+        return Extraction()
+    data = _unwrap(loaded)
+    if data is None:
+        raise ExtractionError(
+            "the answer holds no entities/relations/facts/temporal_events/causal_links: "
+            f"{text[:200]!r}"
+        )
     return extraction_from_dict(data)
 
 
 def extraction_from_dict(data: dict[str, Any]) -> Extraction:
-    """Build an :class:`Extraction` from a loose dict, dropping items that do not validate."""
-    lowered = {str(k).strip().lower(): v for k, v in data.items()}
+    """Build an :class:`Extraction` from a loose dict; invalid items land in ``rejected``."""
+    if not data:
+        return Extraction()
+    unwrapped = _unwrap(data) if not _is_extraction(data) else data
+    if unwrapped is None:
+        raise ExtractionError(f"no extraction keys in {sorted(map(str, data))[:10]}")
+    lowered = {str(k).strip().lower(): v for k, v in unwrapped.items()}
     found: dict[str, list[Any]] = {}
-    dropped = 0
+    rejected: list[str] = []
     for kind, names in _ALIASES.items():
-        raw = next((lowered[n] for n in names if n in lowered), None)
-        items, bad = _coerce_items(kind, raw)
+        items: list[Any] = []
+        for name in names:
+            if name in lowered:
+                got, bad = _coerce_items(kind, lowered[name])
+                items.extend(got)
+                rejected.extend(bad)
         found[kind] = items
-        dropped += bad
-    if dropped:
-        logger.warning("extraction: dropped %d malformed item(s) from the model's answer", dropped)
-    return Extraction(**found)
+    for element in lowered.get("_unknown", []):
+        rejected.append(f"unknown: {json.dumps(element, default=str)[:2000]}")
+    if rejected:
+        logger.warning(
+            "extraction: %d item(s) of the model's answer did not validate", len(rejected)
+        )
+    return Extraction(**found, rejected=rejected)
+
+
+REASK_PROMPT = (
+    "Your previous answer could not be used: {error}\n"
+    "Answer again with ONE JSON object and nothing else, with the keys entities, relations, "
+    "facts, temporal_events and causal_links (lists; [] when empty); give every item a "
+    "numeric confidence between 0 and 1."
+)
 
 
 class LLMExtractor:
@@ -276,7 +337,8 @@ class LLMExtractor:
 
     Structured output (``with_structured_output(Extraction)``) is used when the model supports
     it; otherwise, or when the structured answer does not parse, the answer text goes through
-    :func:`parse_extraction`. A model name is built with ``init_chat_model`` at ``temperature``
+    :func:`parse_extraction` (lenient, ``json_repair``). An unusable answer is re-asked once
+    with the error. A model name is built with ``init_chat_model`` at ``temperature``
     (0.2 by default, the seed's "low tier, temp 0.2"); an instance is used as configured.
 
     Args:
@@ -327,31 +389,72 @@ class LLMExtractor:
     def extract(
         self, items: Sequence[str], *, times: Sequence[datetime | None] | None = None
     ) -> Extraction:
-        """Call the model once and return what it extracted.
+        """Call the model; re-ask once with the error when the answer is not usable.
+
+        An answer is re-asked when it holds no recognisable extraction, or when some of its
+        items do not validate (the error says which). Items still invalid after the re-ask
+        are returned in ``Extraction.rejected`` (the pipeline sends them to pending review).
 
         Raises:
-            ExtractionError: The answer could not be parsed even after repair.
+            ExtractionError: Neither answer held an extraction (the batch stays in the
+                backlog and the reason is reported on the consolidation result).
         """
         messages = self._messages(items)
+        first: Extraction | None = None
+        try:
+            first, raw = self._ask(messages)
+        except ExtractionError as exc:
+            raw, error = str(getattr(exc, "raw", "")), str(exc)
+        else:
+            if not first.rejected:
+                return first
+            error = "these items did not validate: " + " | ".join(first.rejected)[:1500]
+        logger.info("re-asking the extraction model once: %s", error[:300])
+        retry = [
+            *messages,
+            ("ai", raw or "(no usable answer)"),
+            ("human", REASK_PROMPT.format(error=error)),
+        ]
+        try:
+            second, _ = self._ask(retry)
+        except ExtractionError as exc:
+            if first is not None:
+                return first  # the first answer's valid items stand; the rest go to review
+            raise ExtractionError(f"{error}; after a re-ask: {exc}") from exc
+        if first is not None and len(second.rejected) > len(first.rejected):
+            return first
+        return second
+
+    def _ask(self, messages: list[tuple[str, str]]) -> tuple[Extraction, str]:
+        """One model call: the extraction and the answer's raw text (for a re-ask)."""
         if self._structured is not None:
             out = self._structured.invoke(messages)
+            raw = out.get("raw") if isinstance(out, dict) else None
+            if raw is not None:
+                # the raw tool call, not the parsed model: a missing confidence must stay
+                # "unstated" (pending review), not take the model's default
+                return self._from_message(raw)
             parsed = out.get("parsed") if isinstance(out, dict) else out
             if isinstance(parsed, Extraction):
-                return parsed
+                return parsed, parsed.model_dump_json()
             if isinstance(parsed, dict):
-                return extraction_from_dict(parsed)
-            raw = out.get("raw") if isinstance(out, dict) else None
-            return self._from_message(raw)
+                return extraction_from_dict(parsed), json.dumps(parsed, default=str)
+            raise ExtractionError("the structured model returned nothing")
         return self._from_message(self.model.invoke(messages))
 
     @staticmethod
-    def _from_message(message: Any) -> Extraction:
+    def _from_message(message: Any) -> tuple[Extraction, str]:
         if message is None:
             raise ExtractionError("the model returned nothing")
         for call in getattr(message, "tool_calls", None) or []:
             args = call.get("args") if isinstance(call, dict) else None
             if isinstance(args, dict):
-                return extraction_from_dict(args)
+                raw = json.dumps(args, default=str)
+                try:
+                    return extraction_from_dict(args), raw
+                except ExtractionError as exc:
+                    exc.raw = raw  # type: ignore[attr-defined]
+                    raise
         content = getattr(message, "content", message)
         if isinstance(content, list):
             content = "".join(
@@ -359,4 +462,9 @@ class LLMExtractor:
                 for b in content
                 if isinstance(b, str | dict)
             )
-        return parse_extraction(str(content))
+        text = str(content)
+        try:
+            return parse_extraction(text), text
+        except ExtractionError as exc:
+            exc.raw = text  # type: ignore[attr-defined]
+            raise

@@ -12,13 +12,16 @@ from datetime import date, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from langgraph_prax_memory._validation import to_utc
 from langgraph_prax_memory.errors import MemoryValidationError, PraxMemoryError
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
+    "UNSTATED_CONFIDENCE",
     "Batch",
+    "BatchFailure",
     "ConsolidationResult",
     "ConsolidationState",
     "Extraction",
@@ -33,8 +36,12 @@ __all__ = [
     "TraceItem",
 ]
 
-#: Confidence given to an extracted item whose extractor did not state one (passes the gate).
+#: Confidence of an item built in Python without one (the rule-based extractor always states
+#: one; this default is for programmatic construction only).
 DEFAULT_CONFIDENCE = 0.7
+#: Confidence given to an item whose model answer states none, or one that is not a number
+#: (``"low"``, ``"high"``): below every gate, so it goes to pending review, never to memory.
+UNSTATED_CONFIDENCE = 0.0
 
 
 class ExtractionError(PraxMemoryError):
@@ -75,7 +82,12 @@ class _Item(BaseModel):
     @field_validator("confidence", mode="before")
     @classmethod
     def _confidence(cls, value: Any) -> float:
-        return _unit(value, DEFAULT_CONFIDENCE)
+        if isinstance(value, str):
+            try:
+                value = float(value.strip())
+            except ValueError:
+                return UNSTATED_CONFIDENCE  # "low" / "high" is not a number: review it
+        return _unit(value, UNSTATED_CONFIDENCE)
 
 
 class ExtractedEntity(_Item):
@@ -88,6 +100,16 @@ class ExtractedEntity(_Item):
     display_name: str | None = None
     importance: float = Field(
         default=0.3, description="0.8-1 critical, 0.4-0.7 useful, 0.1-0.3 minor"
+    )
+    spans: SkipJsonSchema[list[str]] = Field(
+        default_factory=list,
+        description="hashes of the trace lines that mention it (set by the pipeline): a "
+        "replayed line does not count as a new mention",
+    )
+    properties: SkipJsonSchema[dict[str, Any]] = Field(
+        default_factory=dict,
+        description="merged into the graph entity's properties (the alias resolver of "
+        "_resolve.py records the other names it was mentioned by: 'aliases')",
     )
 
     @field_validator("importance", mode="before")
@@ -234,6 +256,11 @@ class Extraction(BaseModel):
     facts: list[ExtractedFact] = Field(default_factory=list)
     temporal_events: list[ExtractedEvent] = Field(default_factory=list)
     causal_links: list[ExtractedCausalLink] = Field(default_factory=list)
+    rejected: SkipJsonSchema[list[str]] = Field(
+        default_factory=list,
+        description="items of the model's answer that did not validate even after a re-ask "
+        "(their raw JSON): they go to pending review instead of being lost",
+    )
 
     @property
     def size(self) -> int:
@@ -324,6 +351,7 @@ class SourceState(BaseModel):
     last_rotation_reset_at: datetime | None = None
     last_rotation_dropped_lines: int | None = None
     failed_attempts: int = 0
+    last_error: str | None = None
     inflight: InFlight | None = None
     last_run_at: datetime | None = None
 
@@ -353,6 +381,7 @@ class ConsolidationState(BaseModel):
     last_run_day: date | None = None
     last_decay_run: datetime | None = None
     last_summary_day: date | None = None
+    last_summary_week: str | None = None
     retry_memories: list[dict[str, Any]] = Field(default_factory=list)
     retry_graph: list[GraphRetry] = Field(default_factory=list)
 
@@ -360,6 +389,22 @@ class ConsolidationState(BaseModel):
         """Recompute ``trace_pending_lines`` / ``trace_pending_bytes`` from the sources."""
         self.trace_pending_lines = sum(s.pending_lines for s in self.sources.values())
         self.trace_pending_bytes = sum(s.pending_bytes for s in self.sources.values())
+
+
+class BatchFailure(BaseModel):
+    """A batch whose extraction failed: it stays in the backlog (the pointer is before it).
+
+    ``attempts`` counts the runs that tried it (the model is re-asked once within each run);
+    ``reason`` is the last error. From ``max_batch_attempts`` on it is logged at ERROR on
+    every run, but never dropped.
+    """
+
+    source_key: str
+    start: int
+    end: int
+    lines: int
+    attempts: int
+    reason: str
 
 
 class ConsolidationResult(BaseModel):
@@ -381,7 +426,7 @@ class ConsolidationResult(BaseModel):
     sources: list[str] = Field(default_factory=list)
     batches: int = 0
     batches_failed: int = 0
-    batches_abandoned: int = 0
+    batches_stuck: int = 0
     extractor_calls: int = 0
     items_seen: int = 0
     bytes_seen: int = 0
@@ -412,4 +457,11 @@ class ConsolidationResult(BaseModel):
     relations_decayed: int = 0
     daily_summary: str | None = None
     daily_summary_days: list[date] = Field(default_factory=list)
+    weekly_summary_weeks: list[str] = Field(default_factory=list)
+    global_summary: bool = False
+    graph_unchanged: int = 0
+    relations_historical: int = 0
+    memories_merged: int = 0
+    memories_superseded: int = 0
+    failures: list[BatchFailure] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)

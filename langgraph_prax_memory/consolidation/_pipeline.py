@@ -12,6 +12,7 @@ ConsolidationResult}``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import hashlib
 import logging
@@ -25,6 +26,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from qdrant_client import models as qm
 
+from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import check_user_id, to_utc, user_dir_name, utcnow
 from langgraph_prax_memory.consolidation._batching import (
     MAX_BATCHES_PER_RUN,
@@ -34,6 +36,7 @@ from langgraph_prax_memory.consolidation._batching import (
 from langgraph_prax_memory.consolidation._llm import Extractor, LLMExtractor, load_chat_model
 from langgraph_prax_memory.consolidation._models import (
     Batch,
+    BatchFailure,
     ConsolidationResult,
     ConsolidationState,
     Extraction,
@@ -42,6 +45,7 @@ from langgraph_prax_memory.consolidation._models import (
     SourceState,
     TraceItem,
 )
+from langgraph_prax_memory.consolidation._resolve import resolve_extraction
 from langgraph_prax_memory.consolidation._rules import RuleBasedExtractor
 from langgraph_prax_memory.consolidation._sources import (
     DEFAULT_ROLES,
@@ -53,7 +57,19 @@ from langgraph_prax_memory.consolidation._sources import (
     fingerprint,
 )
 from langgraph_prax_memory.consolidation._state import StateFile, UserRunLock
-from langgraph_prax_memory.consolidation._summary import summarise_day
+from langgraph_prax_memory.consolidation._summary import (
+    summarise_day,
+    summarise_global,
+    summarise_week,
+    week_label,
+)
+from langgraph_prax_memory.consolidation._supersession import (
+    Supersession,
+    mark_superseded,
+    mentions,
+    retire,
+    states_old_fact,
+)
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
     EmbeddingError,
@@ -61,8 +77,9 @@ from langgraph_prax_memory.errors import (
     MemoryWriteError,
 )
 from langgraph_prax_memory.graph import DEFAULT_ENTITY_TYPE
+from langgraph_prax_memory.graph._types import canonical_name, entity_id
 from langgraph_prax_memory.models import Memory
-from langgraph_prax_memory.retrieval._recall import ltm_filter
+from langgraph_prax_memory.retrieval._recall import ltm_filter, validity_filter
 from langgraph_prax_memory.vectors._payload import content_hash
 from langgraph_prax_memory.vectors._plan import user_filter
 
@@ -75,6 +92,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CONFIDENCE_THRESHOLD",
     "DECAY_MIN_INTERVAL",
+    "NEAR_DUPLICATE_COSINE",
     "SOURCES_CONFIG_KEY",
     "ConsolidationInput",
     "ConsolidationOutput",
@@ -90,17 +108,31 @@ CONFIDENCE_THRESHOLD = 0.6
 DECAY_MIN_INTERVAL = timedelta(hours=24)
 #: ``config["configurable"]`` key through which :meth:`Consolidator.run` hands sources over.
 SOURCES_CONFIG_KEY = "prax_consolidation_sources"
-#: Failures of the same batch after which it is abandoned (logged at ERROR) so a poison batch
-#: cannot stall a source forever.
+#: Failures of the same batch from which on it is reported as stuck (ERROR, ``batches_stuck``);
+#: it stays in the backlog (never dropped) and is tried again on every run.
 MAX_BATCH_ATTEMPTS = 3
 #: Days summarised at most per run (the most recent ones).
 MAX_SUMMARY_DAYS = 7
+#: Weeks summarised at most per run (the most recent ones).
+MAX_SUMMARY_WEEKS = 8
 #: Facts kept for a retry after a failed vector write.
 MAX_RETRY_MEMORIES = 1000
 #: Graph writes (extracted items) kept for a retry while the graph is down.
 MAX_RETRY_GRAPH_ITEMS = 20_000
+#: Dense cosine (the packaged MiniLM model) at or above which a new fact about the same
+#: entities is a paraphrase of a current memory and merges into it instead of being stored
+#: again (paraphrases measure 0.95-0.97; "prefers light mode" vs "prefers dark mode" 0.88).
+NEAR_DUPLICATE_COSINE = 0.92
+#: Entity property listing the trace lines (hashes) already counted as mentions.
+SPANS_PROPERTY = "evidence_spans"
+#: Most line hashes kept per entity (the oldest go first).
+MAX_SPANS = 500
+#: Statements kept on a memory that near-duplicates merged into.
+MAX_MERGED_EVIDENCE = 20
 _NODES_PER_BATCH = 6
 _WORD = re.compile(r"[a-z0-9]+")
+_SKIPPED = object()  # a graph write that was already applied (replayed evidence)
+_HISTORICAL = object()  # evidence older than the supersession of its edge
 
 
 class ConsolidationInput(TypedDict, total=False):
@@ -118,6 +150,16 @@ class ConsolidationOutput(TypedDict):
     """Output of the consolidation graph."""
 
     consolidation: ConsolidationResult
+
+
+@dataclasses.dataclass
+class _Written:
+    """What one memory write did."""
+
+    created: int = 0
+    deduplicated: int = 0
+    merged: int = 0
+    ids: list[str] = dataclasses.field(default_factory=list)
 
 
 class _State(ConsolidationInput, total=False):
@@ -140,6 +182,85 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
+def _norm(text: str) -> str:
+    """One-line evidence: whitespace collapsed, ``;`` (the graph's separator) replaced."""
+    return " ".join(text.replace(";", ",").split())
+
+
+def _span(text: str, when: datetime | None = None) -> str:
+    stamp = when.isoformat() if when is not None else ""
+    return hashlib.sha256(f"{_norm(text).lower()}\x00{stamp}".encode()).hexdigest()[:20]
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    num = sum(x * y for x, y in zip(a, b, strict=False))
+    den = (sum(x * x for x in a) ** 0.5) * (sum(y * y for y in b) ** 0.5)
+    return num / den if den else 0.0
+
+
+_NUMBER = re.compile(r"\d[\d.,:/-]*")
+
+
+def _tag(line_time: datetime | None, repeat: int) -> str:
+    if line_time is not None:
+        return f" [{line_time.astimezone(UTC):%Y-%m-%d %H:%M}]"
+    return f" [repeat {repeat + 1}]" if repeat else ""
+
+
+def address(
+    ext: Extraction, texts: Sequence[str], times: Sequence[datetime | None] | None = None
+) -> Extraction:
+    """Give each extracted entity and relation what it asserts, from the batch's lines.
+
+    A line is identified by its text and its time (untimed identical lines of one batch by
+    their repeat count), so replaying it is recognised and saying it again is not.
+    Entities get ``spans``: hashes of the lines that name them (the whole batch when none
+    does); a line already counted is not a new mention. Relations get an ``evidence`` span
+    (the model's, else the first line naming the target, else the source) tagged with its
+    line's time: the normalised triple plus this span is what the graph write asserts.
+
+    Example:
+        >>> ext = Extraction(relations=[{"source": "user", "target": "tea", "type": "prefers"}])
+        >>> address(ext, ["user: I like tea"]).relations[0].evidence
+        'user: I like tea'
+    """
+    pairs = [
+        (t, (times[i] if times is not None and i < len(times) else None))
+        for i, t in enumerate(texts)
+        if t.strip()
+    ]
+    lines = [t for t, _ in pairs]
+    whole = _span("\n".join(lines))
+    entities = []
+    for ent in ext.entities:
+        name = ent.display_name or ent.name
+        seen: dict[str, int] = {}
+        spans: set[str] = set()
+        for text, when in pairs:
+            if mentions(text, name):
+                k = seen[text] = seen.get(text, -1) + 1
+                spans.add(_span(f"{text}\x00{k}", when))
+        entities.append(ent.model_copy(update={"spans": sorted(spans or {whole})}))
+    relations = []
+    used: dict[tuple[str, str, str, str], int] = {}
+    for rel in ext.relations:
+        evidence = _norm(rel.evidence or "")
+        if not evidence:
+            evidence = next(
+                (_norm(t) for name in (rel.target, rel.source) for t in lines if mentions(t, name)),
+                _norm(lines[0]) if lines else "",
+            )
+        evidence = evidence[:900]
+        holders = [w for t, w in pairs if evidence and evidence.lower() in _norm(t).lower()]
+        key = (rel.source.lower(), rel.type, rel.target.lower(), evidence)
+        k = used[key] = used.get(key, -1) + 1
+        when = holders[min(k, len(holders) - 1)] if holders else None
+        repeat = k if when is None else 0
+        tagged = (evidence + _tag(when, repeat)) if evidence else ""
+        relations.append(rel.model_copy(update={"evidence": tagged or None}))
+    return ext.model_copy(update={"entities": entities, "relations": relations})
+
+
 class Consolidator:
     """Turns a user's conversation trace into durable memory (graph + vectors).
 
@@ -158,7 +279,8 @@ class Consolidator:
         roles: Message roles consolidated from threads (user and assistant).
         messages_key: The state key of the messages in checkpoints.
         lock_timeout: Seconds ``run(wait=True)`` waits for another run of the same user.
-        max_batch_attempts: Failures of one batch before it is abandoned.
+        max_batch_attempts: Failures of one batch after which each further failure is logged
+            at ERROR and counted in ``batches_stuck`` (the batch is never dropped).
 
     Example:
         >>> from langchain_core.messages import AIMessage, HumanMessage
@@ -237,6 +359,7 @@ class Consolidator:
         *,
         now: datetime | None = None,
         wait: bool | float = True,
+        progress: ProgressCallback | None = None,
     ) -> ConsolidationResult:
         """Consolidate ``user_id``'s unconsolidated trace now.
 
@@ -250,6 +373,10 @@ class Consolidator:
             wait: True waits up to ``lock_timeout`` for another run of this user, False skips
                 at once, a number waits that many seconds. A skipped run returns
                 ``skipped="busy"``.
+            progress: Called ``progress(done, total, "batches")``: ``total`` is ``None``
+                while the trace is read, then the number of planned batches; ``done``
+                counts batches handled (committed or failed). Batches a failure defers to
+                the next run are counted at the end, so the bar always completes.
 
         Returns:
             The :class:`ConsolidationResult`.
@@ -268,9 +395,35 @@ class Consolidator:
             "recursion_limit": self.recursion_limit,
             "configurable": {SOURCES_CONFIG_KEY: sources} if sources is not None else {},
         }
-        out = self.graph.invoke(payload, config)
+        if progress is None:
+            out = self.graph.invoke(payload, config)
+        else:
+            out = self._stream(payload, config, progress)
         result: ConsolidationResult = out["consolidation"]
         return result
+
+    def _stream(
+        self, payload: dict[str, Any], config: RunnableConfig, progress: ProgressCallback
+    ) -> dict[str, Any]:
+        """Run the graph node by node, reporting batches as they are handled."""
+        notify(progress, 0, None, "batches")
+        total, done = 0, 0
+        out: dict[str, Any] = {}
+        for update in self.graph.stream(payload, config, stream_mode="updates"):
+            for node, values in update.items():
+                values = values or {}
+                if node == "load":
+                    total = len(values.get("plan") or [])
+                    notify(progress, 0, total, "batches")
+                elif node == "commit" or (node == "extract" and values.get("extraction") is None):
+                    done = min(done + 1, total)
+                    notify(progress, done, total, "batches")
+                elif node == "decay" and done < total:  # deferred by a failed batch
+                    done = total
+                    notify(progress, done, total, "batches")
+                if "consolidation" in values:
+                    out = values
+        return out
 
     async def arun(
         self,
@@ -279,9 +432,12 @@ class Consolidator:
         *,
         now: datetime | None = None,
         wait: bool | float = True,
+        progress: ProgressCallback | None = None,
     ) -> ConsolidationResult:
         """:meth:`run` in a worker thread (file, lock and store IO block)."""
-        return await asyncio.to_thread(self.run, user_id, source, now=now, wait=wait)
+        return await asyncio.to_thread(
+            self.run, user_id, source, now=now, wait=wait, progress=progress
+        )
 
     def default_sources(self, user_id: str) -> list[TraceSource]:
         """Every source of the user the consolidator can find (see :meth:`run`)."""
@@ -515,13 +671,14 @@ class Consolidator:
     def _retry(self, user_id: str, st: ConsolidationState, result: ConsolidationResult) -> None:
         items = st.retry_memories
         try:
-            created, dedup = self._write_memories(user_id, items)
+            written = self._write_memories(user_id, items, result)
         except (MemoryWriteError, BackendUnavailable, EmbeddingError) as exc:
             logger.warning("retry of %d queued memories failed again: %s", len(items), exc)
             return
         result.memories_retried += len(items)
-        result.memories_created += created
-        result.memories_deduplicated += dedup
+        result.memories_created += written.created
+        result.memories_deduplicated += written.deduplicated
+        result.memories_merged += written.merged
         st.retry_memories = []
 
     def _retry_graph(
@@ -604,35 +761,35 @@ class Consolidator:
         st = self.states.load(user_id)
         ss = st.sources.setdefault(batch.source_key, SourceState())
         ss.failed_attempts += 1
-        blocked = list(state.get("blocked", []))
-        if ss.failed_attempts >= self.max_batch_attempts:
-            logger.error(
-                "batch %s[%d:%d] of %r failed %d times (%s); abandoning it: %d line(s), %d bytes "
-                "are NOT consolidated",
-                batch.source_key,
-                batch.start,
-                batch.end,
-                user_id,
-                ss.failed_attempts,
-                exc,
-                batch.lines,
-                batch.bytes_seen,
+        ss.last_error = str(exc)[:500]
+        blocked = [*state.get("blocked", []), batch.source_key]
+        result.failures.append(
+            BatchFailure(
+                source_key=batch.source_key,
+                start=batch.start,
+                end=batch.end,
+                lines=batch.lines,
+                attempts=ss.failed_attempts,
+                reason=ss.last_error,
             )
-            result.batches_abandoned += 1
-            self._advance(ss, batch, state["run_now"])
-        else:
-            logger.warning(
-                "extraction of batch %s[%d:%d] of %r failed (attempt %d of %d): %s; the pointer "
-                "stays before it",
-                batch.source_key,
-                batch.start,
-                batch.end,
-                user_id,
-                ss.failed_attempts,
-                self.max_batch_attempts,
-                exc,
-            )
-            blocked.append(batch.source_key)
+        )
+        # never dropped: the pointer stays before the batch, later batches of the source wait
+        stuck = ss.failed_attempts >= self.max_batch_attempts
+        if stuck:
+            result.batches_stuck += 1
+        logger.log(
+            logging.ERROR if stuck else logging.WARNING,
+            "extraction of batch %s[%d:%d] of %r failed (attempt %d): %s; the pointer stays "
+            "before it and its %d line(s) stay in the backlog%s",
+            batch.source_key,
+            batch.start,
+            batch.end,
+            user_id,
+            ss.failed_attempts,
+            exc,
+            batch.lines,
+            " (it keeps failing: see ConsolidationResult.failures)" if stuck else "",
+        )
         self.states.save(user_id, st)
         return {
             "result": result,
@@ -685,6 +842,7 @@ class Consolidator:
             for c in extraction.causal_links
             if c.confidence < limit
         ]
+        review += [(f"Unparsed: {raw}", "unparsed", 0.5) for raw in extraction.rejected]
         for content, kind, importance in review:
             try:
                 self.memory.stm.add_pending_review(
@@ -697,6 +855,10 @@ class Consolidator:
             except Exception as exc:
                 logger.error("could not queue a low-confidence %s for review: %s", kind, exc)
                 result.errors.append(f"pending_review: {exc}")
+        try:  # aliases → one entity, "now X" → the old value it supersedes (_resolve.py)
+            accepted = resolve_extraction(self.memory.graph, user_id, accepted)
+        except Exception as exc:  # the graph is down: the batch is written unresolved
+            logger.warning("entity resolution of %r skipped: %s", user_id, exc)
         return {"result": result, "accepted": accepted}
 
     def _node_graph(self, state: _State, config: RunnableConfig) -> dict[str, Any]:
@@ -705,6 +867,7 @@ class Consolidator:
         batch = state["plan"][state["index"]]
         accepted = state["accepted"]
         assert accepted is not None
+        accepted = address(accepted, batch.texts, batch.times)
         st = self.states.load(user_id)
         ss = st.sources.setdefault(batch.source_key, SourceState())
         inflight = ss.inflight
@@ -715,7 +878,7 @@ class Consolidator:
                 batch.start,
                 batch.end,
             )
-            return {"result": result}
+            return {"result": result, "accepted": accepted}
         now = state["run_now"]
         when = min(batch.latest_time or now, now)
         failed = self._upsert_graph(user_id, accepted, when, result)
@@ -728,7 +891,7 @@ class Consolidator:
         self.states.save(user_id, st)
         if failed.size:
             self._trim_graph_queue(user_id)
-        return {"result": result}
+        return {"result": result, "accepted": accepted}
 
     def _upsert_graph(
         self, user_id: str, ext: Extraction, when: datetime, result: ConsolidationResult
@@ -778,10 +941,67 @@ class Consolidator:
             return value if value in vocab.relation_types else "related_to"
 
         p = functools.partial
+
+        def merge_once(ent: Any, name: str) -> Any:
+            """``merge_entity`` unless every line naming it was already counted."""
+            found = graph.get_entity(user_id, name)
+            seen = list(found.entity.properties.get(SPANS_PROPERTY) or []) if found else []
+            new = [s for s in ent.spans if s not in seen]
+            if found is not None and ent.spans and not new and not ent.properties:
+                return _SKIPPED
+            props: dict[str, Any] = dict(ent.properties)  # the alias resolver's "aliases"
+            if ent.spans:
+                props[SPANS_PROPERTY] = (seen + new)[-MAX_SPANS:]
+            if found is not None and not new:  # only new aliases: no new mention
+                return graph.merge_entity(user_id, name, properties=props, now=when)
+            return graph.merge_entity(
+                user_id,
+                name,
+                entity_type=etype(ent.type),
+                importance=ent.importance,
+                properties=props or None,
+                now=when,
+            )
+
+        def add_once(rel: Any, kind: str, evidence: str | None) -> Any:
+            """``add_relation`` unless it is replayed or older than its edge's supersession.
+
+            Replayed: the graph holds this evidence for the triple already. Older: the edge
+            is no longer current and was superseded after this evidence.
+            """
+            found = graph.get_entity(user_id, rel.source, include_superseded=True)
+            src, dst = canonical_name(rel.source), canonical_name(rel.target)
+            same = [
+                r
+                for r in (found.relations if found else [])
+                if r.source == src and r.target == dst and r.type == kind
+            ]
+            if evidence and any(
+                evidence in [e.strip() for e in r.evidence.split(";")] for r in same
+            ):
+                return _SKIPPED
+            current = [r for r in same if r.valid_until is None]
+            if not current and any(
+                r.valid_until is not None and r.valid_until > when for r in same
+            ):
+                return _HISTORICAL
+            return graph.add_relation(
+                user_id,
+                rel.source,
+                rel.target,
+                kind,
+                weight=rel.weight,
+                evidence=evidence,
+                valid_from=rel.valid_from,
+                now=when,
+            )
+
         for ent in ext.entities:
             name = (ent.display_name or ent.name).strip()
-            merge = p(graph.merge_entity, user_id, name, entity_type=etype(ent.type))
-            if call("entity", p(merge, importance=ent.importance, now=when)) is not None:
+            done = call("entity", p(merge_once, ent, name))
+            if done is _SKIPPED:
+                result.graph_unchanged += 1
+            elif done is not None:
                 result.entities_upserted += 1
             elif lost:
                 failed.entities.append(ent)
@@ -797,9 +1017,16 @@ class Consolidator:
                     if closing_lost:  # "no longer likes X": the edge is only closed
                         failed.relations.append(rel)
                     continue
-            add = p(graph.add_relation, user_id, rel.source, rel.target, kind, weight=rel.weight)
             evidence = (rel.evidence or "")[:2000] or None
-            if call("relation", p(add, evidence=evidence, valid_from=rel.valid_from, now=when)):
+            done = call("relation", p(add_once, rel, kind, evidence))
+            if done is _SKIPPED or done is _HISTORICAL:
+                if done is _SKIPPED:
+                    result.graph_unchanged += 1
+                else:
+                    result.relations_historical += 1
+                if closing_lost:
+                    failed.relations.append(rel.model_copy(update={"target": rel.supersedes}))
+            elif done:
                 result.relations_upserted += 1
                 if closing_lost:  # only the closing of the old edge is left to do
                     failed.relations.append(rel.model_copy(update={"target": rel.supersedes}))
@@ -848,11 +1075,14 @@ class Consolidator:
         batch = state["plan"][state["index"]]
         accepted = state["accepted"]
         assert accepted is not None
-        if not accepted.facts:
+        now = state["run_now"]
+        when = min(batch.latest_time or now, now)
+        sups = self._supersessions(user_id, accepted, when)
+        if not accepted.facts and not sups:
             return {"result": result}
-        items = self._memory_items(user_id, batch, accepted, state["run_now"], result)
+        items = self._memory_items(user_id, batch, accepted, now, result) if accepted.facts else []
         try:
-            created, dedup = self._write_memories(user_id, items)
+            written = self._write_memories(user_id, items, result, batch_time=when)
         except (MemoryWriteError, BackendUnavailable, EmbeddingError) as exc:
             result.memories_failed += len(items)
             result.errors.append(f"vector write: {exc}")
@@ -874,9 +1104,133 @@ class Consolidator:
             st.retry_memories = queue
             self.states.save(user_id, st)
             return {"result": result}
-        result.memories_created += created
-        result.memories_deduplicated += dedup
+        result.memories_created += written.created
+        result.memories_deduplicated += written.deduplicated
+        result.memories_merged += written.merged
+        if sups:
+            try:
+                self._retire(user_id, sups, written.ids, result)
+            except (MemoryWriteError, BackendUnavailable, EmbeddingError) as exc:
+                logger.error("marking superseded memories of %r failed: %s", user_id, exc)
+                result.errors.append(f"supersession: {exc}")
         return {"result": result}
+
+    # -- supersession of memories ------------------------------------------------------------
+    def _supersessions(self, user_id: str, ext: Extraction, when: datetime) -> list[Supersession]:
+        """The batch's superseding relations, with the old edge's evidence when known."""
+        vocab = self.memory.graph.vocabulary
+        out: list[Supersession] = []
+        for rel in ext.relations:
+            if not rel.supersedes:
+                continue
+            kind = rel.type if rel.type in vocab.relation_types else "related_to"
+            closing = rel.supersedes.strip().lower() == rel.target.strip().lower()
+            evidence = None
+            try:
+                found = self.memory.graph.get_entity(user_id, rel.source, include_superseded=True)
+                old = canonical_name(rel.supersedes)
+                for r in found.relations if found else []:
+                    if r.target == old and r.type == kind and r.evidence:
+                        first = r.evidence.split(";")[0].strip()
+                        evidence = re.sub(r"\s*\[[^\]]*\]$", "", first)  # the time tag
+                        break
+            except Exception as exc:  # the graph is down: match on the names alone
+                logger.debug("old evidence of a supersession unavailable: %s", exc)
+            out.append(
+                Supersession(
+                    source=rel.source,
+                    kind=kind,
+                    old=rel.supersedes,
+                    new=None if closing else rel.target,
+                    when=when,
+                    evidence=evidence,
+                )
+            )
+        return out
+
+    def _retire(
+        self,
+        user_id: str,
+        sups: Sequence[Supersession],
+        exclude: Sequence[str],
+        result: ConsolidationResult,
+    ) -> None:
+        """Mark the memories stating each superseded fact; rebuild summaries that repeated it."""
+        marked: list[Any] = []
+        for sup in sups:
+            try:
+                current = [
+                    e.display_name
+                    for e in self.memory.graph.current_targets(user_id, sup.source, sup.kind)
+                ]
+            except Exception as exc:
+                logger.debug("current targets unavailable: %s", exc)
+                current = []
+            raw, summaries = retire(self.memory, user_id, sup, exclude=exclude, new_targets=current)
+            result.memories_superseded += len(raw) + len(summaries)
+            marked.extend(summaries)
+        if marked:
+            self._rebuild_summaries(user_id, marked, result)
+
+    def _mark_historical(
+        self,
+        user_id: str,
+        items: Sequence[dict[str, Any]],
+        ids: Sequence[str],
+        batch_time: datetime,
+        result: ConsolidationResult | None,
+    ) -> None:
+        """Mark new memories that state a fact superseded *after* the evidence they come from.
+
+        Re-reading an old session (a replay, a lost state file) must not make its superseded
+        facts current again: the temporal order of the evidence wins, not the order of
+        processing.
+        """
+        graph = self.memory.graph
+        closed: dict[str, list[Any]] = {}
+        for item, mid in zip(items, ids, strict=False):
+            for name in item.get("_names") or []:
+                if name not in closed:
+                    try:
+                        found = graph.get_entity(user_id, name, include_superseded=True)
+                    except Exception as exc:
+                        logger.debug("superseded edges of %r unavailable: %s", name, exc)
+                        found = None
+                    key = canonical_name(name)
+                    closed[name] = [
+                        r
+                        for r in (found.relations if found else [])
+                        if r.target == key and r.valid_until is not None
+                    ]
+                later = [r for r in closed[name] if r.valid_until > batch_time]
+                for rel in later:
+                    try:
+                        targets = graph.current_targets(user_id, rel.source, rel.type)
+                        current = [e.display_name for e in targets]
+                    except Exception:
+                        current = []
+                    if states_old_fact(
+                        str(item["content"]),
+                        item.get("entity_ids") or [],
+                        old=name,
+                        old_id=entity_id(user_id, name),
+                        new=current,
+                        kind=rel.type,
+                        evidence=rel.evidence,
+                    ):
+                        mark_superseded(
+                            self.memory,
+                            user_id,
+                            [mid],
+                            rel.valid_until,
+                            current[0] if current else None,
+                        )
+                        if result is not None:
+                            result.memories_superseded += 1
+                        break
+                else:
+                    continue
+                break
 
     def _memory_items(
         self,
@@ -887,6 +1241,10 @@ class Consolidator:
         result: ConsolidationResult,
     ) -> list[dict[str, Any]]:
         names = {e.name.lower(): e.display_name or e.name for e in ext.entities}
+        for rel in ext.relations:  # endpoints the graph created on the fly
+            for end in (rel.source, rel.target, rel.supersedes):
+                if end and end.strip():
+                    names.setdefault(end.strip().lower(), end.strip())
         wanted: list[list[str]] = []
         for fact in ext.facts:
             listed = list(fact.entities)
@@ -923,6 +1281,7 @@ class Consolidator:
                         "source": "consolidation",
                         "created_at": min(created, now).isoformat(),
                         "entity_ids": entity_ids,
+                        "_names": list(group),
                     }
                 )
         return items
@@ -939,12 +1298,26 @@ class Consolidator:
                 best, score = when, overlap
         return best or batch.latest_time
 
-    def _write_memories(self, user_id: str, items: list[dict[str, Any]]) -> tuple[int, int]:
-        """Store items; (created, deduplicated) by per-user content hash."""
+    def _write_memories(
+        self,
+        user_id: str,
+        items: list[dict[str, Any]],
+        result: ConsolidationResult | None = None,
+        *,
+        batch_time: datetime | None = None,
+    ) -> _Written:
+        """Store facts addressed by their content.
+
+        Identical content (per-user hash) is not stored again; a paraphrase of a current
+        memory about the same entities (cosine ≥ :data:`NEAR_DUPLICATE_COSINE`) merges into
+        it (importance kept at the higher, the new wording kept in its ``evidence``); with
+        ``batch_time``, a new memory stating a fact superseded later is stored already marked.
+        """
         if not items:
-            return 0, 0
+            return _Written()
         store = self.memory.vectors
-        hashes = [content_hash(user_id, str(i["content"])) for i in items]
+        clean = [{k: v for k, v in i.items() if not k.startswith("_")} for i in items]
+        hashes = [content_hash(user_id, str(i["content"])) for i in clean]
         existing = {
             p.payload.get("content_hash")
             for p in store.scroll(
@@ -953,9 +1326,93 @@ class Consolidator:
                 limit=len(hashes) * 4,
             )
         }
-        self.memory.remember_many(user_id, items)
-        new = {h for h in hashes if h not in existing}
-        return len(new), len(items) - len(new)
+        fresh: list[int] = []
+        taken: set[str] = set()
+        for i, h in enumerate(hashes):
+            if h not in existing and h not in taken:
+                taken.add(h)
+                fresh.append(i)
+        keep, merged, evidence = self._merge_near_duplicates(user_id, clean, fresh)
+        ids = self.memory.remember_many(user_id, [clean[i] for i in keep]) if keep else []
+        for i, mid in zip(keep, ids, strict=True):
+            if evidence.get(i):
+                store.set_payload(user_id, [mid], {"evidence": evidence[i][-MAX_MERGED_EVIDENCE:]})
+        if batch_time is not None and ids:
+            self._mark_historical(user_id, [items[i] for i in keep], ids, batch_time, result)
+        return _Written(
+            created=len(ids), deduplicated=len(items) - len(fresh), merged=merged, ids=ids
+        )
+
+    def _merge_near_duplicates(
+        self, user_id: str, items: list[dict[str, Any]], fresh: list[int]
+    ) -> tuple[list[int], int, dict[int, list[str]]]:
+        """(items to write, how many merged, evidence to keep on written items)."""
+        if not fresh:
+            return [], 0, {}
+        try:
+            vectors = self.memory.embeddings.embed_documents(
+                [str(items[i]["content"]) for i in fresh]
+            )
+        except EmbeddingError:
+            return fresh, 0, {}
+        store = self.memory.vectors
+        current = validity_filter(ltm_filter(user_id))
+        raw_only = qm.FieldCondition(key="summary_level", match=qm.MatchValue(value="raw"))
+        flt = qm.Filter(must=[*(current.must or []), raw_only], must_not=current.must_not)  # type: ignore[misc]
+        keep: list[int] = []
+        kept_vectors: list[list[float]] = []
+        evidence: dict[int, list[str]] = {}
+        merged = 0
+        for i, vector in zip(fresh, vectors, strict=True):
+            item = items[i]
+            ents = sorted(item.get("entity_ids") or [])
+            text = str(item["content"])
+            numbers = sorted(_NUMBER.findall(text))  # "project 3" is not "project 4"
+            twin = next(
+                (
+                    k
+                    for k, other in zip(keep, kept_vectors, strict=True)
+                    if sorted(items[k].get("entity_ids") or []) == ents
+                    and sorted(_NUMBER.findall(str(items[k]["content"]))) == numbers
+                    and _cosine(vector, other) >= NEAR_DUPLICATE_COSINE
+                ),
+                None,
+            )
+            if twin is not None:
+                evidence.setdefault(twin, []).append(text)
+                items[twin]["importance"] = max(
+                    float(items[twin].get("importance", 0.5)), float(item.get("importance", 0.5))
+                )
+                merged += 1
+                continue
+            stored = next(
+                (
+                    h
+                    for h in store.search_dense(user_id, vector, limit=3, flt=flt)
+                    if (h.score or 0.0) >= NEAR_DUPLICATE_COSINE
+                    and sorted(h.payload.get("entity_ids") or []) == ents
+                    and sorted(_NUMBER.findall(str(h.payload.get("content", "")))) == numbers
+                ),
+                None,
+            )
+            if stored is not None:
+                kept = list(stored.payload.get("evidence") or [])
+                if text not in kept:
+                    kept.append(text)
+                importance = max(
+                    float(stored.payload.get("importance", 0.5)),
+                    float(item.get("importance", 0.5)),
+                )
+                store.set_payload(
+                    user_id,
+                    [stored.id],
+                    {"importance": importance, "evidence": kept[-MAX_MERGED_EVIDENCE:]},
+                )
+                merged += 1
+                continue
+            keep.append(i)
+            kept_vectors.append(list(vector))
+        return keep, merged, evidence
 
     def _node_commit(self, state: _State, config: RunnableConfig) -> dict[str, Any]:
         result = state["result"].model_copy(deep=True)
@@ -1021,14 +1478,19 @@ class Consolidator:
             return {"result": result}
         try:
             done = self._summaries(user_id, last_day, today, result)
+            weeks = self._weekly_summaries(user_id, st.last_summary_week, today, result)
+            if weeks:
+                self._global_summary(user_id, now, result)
         except Exception as exc:
-            logger.error("daily summary of %r failed (%s); retried next run", user_id, exc)
-            result.errors.append(f"daily summary: {exc}")
+            logger.error("summaries of %r failed (%s); retried next run", user_id, exc)
+            result.errors.append(f"summary: {exc}")
             return {"result": result}
         st = self.states.load(user_id)
         st.last_run_day = today
         if done:
             st.last_summary_day = max(done)
+        if weeks:
+            st.last_summary_week = max(weeks)
         self.states.save(user_id, st)
         return {"result": result}
 
@@ -1036,23 +1498,43 @@ class Consolidator:
         start = datetime.combine(day, time.min, tzinfo=self.timezone)
         return start.astimezone(UTC), (start + timedelta(days=1)).astimezone(UTC)
 
+    def _current(self, user_id: str, *conditions: Any, levels: Sequence[str]) -> qm.Filter:
+        """Current (not superseded) LTM points of the given summary levels."""
+        base = validity_filter(ltm_filter(user_id))
+        level = qm.FieldCondition(key="summary_level", match=qm.MatchAny(any=list(levels)))
+        return qm.Filter(must=[*(base.must or []), level, *conditions], must_not=base.must_not)  # type: ignore[misc]
+
+    def _write_summary(
+        self, user_id: str, text: str, *, level: str, key: str, importance: float, at: datetime
+    ) -> None:
+        """Store one summary addressed by its key (a re-run replaces it, never duplicates)."""
+        self.memory.remember_many(
+            user_id,
+            [
+                {
+                    "content": text[: self.memory.config.max_content_chars],
+                    "importance": min(1.0, max(0.0, importance)),
+                    "tags": [f"{level}_summary", "consolidation"],
+                    "source": "consolidation",
+                    "created_at": at.isoformat(),
+                    "key": key,
+                    "summary_level": level,
+                }
+            ],
+        )
+
     def _summaries(
         self, user_id: str, first: date, today: date, result: ConsolidationResult
     ) -> list[date]:
-        """Summarise each day in ``[first, today)`` that has memories (the latest 7)."""
+        """Summarise each day in ``[first, today)`` that has current memories (the latest 7)."""
         lo, _ = self._day_bounds(first)
         hi, _ = self._day_bounds(today)
-        flt = user_filter(
+        flt = self._current(
             user_id,
-            *(ltm_filter(user_id).must or []),  # type: ignore[arg-type]
             qm.FieldCondition(
                 key="created_ts", range=qm.Range(gte=lo.timestamp(), lt=hi.timestamp())
             ),
-            must_not=[
-                qm.FieldCondition(
-                    key="summary_level", match=qm.MatchAny(any=["daily", "weekly", "global"])
-                )
-            ],
+            levels=["raw"],
         )
         by_day: dict[date, list[Memory]] = {}
         for point in self.memory.vectors.scroll(user_id, flt=flt, limit=10_000):
@@ -1060,27 +1542,151 @@ class Consolidator:
             by_day.setdefault(mem.created_at.astimezone(self.timezone).date(), []).append(mem)
         done: list[date] = []
         for day in sorted(by_day)[-MAX_SUMMARY_DAYS:]:
-            memories = by_day[day]
-            text = summarise_day(day, memories, self.chat_model)
-            _, end = self._day_bounds(day)
-            self.memory.remember_many(
-                user_id,
-                [
-                    {
-                        "content": text[: self.memory.config.max_content_chars],
-                        "importance": min(1.0, max(m.importance for m in memories)),
-                        "tags": ["daily_summary", "consolidation"],
-                        "source": "consolidation",
-                        "created_at": (end - timedelta(seconds=1)).isoformat(),
-                        "key": f"daily_summary:{day.isoformat()}",
-                        "summary_level": "daily",
-                    }
-                ],
-            )
+            text = self._summarise_one_day(user_id, day, by_day[day])
             result.daily_summary = text
             result.daily_summary_days.append(day)
             done.append(day)
         return done
+
+    def _summarise_one_day(self, user_id: str, day: date, memories: list[Memory]) -> str:
+        text = summarise_day(day, memories, self.chat_model)
+        _, end = self._day_bounds(day)
+        self._write_summary(
+            user_id,
+            text,
+            level="daily",
+            key=f"daily_summary:{day.isoformat()}",
+            importance=max(m.importance for m in memories),
+            at=end - timedelta(seconds=1),
+        )
+        return text
+
+    def _week_end(self, label: str) -> datetime:
+        year, week = label.split("-W")
+        monday = date.fromisocalendar(int(year), int(week), 1)
+        return self._day_bounds(monday + timedelta(days=7))[0]
+
+    def _weekly_summaries(
+        self, user_id: str, last_week: str | None, today: date, result: ConsolidationResult
+    ) -> list[str]:
+        """A summary per finished ISO week (after ``last_week``) built from its dailies."""
+        this_week = week_label(today)
+        monday = today - timedelta(days=today.weekday())
+        hi, _ = self._day_bounds(monday)
+        flt = self._current(
+            user_id,
+            qm.FieldCondition(key="created_ts", range=qm.Range(lt=hi.timestamp())),
+            levels=["daily"],
+        )
+        by_week: dict[str, list[Memory]] = {}
+        for point in self.memory.vectors.scroll(user_id, flt=flt, limit=10_000):
+            mem = Memory.from_payload(point.id, point.payload)
+            label = week_label(mem.created_at.astimezone(self.timezone).date())
+            if label < this_week and (last_week is None or label > last_week):
+                by_week.setdefault(label, []).append(mem)
+        done: list[str] = []
+        for label in sorted(by_week)[-MAX_SUMMARY_WEEKS:]:
+            self._summarise_one_week(user_id, label, by_week[label])
+            result.weekly_summary_weeks.append(label)
+            done.append(label)
+        return done
+
+    def _summarise_one_week(self, user_id: str, label: str, dailies: list[Memory]) -> str:
+        text = summarise_week(label, dailies, self.chat_model)
+        self._write_summary(
+            user_id,
+            text,
+            level="weekly",
+            key=f"weekly_summary:{label}",
+            importance=max(m.importance for m in dailies),
+            at=self._week_end(label) - timedelta(seconds=1),
+        )
+        return text
+
+    def _global_summary(self, user_id: str, now: datetime, result: ConsolidationResult) -> None:
+        """The global summary, rebuilt from every current weekly summary."""
+        weeklies = [
+            Memory.from_payload(p.id, p.payload)
+            for p in self.memory.vectors.scroll(
+                user_id, flt=self._current(user_id, levels=["weekly"]), limit=10_000
+            )
+        ]
+        if not weeklies:
+            return
+        text = summarise_global(weeklies, self.chat_model)
+        self._write_summary(
+            user_id,
+            text,
+            level="global",
+            key="global_summary",
+            importance=max(m.importance for m in weeklies),
+            at=min(now, max(m.created_at for m in weeklies)),
+        )
+        result.global_summary = True
+
+    def _rebuild_summaries(
+        self, user_id: str, marked: Sequence[Any], result: ConsolidationResult
+    ) -> None:
+        """Rebuild summaries that repeated a superseded fact, from what is still current.
+
+        A day is re-summarised from its current memories (none left: the marked summary
+        stays out of recall); its week from the current dailies, then the global summary.
+        """
+        days: set[date] = set()
+        weeks: set[str] = set()
+        again_global = False
+        for point in marked:
+            key = str(point.payload.get("key", ""))
+            level = point.payload.get("summary_level")
+            if level == "daily" and key.startswith("daily_summary:"):
+                day = date.fromisoformat(key.split(":", 1)[1])
+                days.add(day)
+                weeks.add(week_label(day))
+            elif level == "weekly" and key.startswith("weekly_summary:"):
+                weeks.add(key.split(":", 1)[1])
+            again_global = again_global or level in ("weekly", "global")
+        for day in sorted(days):
+            lo, hi = self._day_bounds(day)
+            flt = self._current(
+                user_id,
+                qm.FieldCondition(
+                    key="created_ts", range=qm.Range(gte=lo.timestamp(), lt=hi.timestamp())
+                ),
+                levels=["raw"],
+            )
+            memories = [
+                Memory.from_payload(p.id, p.payload)
+                for p in self.memory.vectors.scroll(user_id, flt=flt, limit=10_000)
+            ]
+            if memories:
+                self._summarise_one_day(user_id, day, memories)
+        for label in sorted(weeks):
+            end = self._week_end(label)
+            flt = self._current(
+                user_id,
+                qm.FieldCondition(
+                    key="created_ts",
+                    range=qm.Range(gte=(end - timedelta(days=7)).timestamp(), lt=end.timestamp()),
+                ),
+                levels=["daily"],
+            )
+            dailies = [
+                Memory.from_payload(p.id, p.payload)
+                for p in self.memory.vectors.scroll(user_id, flt=flt, limit=10_000)
+            ]
+            if dailies and self._has_key(user_id, f"weekly_summary:{label}"):
+                self._summarise_one_week(user_id, label, dailies)
+                again_global = True
+        if (again_global or weeks) and self._has_key(user_id, "global_summary"):
+            self._global_summary(user_id, utcnow(), result)
+
+    def _has_key(self, user_id: str, key: str) -> bool:
+        flt = user_filter(
+            user_id,
+            *(ltm_filter(user_id).must or []),  # type: ignore[arg-type]
+            qm.FieldCondition(key="key", match=qm.MatchValue(value=key)),
+        )
+        return bool(self.memory.vectors.scroll(user_id, flt=flt, limit=1))
 
     def _node_finish(self, state: _State, config: RunnableConfig) -> dict[str, Any]:
         result = state["result"].model_copy(deep=True)

@@ -33,7 +33,13 @@ from langgraph_prax_memory.consolidation._models import (
     Extraction,
 )
 
-__all__ = ["KNOWN_VOCABULARY", "RuleBasedExtractor"]
+__all__ = [
+    "KNOWN_VOCABULARY",
+    "SINGLE_VALUED",
+    "SUPERSEDES_CURRENT",
+    "RuleBasedExtractor",
+    "is_junk",
+]
 
 
 def _terms(text: str) -> list[str]:
@@ -52,7 +58,9 @@ KNOWN_VOCABULARY: dict[str, str] = {
             "pandas polars scikit-learn xgboost react vue svelte angular django flask fastapi "
             "node.js nodejs linux ubuntu debian nixos windows macos ios android vim neovim "
             "emacs vscode helix git github gitlab jira notion obsidian slack discord figma "
-            "excel aws gcp azure openai chatgpt claude ollama llama jupyter "
+            "excel aws gcp azure openai chatgpt claude ollama llama jupyter firefox chrome "
+            "safari brave zed sublime intellij pycharm uv poetry pip conda fish linear "
+            "trello asana dropbox spotify "
         )
     },
 }
@@ -86,10 +94,39 @@ _FILLER = {
     *_MONTHS,
     *_DAYS,
 }
+_ROLES_CUE = (
+    r"friend|sister|brother|mom|mother|dad|father|wife|husband|son|daughter|boss|colleague|"
+    r"coworker|partner|cousin|aunt|uncle|manager|mentor|teacher|doctor|dentist|therapist|"
+    r"neighbou?r|roommate|flatmate|landlord|girlfriend|boyfriend|grandma|grandmother|grandpa|"
+    r"grandfather|niece|nephew|coach|client|teammate|supervisor|cofounder|co-founder|buddy|"
+    r"classmate|tutor|lawyer"
+)
 _PERSON_CUE = re.compile(
-    r"\b(?:with|met|told|asked|called|named|friend|sister|brother|mom|mother|dad|father|"
-    r"wife|husband|son|daughter|boss|colleague|coworker|partner|cousin|aunt|uncle)\s+$",
+    r"\b(?:with|met|told|asked|called|named|" + _ROLES_CUE + r")\s+$",
     re.I,
+)
+_ROLES = (
+    r"manager|boss|sister|brother|mom|mother|dad|father|wife|husband|son|daughter|friend|"
+    r"colleague|coworker|co-worker|partner|cousin|aunt|uncle|mentor|teacher|doctor|dentist|"
+    r"therapist|neighbou?r|roommate|flatmate|landlord|girlfriend|boyfriend|fianc[ée]e?|"
+    r"grandma|grandmother|grandpa|grandfather|niece|nephew|coach|client|teammate|lead|"
+    r"supervisor|cofounder|co-founder|best friend|buddy|classmate|tutor|lawyer|vet"
+)
+#: "my sister Sarah", "my manager Tom": a person in a relation to the speaker.
+_MY_ROLE = re.compile(
+    r"\b(?:[Mm]y|[Oo]ur)\s+(?:new\s+|old\s+|little\s+|big\s+|younger\s+|older\s+|best\s+)?"
+    r"(?P<role>" + _ROLES + r")(?:,)?\s+(?P<name>[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?)"
+)
+_PLACE_CUE = re.compile(
+    r"\b(?:live|lives|living|lived|moved|moving|relocated|relocating|born|grew up|"
+    r"(?:i'm|i am|we're|come|comes|came) from|"
+    r"visited|visiting|trip|flew|travel(?:l)?ed|travel(?:l)?ing|back)\s+(?:in|to|from)?\s*$",
+    re.I,
+)
+#: "Sarah lives in Japan": a third person's home.
+_THEY_LIVE = re.compile(
+    r"\b(?P<who>[A-Z][a-z][\w'-]*)\s+(?:now\s+)?(?:lives|moved|relocated|is living)\s+"
+    r"(?:in|to)\s+(?P<place>[A-Z][^,.;!?]*)"
 )
 _ORG_WORDS = re.compile(
     r"\b(?:Inc|Corp|Corporation|Ltd|LLC|GmbH|University|College|Company|Bank|Foundation|"
@@ -98,34 +135,153 @@ _ORG_WORDS = re.compile(
 _STOP_OBJECT = {"it", "that", "this", "them", "you", "him", "her", "us", "so", "to", "the"}
 _CLAUSE_END = re.compile(
     r"\s*(?:[,.;:!?()]|\s(?:because|but|and|since|when|while|though|although|so|which|"
-    r"as|if|for|with|on|at|in|over|instead|rather|than|more|now|anymore|too|very)\b).*$",
+    r"as|if|for|with|on|at|in|over|instead|rather|than|more|now|anymore|too|very|every|each|to|"
+    r"daily|these days|lately|nowadays|usually|always|again|from now|any more|altogether|"
+    r"for good|last|this|next|yesterday|today|tomorrow|a lot|a bit|so much|very much|"
+    r"a little|at all|most days|most of|quite|really)\b).*$",
     re.I | re.S,
 )
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|some|using|to use)\s+", re.I)
 
+#: ``supersedes`` value of a rule-based relation that replaces "the current value of the same
+#: slot" without naming it ("I now prefer light mode"); the resolver
+#: (:func:`~langgraph_prax_memory.consolidation._resolve.resolve_extraction`) turns it into the
+#: concrete old target(s) found in the graph and earlier in the batch, or drops it.
+SUPERSEDES_CURRENT = "*"
+
+_OBJ = r"(?P<{name}>[^,.;:!?]+?)"
+_ADV = r"(?:(?:really|also|still|just|now|actually|mostly|usually|definitely|much|totally|only|"
+_ADV += r"generally|nowadays|lately)\s+)*"
+#: Verbs of "I <verb> X" that state a preference or a habit (relation ``prefers``).
+_PREF_VERBS = (
+    r"(?:prefer|prefers|like|likes|love|loves|enjoy|enjoys|adore|use|uses|using|am using|"
+    r"'m using|drink|drinks|drinking|eat|eats|eating|want|wanna|go with|going with|pick|"
+    r"choose|stick with|sticking with|listen to|play|playing|read|watch|run on|work in|"
+    r"code in|write in|ride|take)"
+)
 _PREFER = re.compile(
-    r"\b(?:I|we)(?:'m| am| are)?\s+(?:really\s+|also\s+|still\s+|do\s+|just\s+)?"
-    r"(?:prefer|like|love|enjoy|adore)s?\s+(?P<obj>[^,.;!?]+)",
+    r"\b(?:I|we)(?:'m| am| are)?\s+(?:really\s+|also\s+|still\s+|do\s+|just\s+|mostly\s+|"
+    r"usually\s+|always\s+)?"
+    r"(?:prefer|like|love|enjoy|adore|use|drink|eat|code in|write in|listen to)s?\s+"
+    r"(?P<obj>[^,.;!?]+)",
     re.I,
 )
+#: "I go to work by car", "I commute by bike": a habit of getting somewhere.
+_BY_MEANS = re.compile(
+    r"\b(?:I|we)\s+(?:usually\s+|always\s+|mostly\s+)?(?:go|get|commute|travel|come)"
+    r"(?:\s+to\s+\w+)?\s+by\s+(?P<obj>[^,.;!?]+)",
+    re.I,
+)
+#: "I (now) prefer X over / instead of / rather than Y" (and "X is better than Y for me").
 _NOW_PREFER = re.compile(
-    r"\b(?:I|we)\s+(?:now|actually)\s+(?:prefer|like|use|want)s?\s+(?P<new>[^,.;!?]+?)\s+"
-    r"(?:over|to|instead of|rather than|more than)\s+(?P<old>[^,.;!?]+)",
+    r"\b(?:I|we)(?:'m| am| are| have| 've)?\s+"
+    + _ADV
+    + _PREF_VERBS
+    + r"\s+"
+    + _OBJ.format(name="new")
+    + r"\s+(?:over|instead of|rather than|more than|in place of)\s+"
+    + _OBJ.format(name="old")
+    + r"(?:\s+(?:now|these days|nowadays|anymore|any more)\b.*)?\s*(?:[,.;:!?]|$)",
     re.I,
 )
+#: "I switched / moved / migrated from Y to X".
 _SWITCHED = re.compile(
-    r"\b(?:I|we)(?:'ve| have)?\s+(?:switched|moved|changed|migrated|gone)\s+from\s+"
-    r"(?P<old>[^,.;!?]+?)\s+to\s+(?P<new>[^,.;!?]+)",
+    r"\b(?:I|we)(?:'ve| have)?\s+(?:just\s+|finally\s+|recently\s+)?"
+    r"(?:switched|switch|moved|changed|migrated|gone|went|converted|transitioned|upgraded)"
+    r"(?:\s+over)?\s+from\s+"
+    + _OBJ.format(name="old")
+    + r"\s+(?:to|for)\s+"
+    + _OBJ.format(name="new")
+    + r"(?:\s+(?:now|these days|instead)\b.*)?\s*(?:[,.;:!?]|$)",
     re.I,
 )
+#: "I replaced Y with X", "I swapped / traded / ditched Y for X".
+_REPLACED = re.compile(
+    r"\b(?:I|we)(?:'ve| have)?\s+(?:just\s+|finally\s+)?"
+    r"(?:replaced|swapped|traded|ditched|dropped|exchanged|substituted)\s+"
+    + _OBJ.format(name="old")
+    + r"\s+(?:with|for)\s+"
+    + _OBJ.format(name="new")
+    + r"\s*(?:[,.;:!?]|$)",
+    re.I,
+)
+#: "I no longer like Y", "I stopped using Y", "I gave up Y", "I'm not into Y anymore".
 _NO_LONGER = re.compile(
-    r"\b(?:I|we)\s+(?:no longer|don't|do not|stopped|never)\s+(?:really\s+)?"
-    r"(?:like|prefer|love|enjoy|use|using|liking)s?\s+(?P<old>[^,.;!?]+?)"
-    r"(?:\s+(?:anymore|any more))?\s*(?:[,.;!?]|$)",
+    r"\b(?:I|we)(?:'ve| have|'m| am| are)?\s+(?:"
+    r"(?:no longer|don't|do not|never|stopped|quit|not)\s+(?:really\s+)?"
+    r"(?:like|prefer|love|enjoy|use|using|liking|drink|drinking|eat|eating|into|a fan of|"
+    r"playing|play|watching|reading|going with|on)s?"
+    r"|used to\s+(?:like|love|prefer|enjoy|use|drink|eat|play|watch|read)|"
+    r"gave up(?:\s+on)?|given up(?:\s+on)?|stopped|quit|dropped|ditched|abandoned|"
+    r"done with|over)"
+    r"\s+(?:using\s+|drinking\s+|eating\s+|on\s+)?(?P<old>[^,.;!?]+?)"
+    r"(?:\s+(?:anymore|any more|for good|altogether|now|these days|lately|entirely))*"
+    r"\s*(?:[,.;!?]|\s+(?:and|but)\b|$)",
     re.I,
 )
+#: "Y? Not anymore." after a preference: handled as a closing of the object named before.
+_NOT_ANYMORE = re.compile(
+    r"^(?P<old>[^,.;!?]+?)\s*[,:-]?\s*(?:is\s+|are\s+)?not\s+(?:any\s?more|for me anymore)\b",
+    re.I,
+)
+#: A sentence that is only "Not anymore." (its object is the previous sentence's).
+_ONLY_NOT_ANYMORE = re.compile(r"^(?:but\s+|well,?\s+)?(?:not|no)\s+any\s?more\b", re.I)
+#: "…, tea these days" after a closing: the new value.
+_THESE_DAYS_TAIL = re.compile(
+    r"^\s*[,;]?\s*(?:and\s+|but\s+)?(?:now\s+|I\s+(?:drink|use|eat|prefer|like)\s+)?"
+    r"(?P<new>[^,.;!?]+?)\s+(?:these days|now|nowadays|instead)\s*[.!]?\s*$",
+    re.I,
+)
+#: "I switched to X", "I moved over to X", "I changed to X" (old value unnamed).
+_SWITCHED_TO = re.compile(
+    r"\b(?:I|we)(?:'ve| have)?\s+(?:just\s+|finally\s+|recently\s+|now\s+)?"
+    r"(?:switched|moved|changed|migrated|converted|transitioned|gone over|went over|"
+    r"upgraded|relocated)(?:\s+over)?\s+to\s+"
+    + _OBJ.format(name="new")
+    + r"(?:\s+(?:now|these days|instead|recently|last\s+\w+|this\s+\w+)\b.*)?\s*(?:[,.;:!?]|$)",
+    re.I,
+)
+#: "I (now) VERB X" for a change cue in the sentence (old value unnamed).
+_NEW_HABIT = re.compile(
+    r"\b(?:I|we)(?:'m| am| are| have|'ve)?\s+"
+    + _ADV
+    + _PREF_VERBS
+    + r"\s+"
+    + _OBJ.format(name="new")
+    + r"(?:\s+(?:now|these days|nowadays|instead|from now on|lately|going forward)\b.*)?"
+    r"\s*(?:[,.;:!?]|$)",
+    re.I,
+)
+#: "X is my new favourite / default / go-to".
+_NEW_FAVOURITE = re.compile(
+    r"^(?:but\s+|now\s+)?(?P<new>[^,.;!?]+?)\s+(?:is|are)\s+(?:now\s+)?my\s+(?:new\s+)?"
+    r"(?:favou?rite|default|go-to|choice|thing)\b",
+    re.I,
+)
+#: "I live in X", "I moved to X", "I now live in X": the user's home (relation ``lives_in``).
+_LIVE_IN = re.compile(
+    r"\b(?:I|we)(?:'ve| have)?\s+(?:now\s+|just\s+|recently\s+|currently\s+|still\s+)?"
+    r"(?:live|lives|living|am living|'m living|moved|relocated|moving|relocating)"
+    r"(?:\s+back)?\s+(?P<prep>in|to)\s+(?P<obj>[^,.;!?]+)",
+    re.I,
+)
+#: A change in the sentence: a preference stated with it replaces the current one of its slot.
+_CHANGE_CUE = re.compile(
+    r"\b(?:now|nowadays|these days|from now on|going forward|lately|any ?more|no longer|"
+    r"instead|switched|changed my mind|on second thought|not anymore|recently started|"
+    r"these days|since then|from today|new favou?rite)\b",
+    re.I,
+)
+#: A sentence that announces a change stated in the next one ("I changed my mind. I prefer …").
+_CHANGE_ANNOUNCE = re.compile(
+    r"\b(?:changed my mind|on second thought|scratch that|correction|update:|not anymore|"
+    r"things have changed|that changed)\b",
+    re.I,
+)
+#: Relations one subject has one current value of: a new one replaces every current one.
+SINGLE_VALUED = frozenset({"lives_in"})
 _WORK_ON = re.compile(
-    r"\b(?:I|we)(?:'m| am| are)?\s+(?:currently\s+|still\s+)?(?:work|working)\s+"
+    r"\b(?:I|we)(?:'m| am| are)?\s+(?:currently\s+|still\s+|now\s+)?(?:work|working)\s+"
     r"(?P<prep>on|at|for)\s+(?P<obj>[^,.;!?]+)",
     re.I,
 )
@@ -147,6 +303,7 @@ _PREFERENCE = re.compile(
 )
 _CONTEXT = re.compile(
     r"\b(?:i work|i'm working|i am working|i live|i moved|i'm a|i am a|i have|i've been|"
+    r"i (?:usually |always )?(?:go|commute|get|travel) (?:to \w+ )?by|"
     r"i started|i'm planning|i plan|i'm going to|i am going to|i want to|i'm learning|"
     r"i'm interested|my (?:wife|husband|partner|sister|brother|kids?|children|son|daughter|"
     r"dog|cat|job|team|project|birthday|family|friend|mom|dad|mother|father|boss)|"
@@ -197,6 +354,91 @@ def _sentences(text: str) -> list[str]:
 
 def _has_word(sentence: str, term: str) -> bool:
     return re.search(r"(?<![\w])" + re.escape(term) + r"(?![\w])", sentence, re.I) is not None
+
+
+#: Words that make "moved to X" a tool, not a place, when X is not in the vocabulary.
+_NOT_PLACE = re.compile(
+    r"\b(?:mode|theme|editor|code|app|tool|version|plan|diet|tea|coffee|ide|language|stack)\b", re.I
+)
+
+
+def _looks_like_place(name: str) -> bool:
+    """A capitalised name that is not obviously a product ("Japan", "New York", "Lisbon")."""
+    words = name.split()
+    return (
+        0 < len(words) <= 3
+        and all(w[:1].isupper() for w in words if w.lower() not in {"of", "de", "la"})
+        and _NOT_PLACE.search(name) is None
+        and not any(ch.isdigit() for ch in name)
+    )
+
+
+#: Words that carry no durable content on their own (pronouns, auxiliaries, generic verbs,
+#: small-talk nouns and moods). A first-person sentence made only of these is filler.
+_GENERIC = frozenset(
+    _terms(
+        "i me my mine myself we us our you your yours it its this that these those there here "
+        "so very really just too also now today tonight again then well oh wow yes no ok okay "
+        "thanks thank please lol haha hmm a an the and or but of to in on at for with about "
+        "from by as is am are was were be been being do does did doing have has had having "
+        "can could would should will shall may might must not don't can't won't i'm i've "
+        "i'll i'd it's that's what's im ive dont cant love like want need think know see feel "
+        "felt get got go going gonna wanna gotta make let say said tell told ask asked hope "
+        "guess mean sure fine good great nice cool awesome amazing perfect lovely wonderful "
+        "tired sleepy hungry thirsty bored happy sad busy ready back home sleep nap rest eat "
+        "question questions idea ideas thing things stuff something anything everything "
+        "nothing bit lot lots little much more most time day days moment minute second way "
+        "point sense true right wrong help problem bad alright glad sorry excited interesting "
+        "fun funny agree disagree understand confused lost curious wondering wonder doing "
+        "done same too all some any what which who how why when where if because than "
+        "actually basically literally totally absolutely kinda sorta super pretty quite "
+        "work out talk chat later soon tomorrow yesterday morning evening night week weekend "
+        "one two thing's keep try trying trying out check checking look looking "
+        "cheers bye goodbye hello hi hey welcome congrats yeah yep nope maybe probably "
+        "answer reply explanation suggestion conversation everyone everybody anyone someone "
+        "something's here's there's heard hear listen said saying start started wait "
+        "again already still ever even only else enough leave leaving break stay staying "
+        "going coming come came"
+    )
+)
+_DEICTIC_OBJECT = re.compile(
+    r"\b(?:love|like|enjoy|hate|prefer|agree with|appreciate|get|see|understand)\s+"
+    r"(?:it|this|that|these|those|your|what you|how you|them)\b",
+    re.I,
+)
+_SPEAKER_PREFIX = re.compile(r"^\s*[A-Za-z][\w .'@-]{0,40}?\s*:\s+")
+
+
+def is_junk(text: str, *, entities: Sequence[str] = ()) -> bool:
+    """Whether a first-person sentence is small talk rather than a durable fact.
+
+    Filler ("I love it!", "I have a question.", "I want to sleep.") has no content word
+    outside :data:`_GENERIC` and names no entity, or points at the conversation itself ("I
+    like your idea"). A sentence naming a non-person entity (a tool, a place, a project) is
+    never junk. Used by the rule-based extractor at write time and by the hygiene report.
+
+    Args:
+        text: One sentence, optionally ``"<speaker>: "``-prefixed.
+        entities: Entity names found in it (any one of them makes it content).
+
+    Example:
+        >>> is_junk("user: I love it!"), is_junk("I have a question."), is_junk("I want to sleep.")
+        (True, True, True)
+        >>> is_junk("I prefer dark mode in all my tools."), is_junk("I'm allergic to peanuts.")
+        (False, False)
+    """
+    body = _SPEAKER_PREFIX.sub("", text, count=1).strip()
+    if not body:
+        return True
+    if body.endswith("?"):
+        return True
+    if entities:
+        return False
+    words = [w.lower().strip("'’.-") for w in _WORD.findall(body)]
+    content = [w for w in words if w and w not in _GENERIC and not w.isdigit()]
+    if not content:
+        return True
+    return _DEICTIC_OBJECT.search(body) is not None and len(content) <= 2
 
 
 class _Found:
@@ -294,13 +536,22 @@ class RuleBasedExtractor:
             if human and speaker is not None:
                 who = "User" if speaker.lower() in {"user", "human", "me"} else speaker
                 found.add(who, "person", 0.9, 0.5)
+            announced = False
+            previous: str | None = None
             for sentence in _sentences(body):
                 names = self._entities(sentence, found, mid_caps)
                 relations.extend(self._cooccurrence(names, found, sentence))
                 if who is None:
                     continue
-                relations.extend(self._patterns(who, sentence, found))
-                fact = self._fact(speaker or who, sentence, names, found, index)
+                relations.extend(self._people(who, sentence, found))
+                stated = self._patterns(
+                    who, sentence, found, announced=announced, previous=previous
+                )
+                relations.extend(stated)
+                announced = _CHANGE_ANNOUNCE.search(sentence) is not None
+                previous = sentence
+                changed = any(r.supersedes for r in stated)
+                fact = self._fact(speaker or who, sentence, names, found, index, changed=changed)
                 if fact is not None:
                     facts.append(fact)
                 event = self._event(sentence, names, found, who, when)
@@ -362,6 +613,8 @@ class RuleBasedExtractor:
                 etype = "project"
             elif _PERSON_CUE.search(before) and len(words) <= 2:
                 etype = "person"
+            elif _PLACE_CUE.search(before) and _looks_like_place(name):
+                etype = "place"
             else:
                 etype = "concept"
             confidence = 0.65 if initial else 0.75
@@ -393,11 +646,26 @@ class RuleBasedExtractor:
                 )
         return rels
 
-    def _patterns(self, who: str, sentence: str, found: _Found) -> list[ExtractedRelation]:
+    def _patterns(
+        self,
+        who: str,
+        sentence: str,
+        found: _Found,
+        *,
+        announced: bool = False,
+        previous: str | None = None,
+    ) -> list[ExtractedRelation]:
+        """First-person relations of one sentence, with what they supersede.
+
+        ``announced``: the previous sentence of the same turn announced a change ("I changed
+        my mind."), so a preference stated here replaces the current one of its slot;
+        ``previous``: that sentence (the object of a bare "Not anymore.").
+        """
         rels: list[ExtractedRelation] = []
         evidence = sentence[:200]
         hedged = _HEDGE.search(sentence) is not None
         conf = 0.45 if hedged else 0.8
+        change = announced or _CHANGE_CUE.search(sentence) is not None
 
         def obj(name: str | None, etype: str = "concept") -> str | None:
             if not name:
@@ -406,62 +674,160 @@ class RuleBasedExtractor:
             key = found.add(name, known or etype, conf, 0.5)
             return found.by_key[key].name if key else None
 
-        m = _NOW_PREFER.search(sentence)
-        s = _SWITCHED.search(sentence) if m is None else None
-        if m is not None or s is not None:
-            hit = m if m is not None else s
-            assert hit is not None
-            new, old = obj(_clean_object(hit.group("new"))), _clean_object(hit.group("old"))
-            if new and old:
-                rels.append(
-                    ExtractedRelation(
-                        source=who,
-                        type="prefers",
-                        target=new,
-                        supersedes=old,
-                        evidence=evidence,
-                        confidence=conf,
-                    )
+        def rel(rtype: str, target: str, supersedes: str | None = None) -> None:
+            rels.append(
+                ExtractedRelation(
+                    source=who,
+                    type=rtype,
+                    target=target,
+                    supersedes=supersedes,
+                    evidence=evidence,
+                    confidence=conf,
                 )
+            )
+
+        def pref_type(name: str, verb: str = "") -> tuple[str, str]:
+            """(relation type, entity type) of a new value: a place for 'moved to Japan'."""
+            known = self.vocabulary.get(name.lower())
+            moving = re.search(r"\b(?:moved|relocated|moving|relocating)\b", verb, re.I)
+            if known is None and moving and _looks_like_place(name):
+                return "lives_in", "place"
+            return "prefers", known or "topic"
+
+        # 1. the old and the new value are both named
+        for pattern in (_SWITCHED, _REPLACED, _NOW_PREFER):
+            hit = pattern.search(sentence)
+            if hit is None:
+                continue
+            new_raw, old = _clean_object(hit.group("new")), _clean_object(hit.group("old"))
+            if new_raw and old:
+                rtype, etype = pref_type(new_raw, hit.group(0))
+                new = obj(new_raw, etype)
+                if new:
+                    obj(old, etype)
+                    rel(rtype, new, old)
+                    return rels
+        # 2. the old value is closed ("no longer", "stopped", "gave up", "not anymore")
+        closing = _NO_LONGER.search(sentence)
+        if closing is None and len(sentence.split()) <= 6:
+            closing = _NOT_ANYMORE.search(sentence)
+        if closing is None and previous and _ONLY_NOT_ANYMORE.match(sentence):
+            old = _clean_object(previous.rstrip("?.! "))
+            if old and len(old.split()) <= 3:
+                old = obj(old, self.vocabulary.get(old.lower(), "topic"))
+                if old:
+                    rel("prefers", old, old)
             return rels
-        m = _NO_LONGER.search(sentence)
-        if m is not None:
-            old = _clean_object(m.group("old"))
-            if old:
-                rels.append(
-                    ExtractedRelation(
-                        source=who,
-                        type="prefers",
-                        target=old,
-                        supersedes=old,
-                        evidence=evidence,
-                        confidence=conf,
-                    )
-                )
+        rest = sentence
+        closed: str | None = None
+        if closing is not None:
+            closed = _clean_object(closing.group("old"))
+            if closed:
+                closed = obj(closed, self.vocabulary.get(closed.lower(), "topic"))
+                if closed:
+                    rel("prefers", closed, closed)
+            rest = sentence[closing.end() :].strip()
+            if rest and not re.match(r"(?:I|we)\b", rest):
+                rest = "I " + rest  # "… and switched to X": the subject carries over
+            change = True
+            tail = _THESE_DAYS_TAIL.match(sentence[closing.end() :])
+            if tail is not None and closed:  # "I gave up coffee, tea these days."
+                new = obj(_clean_object(tail.group("new")), "topic")
+                if new:
+                    rels[-1] = rels[-1].model_copy(update={"target": new})
+                    return rels
+        # 3. a new value of an unnamed old one ("I switched to X", "these days I drink X")
+        hit = _SWITCHED_TO.search(rest)
+        if hit is not None:
+            new_raw = _clean_object(hit.group("new"))
+            if new_raw:
+                rtype, etype = pref_type(new_raw, hit.group(0))
+                new = obj(new_raw, etype)
+                if new:
+                    if closed and rtype == "prefers":  # "stopped X and switched to Y"
+                        rels[-1] = rels[-1].model_copy(update={"target": new})
+                    else:
+                        rel(rtype, new, SUPERSEDES_CURRENT)
+                    return rels
+        hit = _LIVE_IN.search(rest)
+        if hit is not None:
+            place = _clean_object(hit.group("obj"))
+            if place and (place[0].isupper() or place.lower() in self.vocabulary):
+                target = obj(place, "place")
+                if target:
+                    moved = hit.group(0).lower()
+                    moving = change or any(w in moved for w in ("moved", "relocat"))
+                    rel("lives_in", target, SUPERSEDES_CURRENT if moving else None)
+                    return rels
+        hit = _NEW_FAVOURITE.search(rest)
+        if hit is None and change:
+            hit = _NEW_HABIT.search(rest)
+        if hit is not None:
+            new_raw = _clean_object(hit.group("new"))
+            if new_raw and new_raw.lower() not in _STOP_OBJECT:
+                rtype, etype = pref_type(new_raw)
+                new = obj(new_raw, etype)
+                if new:
+                    if closed and rtype == "prefers":
+                        rels[-1] = rels[-1].model_copy(update={"target": new})
+                    else:
+                        rel(rtype, new, SUPERSEDES_CURRENT)
+                    return rels
+        if closing is not None:
             return rels
-        for pattern, rtype in ((_PREFER, "prefers"), (_INTERESTED, "interested_in")):
+        # 4. plain statements (nothing superseded)
+        for pattern, rtype in (
+            (_PREFER, "prefers"),
+            (_BY_MEANS, "prefers"),
+            (_INTERESTED, "interested_in"),
+        ):
             m = pattern.search(sentence)
             if m is not None:
                 target = obj(_clean_object(m.group("obj")), "topic")
                 if target:
-                    rels.append(
-                        ExtractedRelation(
-                            source=who,
-                            type=rtype,
-                            target=target,
-                            evidence=evidence,
-                            confidence=conf,
-                        )
-                    )
+                    rel(rtype, target)
         m = _WORK_ON.search(sentence)
         if m is not None:
             etype = "project" if m.group("prep").lower() == "on" else "organization"
             target = obj(_clean_object(m.group("obj")), etype)
             if target:
                 rtype = "works_on" if m.group("prep").lower() == "on" else "part_of"
+                rel(rtype, target, SUPERSEDES_CURRENT if change and rtype == "part_of" else None)
+        return rels
+
+    def _people(self, who: str, sentence: str, found: _Found) -> list[ExtractedRelation]:
+        """User-centred relations: "my sister Sarah" → ``who -[related_to]-> Sarah``."""
+        rels = []
+        for m in _MY_ROLE.finditer(sentence):
+            name = m.group("name").strip()
+            if name.lower() in _FILLER or name.lower() in self.vocabulary:
+                continue
+            key = found.add(name, "person", 0.8, 0.5)
+            if not key:
+                continue
+            rels.append(
+                ExtractedRelation(
+                    source=who,
+                    type="related_to",
+                    target=found.by_key[key].name,
+                    evidence=f"{m.group('role').lower()}: {sentence[:180]}",
+                    confidence=0.8,
+                )
+            )
+        for m in _THEY_LIVE.finditer(sentence):
+            person, place = m.group("who").strip(), _clean_object(m.group("place"))
+            if not place or person.lower() in _FILLER or not _looks_like_place(place):
+                continue
+            pkey = found.add(person, "person", 0.75, 0.4)
+            lkey = found.add(place, "place", 0.8, 0.4)
+            if pkey and lkey:
                 rels.append(
                     ExtractedRelation(
-                        source=who, type=rtype, target=target, evidence=evidence, confidence=conf
+                        source=found.by_key[pkey].name,
+                        type="lives_in",
+                        target=found.by_key[lkey].name,
+                        evidence=sentence[:200],
+                        confidence=0.75,
                     )
                 )
         return rels
@@ -469,13 +835,22 @@ class RuleBasedExtractor:
     # -- facts, events, causes -------------------------------------------------------------
     @staticmethod
     def _fact(
-        speaker: str, sentence: str, keys: list[str], found: _Found, index: int
+        speaker: str,
+        sentence: str,
+        keys: list[str],
+        found: _Found,
+        index: int,
+        *,
+        changed: bool = False,
     ) -> ExtractedFact | None:
         if sentence.endswith("?") or len(sentence.split()) < 3:
             return None
         if not _FIRST_PERSON.search(sentence):
             return None
-        if _CRITICAL.search(sentence):
+        named = [found.by_key[k] for k in keys]
+        if is_junk(sentence, entities=[e.name for e in named if e.type != "person"]):
+            return None
+        if changed or _CRITICAL.search(sentence):
             importance = 0.9
         elif _PREFERENCE.search(sentence):
             importance = 0.8
@@ -488,7 +863,7 @@ class RuleBasedExtractor:
             content=f"{speaker}: {sentence}",
             importance=importance,
             confidence=confidence,
-            entities=[found.by_key[k].name for k in keys],
+            entities=[e.name for e in named],
             source_index=index,
         )
 

@@ -1,19 +1,37 @@
-"""Daily summaries: 3-5 sentences about a day's memories, by a model or by rules."""
+"""Hierarchical summaries: daily (3-5 sentences) → weekly → global, by a model or by rules.
+
+Each level is built from the one below (a day from its current memories, a week from its
+daily summaries, the global one from the weekly summaries) and is bounded: a model answer
+outside the bounds is re-asked once, then trimmed.
+"""
 
 from __future__ import annotations
 
 import logging
 import re
 from collections import Counter
+from collections.abc import Sequence
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from langgraph_prax_memory.models import Memory
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-__all__ = ["SUMMARY_PROMPT", "rule_based_summary", "summarise_day"]
+__all__ = [
+    "DAILY_SENTENCES",
+    "GLOBAL_SENTENCES",
+    "SUMMARY_PROMPT",
+    "WEEKLY_SENTENCES",
+    "bound_sentences",
+    "rule_based_summary",
+    "sentences",
+    "summarise_day",
+    "summarise_global",
+    "summarise_week",
+    "week_label",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -21,6 +39,24 @@ SUMMARY_PROMPT = (
     "Summarise what was learned about the user on {day} in 3-5 plain sentences. Keep "
     "preferences, decisions and plans; drop chit-chat. Memories, most important first:\n{items}"
 )
+#: Sentence bounds of each level (the seed's 3-5 for a day).
+DAILY_SENTENCES = (3, 5)
+WEEKLY_SENTENCES = (3, 7)
+GLOBAL_SENTENCES = (3, 10)
+WEEKLY_PROMPT = (
+    "Summarise what was learned about the user in {label} in {lo}-{hi} plain sentences, "
+    "from these daily summaries (oldest first). Keep durable preferences, decisions and "
+    "plans; drop chit-chat:\n{items}"
+)
+GLOBAL_PROMPT = (
+    "Write a profile of the user in {lo}-{hi} plain sentences from these weekly summaries "
+    "(newest first). Keep what is still true; drop what was replaced:\n{items}"
+)
+REASK = (
+    "Your summary has {n} sentences. Rewrite it in {lo} to {hi} plain sentences, keeping the "
+    "most important facts:\n{text}"
+)
+_SPLIT = re.compile(r"(?<=[.!?…])\s+(?=\S)")
 _CAPS = re.compile(r"\b[A-Z][a-zA-Z]{2,}\b")
 _SPEAKER = re.compile(r"^\s*[\w .'-]{1,40}:\s+")
 _MAX_SENTENCE = 220
@@ -33,8 +69,57 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (split after ``.``, ``!``, ``?``, ``…``).
+
+    Example:
+        >>> sentences("One. Two! Three?")
+        ['One.', 'Two!', 'Three?']
+    """
+    return [p.strip() for p in _SPLIT.split(" ".join(text.split())) if p.strip()]
+
+
+def bound_sentences(text: str, hi: int) -> str:
+    """``text`` cut to its first ``hi`` sentences."""
+    return " ".join(sentences(text)[:hi])
+
+
+def week_label(day: date) -> str:
+    """The ISO week of ``day``: ``"2026-W10"``.
+
+    Example:
+        >>> week_label(date(2026, 3, 2))
+        '2026-W10'
+    """
+    year, week, _ = day.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def _ask(chat_model: Any, prompt: str, bounds: tuple[int, int], what: str) -> str | None:
+    """The model's summary within ``bounds`` sentences (re-asked once, then trimmed)."""
+    lo, hi = bounds
+    try:
+        answer = chat_model.invoke(prompt)
+        text = answer.content if isinstance(answer.content, str) else ""
+        text = " ".join(text.split())
+        if not text:
+            logger.warning("%s summary model answered with nothing; using the rule-based one", what)
+            return None
+        n = len(sentences(text))
+        if not lo <= n <= hi:
+            again = chat_model.invoke(REASK.format(n=n, lo=lo, hi=hi, text=text))
+            retry = again.content if isinstance(again.content, str) else ""
+            retry = " ".join(retry.split())
+            if retry and abs(len(sentences(retry)) - hi) <= abs(n - hi):
+                text = retry
+        return bound_sentences(text, hi)
+    except Exception as exc:
+        logger.warning("%s summary model failed (%s); using the rule-based one", what, exc)
+        return None
+
+
 def rule_based_summary(day: date, memories: list[Memory]) -> str:
-    """A deterministic 2-5 sentence summary: an overview plus the most important memories.
+    """A deterministic 3-5 sentence summary: an overview plus the most important memories.
 
     Example:
         >>> from datetime import UTC, datetime
@@ -42,7 +127,7 @@ def rule_based_summary(day: date, memories: list[Memory]) -> str:
         ...            created_at=datetime(2026, 3, 1, tzinfo=UTC),
         ...            last_accessed=datetime(2026, 3, 1, tzinfo=UTC))
         >>> rule_based_summary(date(2026, 3, 1), [m])
-        'On 2026-03-01, 1 memory was consolidated. user: I prefer tea.'
+        'On 2026-03-01, 1 memory was consolidated. user: I prefer tea. Nothing else was recorded.'
     """
     ranked = sorted(memories, key=lambda m: (-m.importance, m.created_at))
     words: Counter[str] = Counter()
@@ -53,20 +138,77 @@ def rule_based_summary(day: date, memories: list[Memory]) -> str:
     noun = "memory was" if count == 1 else "memories were"
     head = f"On {day.isoformat()}, {count} {noun} consolidated"
     head += f", mostly about {', '.join(topics)}." if topics and count > 1 else "."
-    return " ".join([head, *(_sentence(m.content) for m in ranked[:4])])
+    parts = [head]
+    for mem in ranked:
+        if len(parts) >= DAILY_SENTENCES[1]:
+            break
+        parts.extend(sentences(_sentence(mem.content))[:1])
+    if len(parts) < DAILY_SENTENCES[0]:
+        parts.append("Nothing else was recorded.")
+    return " ".join(parts[: DAILY_SENTENCES[1]])
 
 
 def summarise_day(day: date, memories: list[Memory], chat_model: BaseChatModel | None) -> str:
-    """The day's summary: the model's when it answers, else :func:`rule_based_summary`."""
+    """The day's summary (3-5 sentences): the model's when it answers, else the rule-based one."""
     if chat_model is not None and memories:
         ranked = sorted(memories, key=lambda m: (-m.importance, m.created_at))[:40]
         items = "\n".join(f"- {m.content[:500]}" for m in ranked)
-        try:
-            answer = chat_model.invoke(SUMMARY_PROMPT.format(day=day.isoformat(), items=items))
-            text = answer.content if isinstance(answer.content, str) else ""
-            if text.strip():
-                return text.strip()
-            logger.warning("daily summary model answered with nothing; using the rule-based one")
-        except Exception as exc:
-            logger.warning("daily summary model failed (%s); using the rule-based one", exc)
+        text = _ask(
+            chat_model,
+            SUMMARY_PROMPT.format(day=day.isoformat(), items=items),
+            DAILY_SENTENCES,
+            "daily",
+        )
+        if text:
+            return text
     return rule_based_summary(day, memories)
+
+
+def summarise_week(label: str, dailies: Sequence[Memory], chat_model: BaseChatModel | None) -> str:
+    """A week's summary (3-7 sentences) built from its daily summaries."""
+    ordered = sorted(dailies, key=lambda m: m.created_at)
+    lo, hi = WEEKLY_SENTENCES
+    if chat_model is not None and ordered:
+        items = "\n".join(f"- {m.content[:1000]}" for m in ordered)
+        text = _ask(
+            chat_model,
+            WEEKLY_PROMPT.format(label=label, lo=lo, hi=hi, items=items),
+            WEEKLY_SENTENCES,
+            "weekly",
+        )
+        if text:
+            return text
+    parts = [f"In {label}, {len(ordered)} day(s) were summarised."]
+    for mem in ordered:  # each day's most informative sentence (after its overview)
+        body = sentences(mem.content)
+        parts.extend(body[1:2] or body[:1])
+        if len(parts) >= hi:
+            break
+    if len(parts) < lo:
+        parts.append("Nothing else was recorded that week.")
+    return " ".join(parts[:hi])
+
+
+def summarise_global(weeklies: Sequence[Memory], chat_model: BaseChatModel | None) -> str:
+    """The global summary (3-10 sentences) built from the weekly summaries, newest first."""
+    ordered = sorted(weeklies, key=lambda m: m.created_at, reverse=True)
+    lo, hi = GLOBAL_SENTENCES
+    if chat_model is not None and ordered:
+        items = "\n".join(f"- {m.content[:1500]}" for m in ordered[:26])
+        text = _ask(
+            chat_model,
+            GLOBAL_PROMPT.format(lo=lo, hi=hi, items=items),
+            GLOBAL_SENTENCES,
+            "global",
+        )
+        if text:
+            return text
+    parts = [f"Across {len(ordered)} week(s) of memory, the most recent first:"]
+    for mem in ordered:
+        body = sentences(mem.content)
+        parts.extend(body[1:3] or body[:1])
+        if len(parts) >= hi:
+            break
+    if len(parts) < lo:
+        parts.append("Nothing else was recorded.")
+    return " ".join(parts[:hi])

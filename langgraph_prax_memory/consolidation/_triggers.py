@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import builtins
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
@@ -19,6 +21,7 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 
+from langgraph_prax_memory._validation import to_utc, utcnow
 from langgraph_prax_memory.consolidation._models import ConsolidationResult
 from langgraph_prax_memory.consolidation._pipeline import Consolidator
 from langgraph_prax_memory.consolidation._sources import (
@@ -36,6 +39,20 @@ logger = logging.getLogger(__name__)
 
 #: Turns between two automatic consolidations (the seed's ``_CONSOLIDATE_EVERY_N_TURNS``).
 DEFAULT_EVERY_N_TURNS = 5
+#: Longest pause of the background timer between two checks for due users (seconds).
+TIMER_POLL_SECONDS = 60.0
+
+
+def _interval(value: float | timedelta | None, memory: Any) -> timedelta | None:
+    """The time-based schedule: explicit, else ``MEMORY_CONSOLIDATION_INTERVAL`` (0 = off)."""
+    if value is None:
+        value = float(getattr(memory.config, "consolidation_interval", 0) or 0)
+    seconds = value.total_seconds() if isinstance(value, timedelta) else float(value)
+    if seconds < 0:
+        raise ValueError("interval must be >= 0 seconds")
+    return timedelta(seconds=seconds) if seconds > 0 else None
+
+
 _PENDING_CHANNELS = ("branch:to:", "__start__", "__pregel_tasks")
 
 
@@ -68,6 +85,14 @@ class ConsolidatingCheckpointer(BaseCheckpointSaver[Any]):
     the count as it is, so the next turn tries again. Saved checkpoint metadata is stamped with
     ``user_id`` so :meth:`Consolidator.run` can find a user's threads later.
 
+    **Time-based schedule.** Besides every N turns, a user with at least one unconsolidated
+    turn is consolidated once ``interval`` has passed since their last consolidation (or
+    since their first counted turn): at their next turn, or by the background timer (a daemon
+    thread checking every ``min(interval, 60 s)``, started with the first counted turn;
+    ``timer=False`` leaves it to :meth:`run_due`, e.g. from a cron job). The default
+    interval is ``MEMORY_CONSOLIDATION_INTERVAL`` (3,600 s; 0 turns the schedule off), read
+    when the wrapper is built.
+
     Args:
         saver: The checkpointer to wrap (``InMemorySaver``, ``SqliteSaver``, ...).
         memory: A :class:`~langgraph_prax_memory.PraxMemory` (a :class:`Consolidator` is built)
@@ -75,6 +100,10 @@ class ConsolidatingCheckpointer(BaseCheckpointSaver[Any]):
         every_n_turns: Completed turns per user between consolidations (5).
         inline: Consolidate synchronously inside ``put`` instead of in the background.
         user_id_key: The ``configurable`` key holding the user id.
+        interval: Seconds (or a ``timedelta``) after which pending turns are consolidated
+            anyway; ``None`` reads ``config.consolidation_interval``; 0 disables it.
+        clock: The current time (injectable for tests).
+        timer: Run the background timer (ignored when there is no interval or ``inline``).
 
     Example:
         >>> from langgraph.checkpoint.memory import InMemorySaver
@@ -92,6 +121,9 @@ class ConsolidatingCheckpointer(BaseCheckpointSaver[Any]):
         every_n_turns: int = DEFAULT_EVERY_N_TURNS,
         inline: bool = False,
         user_id_key: str = "user_id",
+        interval: float | timedelta | None = None,
+        clock: Callable[[], datetime] = utcnow,
+        timer: bool = True,
     ) -> None:
         super().__init__(serde=saver.serde)
         if every_n_turns < 1:
@@ -103,6 +135,13 @@ class ConsolidatingCheckpointer(BaseCheckpointSaver[Any]):
                 memory.checkpointer = saver
         else:
             self.consolidator = Consolidator(memory, checkpointer=saver)
+        #: Time after which a user's pending turns are consolidated anyway (``None``: off).
+        self.interval = _interval(interval, self.consolidator.memory)
+        self.clock = clock
+        self.timer = timer and self.interval is not None and not inline
+        self._since: dict[str, datetime] = {}
+        self._stop = threading.Event()
+        self._timer_thread: threading.Thread | None = None
         self.every_n_turns = every_n_turns
         self.inline = inline
         self.user_id_key = user_id_key
@@ -279,10 +318,62 @@ class ConsolidatingCheckpointer(BaseCheckpointSaver[Any]):
         with self._guard:
             self._turns[user] = self._turns.get(user, 0) + 1
             self._threads.setdefault(user, set()).add((str(thread), ""))
-            due = self._turns[user] >= self.every_n_turns and user not in self._running
+            self._since.setdefault(user, to_utc(self.clock()))
+            due = (
+                self._turns[user] >= self.every_n_turns or self._elapsed(user)
+            ) and user not in self._running
             if due:
                 self._running.add(user)
+        self._start_timer()
         return user if due else None
+
+    def _elapsed(self, user: str, now: datetime | None = None) -> bool:
+        """Whether ``interval`` has passed since ``user``'s last consolidation (lock held)."""
+        if self.interval is None or self._turns.get(user, 0) < 1:
+            return False
+        since = self._since.get(user)
+        return since is not None and to_utc(now or self.clock()) - since >= self.interval
+
+    def run_due(self, now: datetime | None = None) -> builtins.list[str]:
+        """Consolidate every user whose interval has passed with turns pending.
+
+        Called by the background timer; call it yourself (a cron job, a test with an
+        injected clock) with ``timer=False``. Runs go through the same path as the turn
+        trigger (background unless ``inline``). Returns the users started.
+
+        Example:
+            >>> saver = ConsolidatingCheckpointer(InMemorySaver(), memory, interval=60,
+            ...                                   timer=False)          # doctest: +SKIP
+            >>> saver.run_due()                                          # doctest: +SKIP
+            ['alice']
+        """
+        with self._guard:
+            due = [u for u in self._turns if u not in self._running and self._elapsed(u, now)]
+            self._running.update(due)
+        for user in due:
+            self._fire(user)
+        return due
+
+    def _start_timer(self) -> None:
+        if not self.timer or self._timer_thread is not None or self._stop.is_set():
+            return
+        with self._guard:
+            if self._timer_thread is not None:
+                return
+            thread = threading.Thread(
+                target=self._tick, name="prax-consolidation-timer", daemon=True
+            )
+            self._timer_thread = thread
+        thread.start()
+
+    def _tick(self) -> None:
+        assert self.interval is not None
+        pause = min(self.interval.total_seconds(), TIMER_POLL_SECONDS)
+        while not self._stop.wait(pause):
+            try:
+                self.run_due()
+            except Exception:  # the timer never dies of one failed run
+                logger.exception("scheduled consolidation check failed")
 
     def _fire(self, user: str) -> None:
         if self.inline:
@@ -322,6 +413,7 @@ class ConsolidatingCheckpointer(BaseCheckpointSaver[Any]):
                 if result is not None and result.skipped is None:
                     self._turns[user] = max(0, self._turns.get(user, 0) - turns)
                     self._threads[user] -= set(threads)
+                    self._since[user] = to_utc(self.clock())
         if result is not None:
             self.last_results[user] = result
         return result
@@ -339,7 +431,11 @@ class ConsolidatingCheckpointer(BaseCheckpointSaver[Any]):
             future.result(timeout=timeout)
 
     def close(self) -> None:
-        """Wait for background work and stop the worker threads."""
+        """Stop the timer, wait for background work and stop the worker threads."""
+        self._stop.set()
+        thread = self._timer_thread
+        if thread is not None:
+            thread.join(timeout=5)
         self.flush()
         with self._guard:
             executor, self._executor = self._executor, None
@@ -354,14 +450,19 @@ def consolidate_if_due(
     messages_key: str = "messages",
     user_id_key: str = "user_id",
     background: bool = False,
+    interval: float | timedelta | None = None,
+    clock: Callable[[], datetime] = utcnow,
 ) -> Callable[[dict[str, Any], RunnableConfig], dict[str, Any]]:
     """A graph node that consolidates the thread when ``every_n_turns`` user turns are new.
 
     Put it on the edge that ends a turn (``agent → consolidate_if_due → END``). It reads the
     messages from the node's state and the user from ``config["configurable"][user_id_key]``
     (or ``state[user_id_key]``); "due" means at least ``every_n_turns`` user messages past the
-    thread's pointer in the state file, so the count survives restarts. It returns no state
-    update. The thread's pointer is shared with :class:`ConsolidatingCheckpointer`.
+    thread's pointer in the state file, so the count survives restarts. It is also due when
+    at least one user message is pending and ``interval`` has passed since the user's last
+    consolidation (``last_run_at`` in the state file; for a user never consolidated, since
+    the oldest pending message's time). It returns no state update. The thread's pointer is
+    shared with :class:`ConsolidatingCheckpointer`.
 
     Args:
         consolidator: The :class:`Consolidator` to run.
@@ -369,6 +470,10 @@ def consolidate_if_due(
         messages_key: The state key of the messages.
         user_id_key: Where the user id is found.
         background: Run the consolidation in a daemon thread instead of inside the node.
+        interval: Seconds (or a ``timedelta``) after which pending turns are due anyway;
+            ``None`` reads ``MEMORY_CONSOLIDATION_INTERVAL`` (``config.consolidation_interval``,
+            at construction); 0 disables it.
+        clock: The current time (injectable for tests).
 
     Example:
         >>> node = consolidate_if_due(Consolidator(memory))             # doctest: +SKIP
@@ -377,6 +482,19 @@ def consolidate_if_due(
     """
     if every_n_turns < 1:
         raise ValueError("every_n_turns must be at least 1")
+    schedule = _interval(interval, consolidator.memory)
+
+    def due_by_time(user: str, source: TraceSource) -> bool:
+        if schedule is None:
+            return False
+        state = consolidator.state(user)
+        since = state.last_run_at
+        if since is None:
+            pointer = state.sources.get(source.key)
+            pending = source.read(since=pointer.pointer if pointer else 0)
+            known = [i.timestamp for i in pending if i.timestamp is not None]
+            since = min(known) if known else None
+        return since is not None and to_utc(clock()) - to_utc(since) >= schedule
 
     def node(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         conf = config.get("configurable") or {}
@@ -390,7 +508,8 @@ def consolidate_if_due(
             roles=consolidator.roles,
         )
         try:
-            if consolidator.pending_turns(user, source) < every_n_turns:
+            pending = consolidator.pending_turns(user, source)
+            if pending < 1 or (pending < every_n_turns and not due_by_time(user, source)):
                 return {}
         except Exception as exc:
             logger.warning("could not check whether consolidation is due for %r: %s", user, exc)

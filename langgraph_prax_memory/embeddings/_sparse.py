@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import unicodedata
 from collections import Counter
 from typing import Any
 
@@ -19,20 +20,63 @@ from langgraph_prax_memory._text import STOP_WORDS
 __all__ = ["STOP_WORDS", "SparseTFEncoder", "token_index", "tokenize"]
 
 
-# Words, numbers and identifiers such as E-4012, v1.2 or snake_case (kept whole, parts added).
-_TOKEN = re.compile(r"[0-9a-z]+(?:[-_.'][0-9a-z]+)*")
+#: Scripts written without spaces between words (Han, Hiragana, Katakana) and Hangul: their
+#: runs are indexed as overlapping character bigrams (a lone character as itself).
+_CJK = (
+    "\u1100-\u11ff\u2e80-\u2fdf\u3040-\u30ff\u3130-\u318f\u31a0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0003134f"
+)
+#: Combining marks that belong inside a word (``\w`` does not match them): Latin diacritics
+#: left after normalisation, Cyrillic, Hebrew, Arabic, the Indic and Thai vowel signs.
+_MARKS = (
+    "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670"
+    "\u06d6-\u06ed\u0900-\u0dff\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u1ab0-\u1aff"
+    "\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+)
+_W = f"(?:(?![{_CJK}])[^\\W_]|[{_MARKS}])"
+# Words of any alphabet, numbers and identifiers such as E-4012, v1.2 or snake_case (kept
+# whole, parts added); or a run of CJK characters.
+_TOKEN = re.compile(f"(?P<cjk>[{_CJK}]+)|(?P<word>{_W}+(?:[-_.']{_W}+)*)")
+_LATIN_MARKS = re.compile("(?<=[a-z])[\u0300-\u036f]+")
+
+
+def _fold(word: str) -> str:
+    """``word`` without Latin diacritics (``málaga`` → ``malaga``, ``zoë`` → ``zoe``)."""
+    if word.isascii():
+        return word
+    return unicodedata.normalize("NFC", _LATIN_MARKS.sub("", unicodedata.normalize("NFD", word)))
+
+
+def _bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-case tokens of ``text`` without stop words; identifiers also yield their parts.
+    """Case-folded tokens of ``text`` without stop words; identifiers also yield their parts.
+
+    Words of any alphabet are kept whole (Latin diacritics folded, so ``Málaga`` matches
+    ``Malaga``); text in scripts without spaces (Chinese, Japanese) and Korean gives
+    overlapping character bigrams.
 
     Example:
         >>> tokenize("Error E-4012 in the build")
         ['error', 'e-4012', 'e', '4012', 'build']
+        >>> tokenize("Zoë Müller flew to Málaga")
+        ['zoe', 'muller', 'flew', 'malaga']
+        >>> tokenize("Это русский, 这是中文")
+        ['это', 'русский', '这是', '是中', '中文']
     """
     out: list[str] = []
-    for match in _TOKEN.finditer(text.lower()):
-        token = re.sub(r"'s$", "", match.group(0)).replace("'", "")
+    folded = unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'")
+    for match in _TOKEN.finditer(folded):
+        cjk = match.group("cjk")
+        if cjk:
+            out.extend(_bigrams(cjk))
+            continue
+        token = _fold(re.sub(r"'s$", "", match.group("word")).replace("'", ""))
         if token in STOP_WORDS:
             continue
         out.append(token)
@@ -91,7 +135,7 @@ class SparseTFEncoder(SparseEmbeddings):
         toks = tokenize(text)
         if self._stemmer is None:
             return toks
-        return [self._stemmer.stem_word(t) if t.isalpha() else t for t in toks]
+        return [self._stemmer.stem_word(t) if t.isascii() and t.isalpha() else t for t in toks]
 
     def _vector(self, weights: dict[str, float]) -> SparseVector:
         merged: dict[int, float] = {}

@@ -51,12 +51,13 @@ RELATION_TYPES: frozenset[str] = frozenset(
         "part_of",
         "caused_by",
         "mentioned_with",
+        "lives_in",  # user-centred: "I moved to Japan" (one current value per subject)
     }
 )
 
 #: Entity types of the seed (``Entity.type``).
 ENTITY_TYPES: frozenset[str] = frozenset(
-    {"person", "topic", "project", "tool", "url", "concept", "organization"}
+    {"person", "topic", "project", "tool", "url", "concept", "organization", "place"}
 )
 
 #: Type given to an entity created without one (also for relation endpoints created on the fly).

@@ -170,6 +170,23 @@ class KnowledgeStore(Protocol):
         """Remove a namespace's concepts, relations, documents and entity links, nothing else."""
         ...
 
+    def delete_items(
+        self,
+        user_id: str,
+        namespace: str,
+        *,
+        concepts: Sequence[str] = (),
+        relations: Sequence[str] = (),
+        documents: Sequence[str] = (),
+    ) -> KnowledgeStats:
+        """Remove concepts, relations and documents of one namespace by id; return what went.
+
+        A concept goes with its relations, provenance and entity links, a document with its
+        provenance edges. Ids of other users or namespaces are ignored. Codebase re-ingestion
+        uses it to prune what the code no longer has.
+        """
+        ...
+
     def connect_entity(
         self,
         user_id: str,
@@ -297,6 +314,18 @@ class AsyncKnowledgeStore(Protocol):
 
     async def delete_namespace(self, user_id: str, namespace: str) -> KnowledgeStats:
         """See :meth:`KnowledgeStore.delete_namespace`."""
+        ...
+
+    async def delete_items(
+        self,
+        user_id: str,
+        namespace: str,
+        *,
+        concepts: Sequence[str] = (),
+        relations: Sequence[str] = (),
+        documents: Sequence[str] = (),
+    ) -> KnowledgeStats:
+        """See :meth:`KnowledgeStore.delete_items`."""
         ...
 
     async def connect_entity(

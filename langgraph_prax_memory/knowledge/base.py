@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models import BaseChatModel
 
+from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import check_text, check_user_id
 from langgraph_prax_memory.errors import BackendUnavailable, ConfigError, PraxMemoryError
 from langgraph_prax_memory.graph import (
@@ -213,6 +214,7 @@ class KnowledgeBase:
         title: str | None = None,
         source_type: str | None = None,
         now: datetime | None = None,
+        progress: ProgressCallback | None = None,
     ) -> IngestResult:
         """Chunk a document, extract concepts and relations, merge them into a namespace.
 
@@ -221,6 +223,7 @@ class KnowledgeBase:
         ``EXTRACTED_FROM`` provenance to the document. The same content ingested again into
         the same namespace is skipped (content hash). New concepts are indexed for the
         semantic arm; a vector outage is reported in ``index_error``, not raised.
+        ``progress(done, total, "chunks")`` is called after each chunk is extracted.
 
         Example:
             >>> # kb.ingest_document("u1", Path("paper.pdf"), namespace="papers")
@@ -239,9 +242,11 @@ class KnowledgeBase:
         concepts: list[ConceptInput] = []
         relations: list[RelationInput] = []
         fallbacks = 0
-        for chunk in chunks:
+        notify(progress, 0, len(chunks), "chunks")
+        for done, chunk in enumerate(chunks, 1):
             extraction, fell_back = self._extract(chunk.text, chunk.headings)
             fallbacks += fell_back
+            notify(progress, done, len(chunks), "chunks")
             for c in extraction.concepts:
                 concepts.append(
                     ConceptInput(
@@ -300,6 +305,7 @@ class KnowledgeBase:
         namespace: str = "codebase",
         *,
         now: datetime | None = None,
+        progress: ProgressCallback | None = None,
     ) -> IngestResult:
         """Parse a source tree with tree-sitter into modules, classes, functions and imports.
 
@@ -308,21 +314,26 @@ class KnowledgeBase:
         ``calls`` relations, so "what depends on X?" is
         ``store.get_relations(user, "codebase", name=X, direction="in",
         relation_type="imports")``. Each file is a document: unchanged files are skipped on
-        re-ingestion.
+        re-ingestion. ``progress(done, total, "files")`` is called once the tree is parsed
+        (``total`` unknown before) and after each file is written and indexed.
 
         Example:
             >>> # kb.ingest_codebase("u1", "langgraph_prax_memory/")
         """
         check_user_id(user_id)
         check_namespace(namespace)
+        notify(progress, 0, None, "files")
         project = code_mod.analyse_project(root)
         totals = {"concepts": 0, "relations": 0, "documents": 0, "indexed": 0}
         errors: list[str] = []
         skipped = 0
-        for module in project.modules:
+        files = len(project.modules)
+        notify(progress, 0, files, "files")
+        for done, module in enumerate(project.modules, 1):
             doc_id = document_id(user_id, namespace, module.content_hash)
             if self.store.get_document(user_id, doc_id) is not None:
                 skipped += 1
+                notify(progress, done, files, "files")
                 continue
             concepts, relations = code_mod.module_concepts(project, module)
             result = self.store.write_batch(
@@ -330,14 +341,7 @@ class KnowledgeBase:
                 namespace,
                 concepts,
                 relations,
-                document=DocumentInput(
-                    title=module.path,
-                    content_hash=module.content_hash,
-                    source=module.path,
-                    source_type="code",
-                    chunks=1,
-                    properties={"language": module.language, "module": module.module},
-                ),
+                document=code_mod.module_document(module),
                 now=now,
             )
             indexed, error = self._index(user_id, result.concepts)
@@ -347,10 +351,28 @@ class KnowledgeBase:
             totals["relations"] += len(result.relations)
             totals["documents"] += 1
             totals["indexed"] += indexed
+            notify(progress, done, files, "files")
+        # prune what the code no longer has (deleted files, removed definitions and imports)
+        sync = code_mod.sync_codebase(self.store, user_id, namespace, project, now=now)
+        if sync.written_concept_ids:
+            written = self.store.get_concepts(user_id, sync.written_concept_ids)
+            indexed, error = self._index(user_id, written)
+            totals["indexed"] += indexed
+            errors += [error] if error else []
+        if sync.pruned_concept_ids and self.vectors is not None:
+            try:
+                self.vectors.delete_ids(user_id, sync.pruned_concept_ids)
+            except PraxMemoryError as exc:
+                logger.warning(
+                    "vectors of %d pruned concept(s) not deleted: %s",
+                    len(sync.pruned_concept_ids),
+                    exc,
+                )
         warnings = [f"{p}: {e}" for p, e in project.errors]
         if skipped:
             warnings.append(f"{skipped} unchanged file(s) skipped")
         return IngestResult(
+            pruned=sync.pruned,
             namespace=namespace,
             documents=totals["documents"],
             concepts=totals["concepts"],

@@ -317,6 +317,8 @@ class IngestResult(_Frozen):
     index_error: str | None = None
     extractor_fallbacks: int = 0
     """Chunks the LLM extractor failed on, extracted by the rule-based one instead."""
+    pruned: KnowledgeStats = Field(default_factory=KnowledgeStats)
+    """What a codebase re-ingestion removed because the code no longer has it."""
     warnings: list[str] = Field(default_factory=list)
 
 

@@ -217,6 +217,26 @@ MATCH (d:KnowledgeDocument {user_id: $user_id})
 WHERE $ns IS NULL OR d.namespace = $ns
 DETACH DELETE d
 """
+_DELETE_RELATIONS_BY_ID = """
+MATCH ()-[r:KNOWLEDGE_RELATES]->()
+WHERE r.id IN $ids AND r.user_id = $user_id AND r.namespace = $ns
+DELETE r
+RETURN count(*) AS n
+"""
+_DELETE_CONCEPTS_BY_ID = """
+MATCH (c:KnowledgeConcept)
+WHERE c.id IN $ids AND c.user_id = $user_id AND c.namespace = $ns
+OPTIONAL MATCH (c)-[l:REFERENCES_ENTITY]->()
+WITH c, count(l) AS links
+DETACH DELETE c
+RETURN count(*) AS n, sum(links) AS links
+"""
+_DELETE_DOCUMENTS_BY_ID = """
+MATCH (d:KnowledgeDocument)
+WHERE d.id IN $ids AND d.user_id = $user_id AND d.namespace = $ns
+DETACH DELETE d
+RETURN count(*) AS n
+"""
 _CONCEPT_EXISTS = """
 MATCH (c:KnowledgeConcept {id: $cid})
 WHERE c.user_id = $user_id
@@ -422,6 +442,26 @@ class KnowledgeOps:
         yield Query(_DELETE_CONCEPTS, {"user_id": user_id, "ns": ns})
         yield Query(_DELETE_DOCUMENTS, {"user_id": user_id, "ns": ns})
         return KnowledgeStats(**rows[0])
+
+    @staticmethod
+    def op_delete_items(
+        user_id: str, ns: str, concepts: list[str], relations: list[str], documents: list[str]
+    ) -> Op[KnowledgeStats]:
+        """Delete concepts, relations and documents of one namespace by id."""
+        counts = {"concepts": 0, "relations": 0, "documents": 0, "entity_links": 0}
+        scope = {"user_id": user_id, "ns": ns}
+        if relations:
+            rows = yield Query(_DELETE_RELATIONS_BY_ID, {**scope, "ids": relations})
+            counts["relations"] = int(rows[0]["n"]) if rows else 0
+        if concepts:
+            rows = yield Query(_DELETE_CONCEPTS_BY_ID, {**scope, "ids": concepts})
+            if rows:
+                counts["concepts"] = int(rows[0]["n"] or 0)
+                counts["entity_links"] = int(rows[0]["links"] or 0)
+        if documents:
+            rows = yield Query(_DELETE_DOCUMENTS_BY_ID, {**scope, "ids": documents})
+            counts["documents"] = int(rows[0]["n"]) if rows else 0
+        return KnowledgeStats(**counts)
 
     @staticmethod
     def op_connect(user_id: str, cid: str, label: str, eid: str, now: str) -> Op[bool]:
@@ -684,6 +724,25 @@ class Neo4jKnowledgeStore(BatchWriter, KnowledgeOps):
         check_namespace(namespace)
         return self._execute(
             "delete_namespace", lambda: self.op_delete(user_id, namespace), write=True
+        )
+
+    def delete_items(
+        self,
+        user_id: str,
+        namespace: str,
+        *,
+        concepts: Sequence[str] = (),
+        relations: Sequence[str] = (),
+        documents: Sequence[str] = (),
+    ) -> KnowledgeStats:
+        """See ``KnowledgeStore.delete_items``."""
+        check_user_id(user_id)
+        check_namespace(namespace)
+        ids = [sorted(set(x)) for x in (concepts, relations, documents)]
+        if not any(ids):
+            return KnowledgeStats()
+        return self._execute(
+            "delete_items", lambda: self.op_delete_items(user_id, namespace, *ids), write=True
         )
 
     def delete_user(self, user_id: str) -> KnowledgeStats:
@@ -962,6 +1021,25 @@ class AsyncNeo4jKnowledgeStore(KnowledgeOps):
         check_namespace(namespace)
         return await self._execute(
             "delete_namespace", lambda: self.op_delete(user_id, namespace), write=True
+        )
+
+    async def delete_items(
+        self,
+        user_id: str,
+        namespace: str,
+        *,
+        concepts: Sequence[str] = (),
+        relations: Sequence[str] = (),
+        documents: Sequence[str] = (),
+    ) -> KnowledgeStats:
+        """See ``KnowledgeStore.delete_items``."""
+        check_user_id(user_id)
+        check_namespace(namespace)
+        ids = [sorted(set(x)) for x in (concepts, relations, documents)]
+        if not any(ids):
+            return KnowledgeStats()
+        return await self._execute(
+            "delete_items", lambda: self.op_delete_items(user_id, namespace, *ids), write=True
         )
 
     async def delete_user(self, user_id: str) -> KnowledgeStats:

@@ -8,10 +8,18 @@ files. ``index.md`` and ``log.md`` are optional. OKF is an interchange format on
 
 Mapping: ``type`` ↔ kind, ``title`` ↔ display name, ``description`` ↔ description,
 ``resource`` ↔ source, ``tags`` ↔ tags, ``timestamp`` ↔ updated_at. This library also writes
-``name``, ``importance``, ``source_type`` and ``properties`` so a round trip is exact; any
-other frontmatter field is preserved (kept in ``properties["okf_extra"]`` and written back).
-Relations are written under a ``## Relations`` heading as ``- relation_type: [Title](file.md)``;
-a link anywhere else in a concept's body is read as ``related_to``.
+``name``, ``importance``, ``source_type``, ``properties``, ``created_at``, ``extracted_from``
+(the content hashes of the concept's documents: its ``EXTRACTED_FROM`` provenance) and
+``entities`` (the memory entities it references: ``REFERENCES_ENTITY``); the documents
+themselves go to ``documents.yaml`` next to ``index.md``. Any other frontmatter field is
+preserved (kept in ``properties["okf_extra"]`` and written back). Relations are written under
+a ``## Relations`` heading as ``- relation_type: [Title](file.md)`` followed by an HTML comment
+``<!-- prax {"weight": …, "evidence": …, "created_at": …} -->``; a link anywhere else in a
+concept's body is read as ``related_to``.
+
+What a round trip into an empty namespace does not reproduce (docs/knowledge.md): a relation's
+``updated_at`` (it becomes its ``created_at``), the creation time of an entity link (the import
+time) and links to entities the importing user does not have (listed in ``skipped``).
 
 Safety: exported file names are slugs (``[a-z0-9-]``, never a path), each written path is
 checked to stay inside the destination, and files are written through a temporary file and
@@ -22,6 +30,7 @@ files that resolve outside the bundle (``../``, absolute paths, symlinks) are ig
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import tempfile
@@ -35,12 +44,15 @@ from urllib.parse import unquote
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from langgraph_prax_memory._validation import check_user_id, utcnow
+from langgraph_prax_memory._validation import check_user_id, to_utc, utcnow
 from langgraph_prax_memory.errors import MemoryValidationError, PraxMemoryError
+from langgraph_prax_memory.graph import entity_id
 from langgraph_prax_memory.knowledge._protocol import KnowledgeStore
 from langgraph_prax_memory.knowledge.models import (
     ConceptInput,
+    DocumentInput,
     KnowledgeConcept,
+    KnowledgeNotFound,
     RelationInput,
     check_namespace,
 )
@@ -66,7 +78,13 @@ _KNOWN = {
     "source_type",
     "properties",
     "okf_version",
+    "created_at",
+    "extracted_from",
+    "entities",
 }
+#: The documents of a bundle (a Prax extension next to ``index.md``; not a concept file).
+DOCUMENTS_FILE = "documents.yaml"
+_PRAX_COMMENT = re.compile(r"<!--\s*prax\s+(\{.*?\})\s*-->")
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
 _LINK = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _REL_ITEM = re.compile(r"^\s*[-*]\s+`?([A-Za-z][\w -]{0,63})`?\s*:\s*(.*)$")
@@ -178,10 +196,14 @@ def export_namespace_okf(
     taken: set[str] = set()
     files = {c.id: _slug(c.name, taken) + ".md" for c in concepts}
     relations = store.get_relations(user_id, namespace, limit=100_000)
-    outgoing: dict[str, list[tuple[str, str, float, str]]] = {}
+    outgoing: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
     for r in relations:
-        outgoing.setdefault(r.source_id, []).append((r.type, r.target_id, r.weight, r.evidence))
+        meta: dict[str, Any] = {"weight": r.weight, "created_at": r.created_at.isoformat()}
+        if r.evidence:
+            meta["evidence"] = r.evidence
+        outgoing.setdefault(r.source_id, []).append((r.type, r.target_id, meta))
     by_id = {c.id: c for c in concepts}
+    documents = store.list_documents(user_id, namespace, limit=100_000)
     written: list[str] = []
     for c in concepts:
         extra = dict(c.properties.get("okf_extra") or {})
@@ -198,10 +220,18 @@ def export_namespace_okf(
         if c.tags:
             front["tags"] = list(c.tags)
         front["timestamp"] = c.updated_at.isoformat()
+        front["created_at"] = c.created_at.isoformat()
         front["importance"] = c.importance
         front["source_type"] = c.source_type
         if props:
             front["properties"] = props
+        if documents:
+            hashes = sorted(d.content_hash for d in store.concept_documents(user_id, c.id))
+            if hashes:
+                front["extracted_from"] = hashes
+        entities = store.referenced_entities(user_id, namespace, c.name)
+        if entities:
+            front["entities"] = sorted(e.display_name for e in entities)
         for key, value in extra.items():
             if key not in front:
                 front[key] = value
@@ -211,14 +241,16 @@ def export_namespace_okf(
         rels = sorted(outgoing.get(c.id, []), key=lambda t: (t[0], files.get(t[1], "")))
         if rels:
             body += ["## Relations", ""]
-            for rtype, target, weight, evidence in rels:
+            for rtype, target, meta in rels:
                 if target not in by_id:
                     continue
-                suffix = f" <!-- weight={weight:g} -->" if weight != 1.0 else ""
+                # JSON in an HTML comment: "-->" or a newline in the evidence cannot end it
+                note = json.dumps(meta, ensure_ascii=False).replace(">", "\\u003e")
+                note = note.replace("<", "\\u003c")
                 body.append(
-                    f"- {rtype}: [{_md_text(by_id[target].display_name)}]({files[target]}){suffix}"
+                    f"- {rtype}: [{_md_text(by_id[target].display_name)}]({files[target]})"
+                    f" <!-- prax {note} -->"
                 )
-                del evidence
             body.append("")
         text = (
             "---\n"
@@ -240,6 +272,24 @@ def export_namespace_okf(
     )
     _write(base, "log.md", log)
     written += ["index.md", "log.md"]
+    if documents:
+        docs = [
+            {
+                "title": d.title,
+                "content_hash": d.content_hash,
+                "source": d.source,
+                "source_type": d.source_type,
+                "chunks": d.chunks,
+                "properties": d.properties,
+                "created_at": d.created_at.isoformat(),
+            }
+            for d in sorted(documents, key=lambda d: (d.created_at, d.content_hash))
+        ]
+        text = yaml.safe_dump(
+            {"okf_version": OKF_VERSION, "documents": docs}, sort_keys=False, allow_unicode=True
+        )
+        _write(base, DOCUMENTS_FILE, text)
+        written.append(DOCUMENTS_FILE)
     return OkfExportResult(
         path=str(base), concepts=len(concepts), relations=len(relations), files=written
     )
@@ -327,6 +377,9 @@ def import_okf(
             skipped.append(f"{rel}: {exc}")
     names: dict[Path, str] = {}
     concepts: list[ConceptInput] = []
+    times: dict[str, tuple[datetime | None, datetime | None]] = {}  # name → (created, updated)
+    provenance: dict[str, list[str]] = {}  # content hash → concept names
+    links: dict[str, list[str]] = {}  # concept name → entity names
     for path, (front, body) in parsed.items():
         title = str(front.get("title") or path.stem)
         name = str(front.get("name") or title)
@@ -363,7 +416,12 @@ def import_okf(
             skipped.append(f"{path.relative_to(base).as_posix()}: {exc}")
             continue
         names[path] = name
+        times[name] = (_time(front.get("created_at")), _time(front.get("timestamp")))
+        for digest in _strings(front.get("extracted_from")):
+            provenance.setdefault(digest, []).append(name)
+        links[name] = _strings(front.get("entities"))
     relations: list[RelationInput] = []
+    rel_times: list[datetime | None] = []
     for path, (_, body) in parsed.items():
         if path not in names:
             continue
@@ -375,6 +433,10 @@ def import_okf(
             item = _REL_ITEM.match(line) if section == "relations" else None
             rtype = item.group(1).strip().replace(" ", "_").lower() if item else "related_to"
             weight_m = re.search(r"<!--\s*weight=([0-9.eE+-]+)\s*-->", line)
+            meta = _relation_meta(line)
+            weight = float(weight_m.group(1)) if weight_m else 1.0
+            if isinstance(meta.get("weight"), int | float) and meta["weight"] > 0:
+                weight = float(meta["weight"])
             for m in _LINK.finditer(line):
                 href = unquote(m.group(2).split("#")[0])
                 if not href or re.match(r"^[a-z][a-z0-9+.-]*:", href, re.I):
@@ -392,14 +454,145 @@ def import_okf(
                         source=names[path],
                         target=names[target],
                         type=rtype,
-                        weight=float(weight_m.group(1)) if weight_m else 1.0,
+                        weight=weight,
+                        evidence=str(meta.get("evidence") or ""),
                     )
                 )
-    result = store.write_batch(user_id, namespace, concepts, relations, now=now)
+                rel_times.append(_time(meta.get("created_at")))
+    documents = _read_documents(base, skipped)
+    return _write_bundle(
+        store,
+        user_id,
+        namespace,
+        concepts,
+        relations,
+        rel_times,
+        times,
+        documents,
+        provenance,
+        links,
+        skipped,
+        now or utcnow(),
+    )
+
+
+def _time(value: Any) -> datetime | None:
+    if value is None or value == "":
+        return None
+    try:
+        return to_utc(value)
+    except (PraxMemoryError, ValueError, TypeError):
+        return None
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return []
+    return [str(v) for v in value if str(v).strip()]
+
+
+def _relation_meta(line: str) -> dict[str, Any]:
+    m = _PRAX_COMMENT.search(line)
+    if m is None:
+        return {}
+    try:
+        meta = json.loads(m.group(1))
+    except ValueError:
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _read_documents(base: Path, skipped: list[str]) -> list[dict[str, Any]]:
+    path = base / DOCUMENTS_FILE
+    if not path.is_file():
+        return []
+    real = path.resolve()
+    if not real.is_relative_to(base) or real.stat().st_size > _MAX_FILE_BYTES:
+        skipped.append(f"{DOCUMENTS_FILE}: outside the bundle or too large")
+        return []
+    try:
+        data = yaml.safe_load(real.read_text(encoding="utf-8", errors="replace"))
+    except yaml.YAMLError as exc:
+        skipped.append(f"{DOCUMENTS_FILE}: invalid YAML: {exc}")
+        return []
+    docs = data.get("documents") if isinstance(data, dict) else None
+    if not isinstance(docs, list):
+        return []
+    return [d for d in docs if isinstance(d, dict) and d.get("content_hash")]
+
+
+def _write_bundle(
+    store: KnowledgeStore,
+    user_id: str,
+    namespace: str,
+    concepts: list[ConceptInput],
+    relations: list[RelationInput],
+    rel_times: list[datetime | None],
+    times: dict[str, tuple[datetime | None, datetime | None]],
+    documents: list[dict[str, Any]],
+    provenance: dict[str, list[str]],
+    links: dict[str, list[str]],
+    skipped: list[str],
+    now: datetime,
+) -> OkfImportResult:
+    """Write what was read, in passes dated by the bundle's own timestamps.
+
+    The stores date a write with the batch's ``now``: concepts are first written at their
+    ``created_at``, documents (with their ``EXTRACTED_FROM`` edges) at theirs, relations at
+    theirs, and the concepts once more at their ``updated_at`` (a merge of identical data only
+    advances ``updated_at``). Undated items take ``now``.
+    """
+    by_name = {c.name: c for c in concepts}
+    ids: dict[str, str] = {}
+    rel_ids: set[str] = set()
+
+    def grouped(items: list[Any], when: list[datetime | None]) -> dict[datetime, list[Any]]:
+        out: dict[datetime, list[Any]] = {}
+        for item, moment in zip(items, when, strict=True):
+            out.setdefault(moment or now, []).append(item)
+        return dict(sorted(out.items()))
+
+    created = [times.get(c.name, (None, None))[0] for c in concepts]
+    for moment, group in grouped(concepts, created).items():
+        for c in store.write_batch(user_id, namespace, group, now=moment).concepts:
+            ids[c.name] = c.id
+    for doc in documents:
+        members = [by_name[n] for n in provenance.get(str(doc["content_hash"]), []) if n in by_name]
+        props = doc.get("properties") if isinstance(doc.get("properties"), dict) else {}
+        try:
+            document = DocumentInput(
+                title=str(doc.get("title") or doc["content_hash"]),
+                content_hash=str(doc["content_hash"]),
+                source=str(doc.get("source") or ""),
+                source_type=str(doc.get("source_type") or ""),
+                chunks=int(doc.get("chunks") or 0),
+                properties=_jsonable(dict(props or {})),
+            )
+        except (PraxMemoryError, ValueError, TypeError) as exc:
+            skipped.append(f"{DOCUMENTS_FILE}: document {doc.get('title')!r}: {exc}")
+            continue
+        moment = _time(doc.get("created_at")) or now
+        store.write_batch(user_id, namespace, members, document=document, now=moment)
+    for moment, group in grouped(relations, rel_times).items():
+        rel_ids.update(
+            r.id for r in store.write_batch(user_id, namespace, [], group, now=moment).relations
+        )
+    updated = [times.get(c.name, (None, None))[1] for c in concepts]
+    for moment, group in grouped(concepts, updated).items():
+        if moment != now or any(times.get(c.name, (None, None))[1] for c in group):
+            store.write_batch(user_id, namespace, group, now=moment)
+    for name, entity_names in links.items():
+        for entity in entity_names:
+            try:
+                store.connect_entity(user_id, namespace, name, entity_id(user_id, entity), now=now)
+            except KnowledgeNotFound:
+                skipped.append(f"{name}: entity {entity!r} does not exist for {user_id!r}")
     return OkfImportResult(
         namespace=namespace,
-        concepts=len(result.concepts),
-        relations=len(result.relations),
-        concept_ids=[c.id for c in result.concepts],
+        concepts=len(ids),
+        relations=len(rel_ids),
+        concept_ids=list(ids.values()),
         skipped=skipped,
     )

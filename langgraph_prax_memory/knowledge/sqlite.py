@@ -566,6 +566,45 @@ class SQLiteKnowledgeStore(BatchWriter):
             conn.execute(f"DELETE FROM knowledge_documents WHERE {where}", params)
         return counts
 
+    def delete_items(
+        self,
+        user_id: str,
+        namespace: str,
+        *,
+        concepts: Sequence[str] = (),
+        relations: Sequence[str] = (),
+        documents: Sequence[str] = (),
+    ) -> KnowledgeStats:
+        """Remove items by id. See ``KnowledgeStore.delete_items``."""
+        check_user_id(user_id)
+        check_namespace(namespace)
+        counts = {"concepts": 0, "relations": 0, "documents": 0, "entity_links": 0}
+        if not (concepts or relations or documents):
+            return KnowledgeStats()
+        with self._tx("delete_items") as conn:
+            for table, key, ids in (
+                ("knowledge_relations", "relations", relations),
+                ("knowledge_concepts", "concepts", concepts),
+                ("knowledge_documents", "documents", documents),
+            ):
+                unique = sorted(set(ids))
+                for start in range(0, len(unique), 500):
+                    chunk = unique[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    scope = f"user_id = ? AND namespace = ? AND id IN ({marks})"
+                    if key == "concepts":
+                        row = conn.execute(
+                            "SELECT COUNT(*) FROM knowledge_entity_refs WHERE user_id = ? AND "
+                            f"concept_id IN ({marks})",
+                            (user_id, *chunk),
+                        ).fetchone()
+                        counts["entity_links"] += int(row[0])
+                    cur = conn.execute(
+                        f"DELETE FROM {table} WHERE {scope}", (user_id, namespace, *chunk)
+                    )
+                    counts[key] += cur.rowcount
+        return KnowledgeStats(**counts)
+
     def delete_user(self, user_id: str) -> KnowledgeStats:
         """Remove the user's knowledge graph. See ``KnowledgeStore.delete_user``."""
         check_user_id(user_id)
@@ -789,6 +828,11 @@ class AsyncSQLiteKnowledgeStore:
     async def delete_namespace(self, user_id: str, namespace: str) -> KnowledgeStats:
         """See :meth:`SQLiteKnowledgeStore.delete_namespace`."""
         result: KnowledgeStats = await self._run("delete_namespace", user_id, namespace)
+        return result
+
+    async def delete_items(self, user_id: str, namespace: str, **kwargs: Any) -> KnowledgeStats:
+        """See :meth:`SQLiteKnowledgeStore.delete_items`."""
+        result: KnowledgeStats = await self._run("delete_items", user_id, namespace, **kwargs)
         return result
 
     async def connect_entity(

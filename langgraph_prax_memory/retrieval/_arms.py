@@ -24,7 +24,12 @@ from langgraph_prax_memory.retrieval._feedback import expand_sparse, indexed_tex
 from langgraph_prax_memory.retrieval._fusion import keyword_coverage
 from langgraph_prax_memory.retrieval._intent import RetrievalConfig, arm_weights, query_phrases
 from langgraph_prax_memory.retrieval._precision import expand_query, rerank_order
-from langgraph_prax_memory.retrieval._recall import RecallResult, assemble_hits, ltm_filter
+from langgraph_prax_memory.retrieval._recall import (
+    RecallResult,
+    assemble_hits,
+    ltm_filter,
+    validity_filter,
+)
 from langgraph_prax_memory.vectors._plan import StoredPoint
 from langgraph_prax_memory.vectors._store import QdrantVectorStore
 
@@ -166,11 +171,15 @@ class Recaller:
         now: datetime,
         tags: Sequence[str] | None = None,
         flt: models.Filter | None = None,
+        include_history: bool = False,
+        as_of: datetime | None = None,
     ) -> RecallResult:
         """Run the arms concurrently, fuse and rank; failed arms are reported, not raised.
 
         ``flt`` replaces the long-term-memory filter (the store's namespace prefix and value
         filters); it must be pinned to ``user_id`` and runs inside the engine on every arm.
+        Superseded memories are left out unless ``include_history`` (see
+        :func:`validity_filter`; ``as_of`` recalls what was current at that moment).
         """
         started = time.perf_counter()
         intent, weights = arm_weights(text, self.config)
@@ -179,6 +188,7 @@ class Recaller:
             n = max(n, self.config.rerank_top)
         if flt is None:
             flt = ltm_filter(user_id, tags=tags)
+        flt = validity_filter(flt, include_history=include_history, as_of=as_of)
         jobs: dict[str, Future[list[StoredPoint]]] = {
             "dense": self._pool.submit(self.dense_arm, user_id, text, n, flt),
             "sparse": self._pool.submit(self.sparse_arm, user_id, text, n, flt),

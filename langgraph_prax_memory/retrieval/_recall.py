@@ -21,16 +21,60 @@ from langgraph_prax_memory.vectors._payload import NS_SEP
 from langgraph_prax_memory.vectors._plan import StoredPoint, user_filter
 
 __all__ = [
+    "HISTORY_FIELD",
     "LTM_ROOT",
     "RecallResult",
     "assemble_hits",
     "ltm_filter",
     "ltm_namespace",
     "relevance",
+    "validity_filter",
 ]
 
 #: Namespace root of long-term memories: ``("memories", user_id)``.
 LTM_ROOT = "memories"
+
+
+#: Payload field (epoch seconds) set on a memory whose fact was superseded; absent while current.
+HISTORY_FIELD = "valid_until_ts"
+
+
+def validity_filter(
+    flt: models.Filter,
+    *,
+    include_history: bool = False,
+    as_of: datetime | None = None,
+) -> models.Filter:
+    """``flt`` narrowed to the memories that were current (the engine applies it on every arm).
+
+    * default: memories never superseded (no ``valid_until``): what is true now;
+    * ``as_of``: memories that existed at that moment and were not yet superseded then
+      (``created_ts <= as_of`` and no ``valid_until`` at or before it);
+    * ``include_history=True``: no narrowing (superseded memories come back, marked).
+
+    Example:
+        >>> from langgraph_prax_memory.vectors._plan import user_filter
+        >>> f = validity_filter(user_filter("alice"))
+        >>> [type(c).__name__ for c in f.must]
+        ['FieldCondition', 'IsEmptyCondition']
+    """
+    if include_history and as_of is None:
+        return flt
+    must = list(flt.must or []) if isinstance(flt.must, list) else [flt.must] if flt.must else []
+    must_not = (
+        list(flt.must_not or [])
+        if isinstance(flt.must_not, list)
+        else [flt.must_not]
+        if flt.must_not
+        else []
+    )
+    if as_of is None:
+        must.append(models.IsEmptyCondition(is_empty=models.PayloadField(key=HISTORY_FIELD)))
+    else:
+        ts = as_of.timestamp()
+        must.append(models.FieldCondition(key="created_ts", range=models.Range(lte=ts)))
+        must_not.append(models.FieldCondition(key=HISTORY_FIELD, range=models.Range(lte=ts)))
+    return models.Filter(must=must, must_not=must_not or None, should=flt.should)
 
 
 def ltm_namespace(user_id: str) -> tuple[str, str]:

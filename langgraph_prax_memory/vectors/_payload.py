@@ -48,7 +48,11 @@ def content_hash(user_id: str, text: str) -> str:
 
 def _at_path(value: Any, path: str) -> list[str]:
     if path == "$":
-        return [value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)]
+        return [
+            value
+            if isinstance(value, str)
+            else json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+        ]
     cur: list[Any] = [value]
     for part in path.split("."):
         nxt: list[Any] = []
@@ -65,7 +69,7 @@ def _at_path(value: Any, path: str) -> list[str]:
         if isinstance(item, str):
             out.append(item)
         elif item is not None:
-            out.append(json.dumps(item, sort_keys=True, default=str))
+            out.append(json.dumps(item, sort_keys=True, default=str, ensure_ascii=False))
     return out
 
 
@@ -99,7 +103,8 @@ def build_payload(
     """The payload of one point (DESIGN §3), validated.
 
     Memory fields are read from ``value`` when present (``importance``, ``tags``, ``source``,
-    ``created_at``, ``entity_ids``, ``summary_level``), so any store item can carry them. A
+    ``created_at``, ``entity_ids``, ``summary_level``, ``valid_until`` / ``superseded_by`` of
+    a superseded fact), so any store item can carry them. A
     caller importing history sets ``created_at`` in the value; otherwise an update keeps the
     first write's creation time.
     """
@@ -127,7 +132,14 @@ def build_payload(
     last_ts = max(last_ts, created.timestamp())
     last = to_utc(last_ts)
     seq = int(previous["seq"]) if previous and "seq" in previous else time.time_ns()
+    history: dict[str, Any] = {}
+    if value.get("valid_until") is not None:  # a superseded fact (consolidation, an import)
+        until = to_utc(value["valid_until"], what="valid_until")
+        history = {"valid_until": until.isoformat(), "valid_until_ts": until.timestamp()}
+        if isinstance(value.get("superseded_by"), str):
+            history["superseded_by"] = value["superseded_by"]
     return {
+        **history,
         "user_id": user_id,
         "ns": list(namespace),
         "ns_path": NS_SEP.join(namespace),

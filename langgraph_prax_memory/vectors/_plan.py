@@ -42,6 +42,8 @@ PAYLOAD_INDEXES: dict[str, Any] = {
     "last_accessed": models.PayloadSchemaType.DATETIME,
     "created_ts": models.PayloadSchemaType.FLOAT,
     "last_accessed_ts": models.PayloadSchemaType.FLOAT,
+    "expires_at": models.PayloadSchemaType.FLOAT,  # the store's TTL (filtered on every read)
+    "valid_until_ts": models.PayloadSchemaType.FLOAT,
     "seq": models.IntegerIndexParams(
         type=models.IntegerIndexType.INTEGER, range=True, lookup=False
     ),

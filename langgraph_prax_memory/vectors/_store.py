@@ -382,6 +382,29 @@ class QdrantVectorStore:
             ),
         )
 
+    def set_payload(
+        self,
+        user_id: str,
+        ids: Sequence[str],
+        payload: dict[str, Any],
+        *,
+        key: str | None = None,
+    ) -> None:
+        """Merge ``payload`` into points of ``user_id`` (others' points are never touched).
+
+        ``key`` merges into a nested object (``"value"``) instead of the top level. Used by
+        consolidation to mark superseded memories (``valid_until`` / ``superseded_by``).
+        """
+        if not ids:
+            return
+        flt = user_filter(user_id, ids_condition(list(ids)))
+        self._write(
+            "payload update",
+            lambda: self.client.set_payload(
+                self.collection, payload=payload, points=flt, key=key, wait=True
+            ),
+        )
+
     def _write(self, what: str, fn: Callable[[], Any]) -> None:
         try:
             self.ensure_collection()

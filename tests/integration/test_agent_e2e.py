@@ -35,3 +35,30 @@ def test_the_floor_keeps_only_what_the_follow_up_is_about(tmp_path: Path) -> Non
         block = build_memory_context(memory, "u", "Which dataframe library suits my pipeline?")
         assert POLARS in block and ROLE not in block
         assert build_memory_context(memory, "u", "What's the capital of Peru?") == ""
+
+
+def test_middleware_on_create_agent_with_the_relevance_floor(tmp_path: Path) -> None:
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage
+
+    from langgraph_prax_memory import PraxMemoryMiddleware
+    from tests.scripted import ScriptedChatModel
+
+    with PraxMemory(MemoryConfig(data_dir=tmp_path / "data")) as memory:
+        memory.remember("u", ROLE, importance=0.8)
+        memory.remember("u", POLARS, importance=0.7)
+        model = ScriptedChatModel(script=[AIMessage("polars"), AIMessage("Lima")])
+        agent = create_agent(
+            model,
+            system_prompt="Be brief.",
+            middleware=[PraxMemoryMiddleware(memory, tools=False, consolidate_every=None)],
+        )
+        cfg = {"configurable": {"user_id": "u"}}
+        out = agent.invoke(
+            {"messages": [("user", "Which dataframe library suits my pipeline?")]}, cfg
+        )
+        assert POLARS in out["memory_context"] and ROLE not in out["memory_context"]
+        assert model.received[0][0].text == "Be brief.\n\n" + out["memory_context"]
+        out = agent.invoke({"messages": [("user", "What's the capital of Peru?")]}, cfg)
+        assert out["memory_context"] == ""
+        assert model.received[1][0].text == "Be brief.", "an off-topic question injects nothing"

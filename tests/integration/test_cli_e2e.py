@@ -50,3 +50,30 @@ def test_remember_recall_export_import_forget_user_doctor(tmp_path: Path) -> Non
     doctor = _cli(data, "doctor", "--json")
     assert doctor.returncode == 0, doctor.stdout
     assert {c["status"] for c in json.loads(doctor.stdout)["checks"]} == {"ok"}
+
+
+def test_a_first_session_from_the_docs(tmp_path: Path) -> None:
+    """docs/cli.md "A first session": demo, remember, consolidate, recall, explain, forget."""
+    data = tmp_path / "data"
+    demo = _cli(data, "demo")
+    assert demo.returncode == 0, demo.stderr
+    assert "temporary folder" in demo.stdout and not data.exists()  # the demo left no trace
+    assert _cli(data, "-u", "alice", "remember", "Alice prefers polars over pandas").returncode == 0
+    talk = tmp_path / "talk.txt"
+    talk.write_text("user: I moved to Berlin and I work at Acme Corp now.\n")
+    done = _cli(data, "consolidate", "-u", "alice", "--trace", str(talk), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"]["memories_created"] >= 1
+    recall = _cli(data, "recall", "-u", "alice", "where does alice work?")
+    assert recall.returncode == 0, recall.stderr
+    assert "Acme Corp" in recall.stdout and "relevant" in recall.stdout  # ranked and explained
+    prefix = json.loads(
+        _cli(data, "recall", "-u", "alice", "where does alice work?", "--json").stdout
+    )["hits"][0]["id_prefix"]
+    assert prefix in recall.stdout
+    entity = _cli(data, "entity", "-u", "alice", "user")
+    assert entity.returncode == 0 and "berlin" in entity.stdout.lower()
+    gone = _cli(data, "forget", "-u", "alice", prefix, "--json")
+    assert gone.returncode == 0 and json.loads(gone.stdout)["deleted"] is True
+    unknown = _cli(data, "stats", "-u", "alcie")
+    assert unknown.returncode == 4 and "check --user" in " ".join(unknown.stderr.split())

@@ -19,6 +19,7 @@ def test_there_are_notebooks() -> None:
         "02_agent_with_memory.ipynb",
         "03_retriever_lcel.ipynb",
         "04_inside_the_graph.ipynb",
+        "05_create_agent_middleware.ipynb",
     ]
 
 

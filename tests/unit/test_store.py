@@ -36,14 +36,13 @@ def test_memories_namespace_is_the_users_ltm(store: PraxMemoryStore) -> None:
     assert len(keys) == 2
 
 
-def test_reads_must_name_a_user_by_default(store: PraxMemoryStore) -> None:
-    store.put(("memories", "alice"), "k", {"content": "x"})
-    with pytest.raises(MemoryValidationError, match="does not name a user"):
-        store.search(("memories",))
-    with pytest.raises(MemoryValidationError, match="does not name a user"):
-        store.search(())
-    with pytest.raises(MemoryValidationError, match="list_namespaces"):
-        store.list_namespaces()
+def test_reads_that_name_no_user_see_the_shared_tenant_only(store: PraxMemoryStore) -> None:
+    store.put(("memories", "alice"), "k", {"content": "alice's secret"})
+    store.put(("memories",), "faq", {"content": "office opens at nine"})
+    assert [i.key for i in store.search(("memories",))] == ["faq"]
+    assert [i.key for i in store.search(())] == ["faq"]
+    assert [i.key for i in store.search(("memories",), query="secret")] == ["faq"]
+    assert store.list_namespaces() == [("memories",)]
     assert store.list_namespaces(prefix=("memories", "alice")) == [("memories", "alice")]
 
 
@@ -94,9 +93,9 @@ def test_value_created_at_is_used(store: PraxMemoryStore) -> None:
     assert hit.decay == 1.0
 
 
-def test_ttl_is_refused(store: PraxMemoryStore) -> None:
-    with pytest.raises(NotImplementedError):
-        store.put(("memories", "alice"), "k", {"content": "x"}, ttl=5)
+def test_ttl_is_supported(store: PraxMemoryStore) -> None:
+    store.put(("memories", "alice"), "k", {"content": "x"}, ttl=5)
+    assert store.get(("memories", "alice"), "k") is not None
 
 
 def test_second_process_gets_a_clear_lock_error(tmp_path: Path) -> None:

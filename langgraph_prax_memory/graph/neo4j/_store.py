@@ -51,10 +51,18 @@ from langgraph_prax_memory.graph.neo4j._common import (
     translate,
 )
 from langgraph_prax_memory.graph.neo4j._cypher import SETUP_QUERIES, CypherOps, Op
+from langgraph_prax_memory.graph.neo4j._scoped import ScopedCypherGraph
 
 __all__ = ["Neo4jGraphStore"]
 
 T = TypeVar("T")
+
+
+def _is_langchain_graph(value: Any) -> bool:
+    return any(
+        c.__name__ == "Neo4jGraph" and c.__module__.startswith("langchain_neo4j")
+        for c in type(value).__mro__
+    )
 
 
 def _run_op(tx: neo4j.ManagedTransaction, make_op: Callable[[], Op[T]]) -> T:
@@ -81,9 +89,9 @@ class Neo4jGraphStore(CypherOps):
 
     Args:
         connection: Where the graph lives: a :class:`MemoryConfig` (``NEO4J_URI`` /
-            ``NEO4J_USER`` / ``NEO4J_PASSWORD`` / ``NEO4J_DATABASE``), a bolt/neo4j URI, an
-            existing :class:`neo4j.Driver`, or a ``langchain_neo4j.Neo4jGraph`` (its driver is
-            shared). A driver or graph passed in is not closed by :meth:`close`.
+            ``NEO4J_USER`` / ``NEO4J_PASSWORD`` / ``NEO4J_DATABASE``), a bolt/neo4j URI, or an
+            existing :class:`neo4j.Driver` (not closed by :meth:`close`). For a
+            ``langchain_neo4j.Neo4jGraph`` use :meth:`from_neo4j_graph`.
         auth: ``(user, password)`` when ``connection`` is a URI (``None``: no auth).
         database: Database name (default: the config's, the graph's, or the server default).
         vocabulary: Allowed entity and relation types.
@@ -149,14 +157,17 @@ class Neo4jGraphStore(CypherOps):
             )
         elif isinstance(connection, neo4j.Driver):
             self._driver = connection
-        elif isinstance(getattr(connection, "_driver", None), neo4j.Driver):
-            # langchain_neo4j.Neo4jGraph keeps its driver in ``_driver``.
-            self._driver = connection._driver
-            self._database = database or getattr(connection, "_database", None)
+        elif _is_langchain_graph(connection):
+            raise ConfigError(
+                "a langchain_neo4j.Neo4jGraph has no public driver or connection settings: "
+                "use Neo4jGraphStore.from_neo4j_graph(graph, url=..., username=..., "
+                "password=..., database=...)"
+            )
         else:
             raise ConfigError(
-                "Neo4jGraphStore needs a MemoryConfig, a URI, a neo4j.Driver or a "
-                f"langchain_neo4j.Neo4jGraph, got {type(connection).__name__}"
+                "Neo4jGraphStore needs a MemoryConfig, a URI or a neo4j.Driver (or "
+                f"from_neo4j_graph for a langchain_neo4j.Neo4jGraph), got "
+                f"{type(connection).__name__}"
             )
         self.halflife_days = check_halflife(
             default_half if halflife_days is None else halflife_days
@@ -179,10 +190,137 @@ class Neo4jGraphStore(CypherOps):
         self._owns_driver = True
         return driver
 
+    @classmethod
+    def from_neo4j_graph(
+        cls,
+        graph: Any,
+        *,
+        url: str | None = None,
+        username: str | None = None,
+        password: str | None = None,
+        token: str | None = None,
+        database: str | None = None,
+        **kwargs: Any,
+    ) -> Neo4jGraphStore:
+        """The memory graph in the same Neo4j database as a ``langchain_neo4j.Neo4jGraph``.
+
+        ``Neo4jGraph`` exposes neither its driver nor its URL, credentials or database name
+        publicly (they live in private attributes, which this library does not read). So the
+        store is built from the same constructor parameters the graph was built with —
+        given here, or read from the environment variables ``Neo4jGraph`` itself reads
+        (``NEO4J_URI``, ``NEO4J_USERNAME``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``,
+        default database ``neo4j``; ``username=""`` and ``password=""`` mean no auth, as in
+        ``Neo4jGraph``). The store opens its own driver (closed by :meth:`close`) and then
+        checks, through the graph's public ``query()``, that both reach the same database.
+
+        Args:
+            graph: The application's ``Neo4jGraph`` (anything with its ``query`` method).
+            url: ``Neo4jGraph(url=...)``.
+            username: ``Neo4jGraph(username=...)``.
+            password: ``Neo4jGraph(password=...)``.
+            token: ``Neo4jGraph(token=...)`` (bearer auth).
+            database: ``Neo4jGraph(database=...)``.
+            **kwargs: Other :class:`Neo4jGraphStore` options (``vocabulary=``, ...).
+
+        Raises:
+            ConfigError: No URL, or the settings reach another database than the graph.
+            BackendUnavailable: The server did not answer the check.
+
+        Example:
+            >>> # graph = Neo4jGraph(url=uri, username="neo4j", password=pw)
+            >>> # store = Neo4jGraphStore.from_neo4j_graph(graph, url=uri,
+            >>> #                                          username="neo4j", password=pw)
+        """
+        import os
+
+        if not callable(getattr(graph, "query", None)):
+            raise ConfigError(
+                f"from_neo4j_graph needs a langchain_neo4j.Neo4jGraph, got {type(graph).__name__}"
+            )
+        uri = url or os.environ.get("NEO4J_URI")
+        if not uri:
+            raise ConfigError("from_neo4j_graph needs url= (or NEO4J_URI, as Neo4jGraph reads)")
+        auth: Any
+        if token is not None:
+            auth = neo4j.bearer_auth(token)
+        else:
+            user = username if username is not None else os.environ.get("NEO4J_USERNAME")
+            secret = password if password is not None else os.environ.get("NEO4J_PASSWORD")
+            auth = None if (not user and not secret) else (user or "", secret or "")
+        db = database or os.environ.get("NEO4J_DATABASE") or "neo4j"
+        store = cls(uri, auth=auth, database=db, **kwargs)
+        try:
+            store._check_same_database(graph)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def _check_same_database(self, graph: Any) -> None:
+        probe = "CALL db.info() YIELD id, name RETURN id, name"
+        try:
+            theirs = graph.query(probe)
+        except Exception as exc:
+            raise translate(
+                exc, what="reading the Neo4jGraph's database", write=False, outage=self._outage
+            ) from exc
+        with self.breaker.guard():
+            try:
+                with self._session() as session:
+                    ours = [r.data() for r in session.run(probe)]
+            except Exception as exc:
+                raise translate(exc, what="db.info", write=False, outage=self._outage) from exc
+        if [dict(r) for r in theirs] != ours:
+            raise ConfigError(
+                f"the Neo4jGraph reaches database {theirs!r} but these settings reach {ours!r}: "
+                "pass the url, credentials and database the Neo4jGraph was built with"
+            )
+
     @property
     def driver(self) -> neo4j.Driver:
         """The underlying driver."""
         return self._driver
+
+    @property
+    def database(self) -> str | None:
+        """The database queries run in (``None``: the server's default)."""
+        return self._database
+
+    def run_read_query(
+        self, query: str, params: Mapping[str, Any], *, timeout: float | None = None
+    ) -> list[neo4j.Record]:
+        """Run one Cypher query in a read transaction and return its records.
+
+        Low level: the caller is responsible for scoping (see :meth:`scoped_graph`, which
+        checks the query first). The server refuses writes in a read transaction.
+        """
+
+        @neo4j.unit_of_work(timeout=timeout)
+        def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
+            return list(tx.run(query, dict(params)))  # type: ignore[arg-type]
+
+        with self.breaker.guard():
+            self._ensure_setup()
+            try:
+                with self._session() as session:
+                    records = session.execute_read(work)
+            except Exception as exc:
+                if isinstance(exc, PraxMemoryError):
+                    raise
+                raise translate(exc, what="query", write=False, outage=self._outage) from exc
+        self._outage.ok()
+        return records
+
+    def scoped_graph(self, user_id: str, **kwargs: Any) -> ScopedCypherGraph:
+        """One user's memory graph as a read-only ``Neo4jGraph`` for ``GraphCypherQAChain``.
+
+        See :class:`~langgraph_prax_memory.graph.neo4j.ScopedCypherGraph`.
+
+        Example:
+            >>> # chain = GraphCypherQAChain.from_llm(llm, graph=store.scoped_graph("alice"),
+            >>> #     cypher_prompt=scoped_cypher_prompt(), allow_dangerous_requests=True)
+        """
+        return ScopedCypherGraph(self, check_user_id(user_id), **kwargs)
 
     # ------------------------------------------------------------------ plumbing
 

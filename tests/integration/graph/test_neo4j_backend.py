@@ -84,17 +84,20 @@ def test_langchain_neo4j_graph_is_accepted(neo4j_server: Any, user: str) -> None
         url=neo4j_server.uri, username=username, password=password, refresh_schema=False
     )
     try:
-        store = Neo4jGraphStore(graph)
-        assert store.driver is graph._driver
+        # Neo4jGraph has no public driver: the store takes the graph's constructor settings
+        store = Neo4jGraphStore.from_neo4j_graph(
+            graph, url=neo4j_server.uri, username=username, password=password
+        )
+        assert store.database == "neo4j"
         store.add_relation(user, "Alice", "Prax", "works_on", now=T0)
         rows = graph.query(
             "MATCH (a:Entity {user_id: $u})-[r:RELATES_TO]->(b) RETURN a.name AS a, b.name AS b",
             {"u": user},
         )
         assert rows == [{"a": "alice", "b": "prax"}]
+        store.delete_user(user)
         store.close()
-        assert graph.query("RETURN 1 AS one") == [{"one": 1}]
-        Neo4jGraphStore(graph).delete_user(user)
+        assert graph.query("RETURN 1 AS one") == [{"one": 1}], "the graph's driver is its own"
     finally:
         graph.close()
 

@@ -255,17 +255,26 @@ def test_failed_parse_is_counted_and_the_pointer_stays(
     assert Consolidator(memory).state(USER).sources[f"trace:{trace}"].pointer == 2
 
 
-def test_a_batch_failing_three_times_is_abandoned_loudly(
+def test_a_batch_failing_again_and_again_stays_in_the_backlog_and_is_reported(
     memory: PraxMemory, trace: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     write_lines(trace, ["user: I prefer Neovim."])
-    bad = Consolidator(memory, extractor=SpyExtractor(fail_on=lambda n, items: True))
+    flaky = SpyExtractor(fail_on=lambda n, items: n <= 4)
+    bad = Consolidator(memory, extractor=flaky)
     results = [bad.run(USER, TraceLogSource(trace), now=NOW) for _ in range(2)]
     assert [r.batches_failed for r in results] == [1, 1]
     with caplog.at_level(logging.ERROR):
-        third = bad.run(USER, TraceLogSource(trace), now=NOW)
-    assert third.batches_abandoned == 1
-    assert any("abandoning" in r.getMessage() for r in caplog.records)
+        runs = [bad.run(USER, TraceLogSource(trace), now=NOW) for _ in range(2)]
+    # never dropped after N failures: the pointer stays, the lines stay pending, the reason shows
+    assert [r.batches_stuck for r in runs] == [1, 1]
+    assert bad.state(USER).sources[f"trace:{trace}"].pointer == 0
+    failure = runs[-1].failures[0]
+    assert (failure.start, failure.end, failure.lines, failure.attempts) == (0, 1, 1, 4)
+    assert "injected extractor failure" in failure.reason
+    assert runs[-1].pending_lines == 1
+    assert any("keeps failing" in r.getMessage() for r in caplog.records)
+    recovered = bad.run(USER, TraceLogSource(trace), now=NOW)  # the model works again
+    assert (recovered.batches, recovered.memories_created, recovered.failures) == (1, 1, [])
     assert bad.state(USER).sources[f"trace:{trace}"].pointer == 1
 
 

@@ -1,0 +1,226 @@
+"""Supersession of vector memories: a retired fact leaves default recall, its history stays.
+
+When consolidation supersedes a relation (``user -[prefers]-> dark mode`` replaced by ``light
+mode``), the graph closes the edge. This module finds the long-term memories that *state* the
+old fact and marks them (``valid_until`` / ``superseded_by`` in the payload, through the vector
+store's user-scoped payload update), so default recall and the injected context leave them
+out while ``recall(include_history=True)`` / ``as_of=`` still find them.
+
+A memory states the old fact when
+
+* it names the old target (word-bounded, case-insensitive) or is linked to its entity id,
+* it does not name the new target (``"light mode over dark mode"`` is the new fact),
+* it is not itself a statement of change (``no longer``, ``switched``, ``used to`` ...),
+* and it speaks about that kind of relation (``prefer`` / ``like`` / ``use`` ... for
+  ``prefers``; ``work`` ... for ``works_on``), or repeats the old edge's evidence.
+
+Summaries are matched by the first three rules only (they paraphrase).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from qdrant_client import models as qm
+
+from langgraph_prax_memory.errors import EmbeddingError
+from langgraph_prax_memory.graph._types import entity_id
+from langgraph_prax_memory.retrieval._recall import ltm_filter, validity_filter
+from langgraph_prax_memory.vectors._plan import StoredPoint
+
+if TYPE_CHECKING:
+    from langgraph_prax_memory.memory import PraxMemory
+
+__all__ = ["Supersession", "mark_superseded", "mentions", "retire", "states_old_fact"]
+
+logger = logging.getLogger(__name__)
+
+_WORD = re.compile(r"[a-z0-9]+")
+#: Statements of change are the *new* fact, never the retired one.
+_CHANGE = re.compile(
+    r"\b(no longer|not any ?more|anymore|switch(?:ed|ing)?|instead(?: of)?|used to|stopped|"
+    r"these days|nowadays|now (?:prefer|like|love|use|work)\w*)\b",
+    re.I,
+)
+#: Words that show a memory speaks about the relation type (types not listed need none).
+_CUES: dict[str, re.Pattern[str]] = {
+    "prefers": re.compile(
+        r"\b(prefer\w*|like[sd]?|lov\w+|enjoy\w*|favou?rite|fan|use[sd]?|using|into)\b", re.I
+    ),
+    "works_on": re.compile(r"\b(work\w*|build\w*|develop\w*|project|busy)\b", re.I),
+    "part_of": re.compile(
+        r"\b(work\w*|employ\w*|job|member|join\w*|part of|company|team|at)\b", re.I
+    ),
+    "interested_in": re.compile(r"\b(interest\w*|curious|learn\w*|into|fascinat\w*)\b", re.I),
+}
+#: Candidates considered per supersession (entity-linked scan, keyword and dense searches).
+_LINKED_LIMIT = 1000
+_SEARCH_LIMIT = 50
+
+
+@dataclass(frozen=True)
+class Supersession:
+    """``source -[kind]-> old`` stopped being current at ``when`` (replaced by ``new``).
+
+    ``new`` is ``None`` when the edge was only closed ("I no longer like jazz").
+    """
+
+    source: str
+    kind: str
+    old: str
+    new: str | None
+    when: datetime
+    evidence: str | None = None
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` (word-bounded, case-insensitive)."""
+    name = name.strip().lower()
+    if not name:
+        return False
+    return re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text.lower()) is not None
+
+
+def _overlap(text: str, evidence: str | None) -> float:
+    if not evidence:
+        return 0.0
+    want = set(_WORD.findall(evidence.lower()))
+    if not want:
+        return 0.0
+    return len(want & set(_WORD.findall(text.lower()))) / len(want)
+
+
+def states_old_fact(
+    text: str,
+    entity_ids: Iterable[str],
+    *,
+    old: str,
+    old_id: str | None,
+    new: Sequence[str] = (),
+    kind: str,
+    evidence: str | None = None,
+    summary: bool = False,
+) -> bool:
+    """Whether a memory's text states ``-[kind]-> old`` (see the module docstring).
+
+    Example:
+        >>> states_old_fact("The user prefers dark mode in all tools.", [], old="dark mode",
+        ...                 old_id=None, new=["light mode"], kind="prefers")
+        True
+        >>> states_old_fact("I now prefer light mode over dark mode", [], old="dark mode",
+        ...                 old_id=None, new=["light mode"], kind="prefers")
+        False
+    """
+    linked = old_id is not None and old_id in set(entity_ids)
+    if not (mentions(text, old) or linked):
+        return False
+    if any(mentions(text, n) for n in new if n and n.strip().lower() != old.strip().lower()):
+        return False
+    if _CHANGE.search(text):
+        return False
+    if summary:
+        return True
+    cue = _CUES.get(kind)
+    return cue is None or cue.search(text) is not None or _overlap(text, evidence) >= 0.6
+
+
+def mark_superseded(
+    memory: PraxMemory, user_id: str, ids: Sequence[str], until: datetime, by: str | None
+) -> None:
+    """Mark memories as superseded at ``until`` (top-level payload and the stored value)."""
+    if not ids:
+        return
+    top: dict[str, Any] = {"valid_until": until.isoformat(), "valid_until_ts": until.timestamp()}
+    value: dict[str, Any] = {"valid_until": until.isoformat()}
+    if by:
+        top["superseded_by"] = by
+        value["superseded_by"] = by
+    store = memory.vectors
+    store.set_payload(user_id, list(ids), top)
+    store.set_payload(user_id, list(ids), value, key="value")
+
+
+def _candidates(memory: PraxMemory, user_id: str, sup: Supersession) -> dict[str, StoredPoint]:
+    store = memory.vectors
+    current = validity_filter(ltm_filter(user_id))
+    must: list[Any] = list(current.must or [])  # type: ignore[arg-type]
+    linked = qm.FieldCondition(
+        key="entity_ids", match=qm.MatchAny(any=[entity_id(user_id, sup.old)])
+    )
+    found: dict[str, StoredPoint] = {}
+    for p in store.scroll(
+        user_id,
+        flt=qm.Filter(must=[*must, linked], must_not=current.must_not),
+        limit=_LINKED_LIMIT,
+    ):
+        found[p.id] = p
+    query = " ".join(t for t in (sup.old, sup.evidence) if t)
+    for p in store.search_sparse(
+        user_id, memory.sparse_encoder.embed_query(query), limit=_SEARCH_LIMIT, flt=current
+    ):
+        found.setdefault(p.id, p)
+    try:
+        vector = memory.embeddings.embed_query(sup.evidence or sup.old)
+    except EmbeddingError as exc:
+        logger.debug("dense candidates for a supersession unavailable: %s", exc)
+    else:
+        for p in store.search_dense(user_id, vector, limit=_SEARCH_LIMIT, flt=current):
+            found.setdefault(p.id, p)
+    return found
+
+
+def retire(
+    memory: PraxMemory,
+    user_id: str,
+    sup: Supersession,
+    *,
+    exclude: Iterable[str] = (),
+    new_targets: Sequence[str] = (),
+) -> tuple[list[str], list[StoredPoint]]:
+    """Mark the current memories stating ``sup``'s old fact; (raw ids, summary points).
+
+    Only memories created at or before ``sup.when`` qualify (what was said after the change
+    is not the retired fact); ``exclude`` (the batch's own new memories) is never marked.
+    Already-marked memories are not candidates, so a repeated call changes nothing.
+    """
+    skip = set(exclude)
+    old_id = entity_id(user_id, sup.old)
+    new = [n for n in (sup.new, *new_targets) if n]
+    limit = sup.when.timestamp() + 1e-6
+    raw: list[str] = []
+    summaries: list[StoredPoint] = []
+    for pid, point in _candidates(memory, user_id, sup).items():
+        payload = point.payload
+        if pid in skip or float(payload.get("created_ts", 0.0)) > limit:
+            continue
+        is_summary = payload.get("summary_level", "raw") != "raw"
+        if not states_old_fact(
+            str(payload.get("content", "")),
+            payload.get("entity_ids") or [],
+            old=sup.old,
+            old_id=old_id,
+            new=new,
+            kind=sup.kind,
+            evidence=sup.evidence,
+            summary=is_summary,
+        ):
+            continue
+        (summaries.append(point) if is_summary else raw.append(pid))
+    ids = raw + [p.id for p in summaries]
+    mark_superseded(memory, user_id, ids, sup.when, sup.new)
+    if ids:
+        logger.info(
+            "supersession %s -[%s]-> %s: %d memor%s marked (valid_until %s)",
+            sup.source,
+            sup.kind,
+            sup.old,
+            len(ids),
+            "y" if len(ids) == 1 else "ies",
+            sup.when.isoformat(),
+        )
+    return raw, summaries

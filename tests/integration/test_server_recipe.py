@@ -1,0 +1,197 @@
+"""The LangGraph server recipe (examples/server): the store loaded the way langgraph-api loads
+it, and a real ``langgraph dev`` server driven through ``langgraph_sdk``'s store client.
+
+Both run in subprocesses: langgraph-api reads its configuration from the environment at
+import time, and the server must own the embedded data folder while it runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER = ROOT / "examples" / "server"
+BIN = Path(sys.executable).parent
+
+
+def _server_env(data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LANGSMITH", "LANGCHAIN"))}
+    env.update(
+        MEMORY_DATA_DIR=str(data_dir),
+        OPENAI_API_KEY="sk-offline-test",  # the example agent's model is built, never called
+        LANGSMITH_TRACING="false",
+        LANGGRAPH_CLI_NO_ANALYTICS="1",
+        PYTHONPATH=str(ROOT),
+    )
+    return env
+
+
+def test_generate_store_through_langgraph_apis_own_loader(tmp_path: Path) -> None:
+    # langgraph-api's store module, configured as `langgraph dev` configures it from
+    # langgraph.json: collect_store_from_env → get_store (enters the context manager) →
+    # exit_store (leaves it).
+    script = textwrap.dedent(
+        """
+        import asyncio, json
+        from langgraph_api import store as api_store
+
+        async def main():
+            await api_store.collect_store_from_env()
+            store = await api_store.get_store()
+            out = {"type": type(store).__name__}
+            await store.aput(("memories", "alice"), "tea", {"content": "Alice drinks green tea"})
+            await store.aput(("memories", "bob"), "pin", {"content": "Bob hides his PIN"})
+            out["namespaces"] = sorted(await store.alist_namespaces())
+            hits = await store.asearch(("memories", "alice"), query="PIN")
+            out["alice_search"] = [h.key for h in hits]
+            # above the user label: the shared tenant's items only, never a user's
+            above = await store.asearch(("memories",), query="PIN")
+            out["above_user_search"] = [list(h.namespace) for h in above]
+            await api_store.exit_store()
+            print(json.dumps(out))
+
+        asyncio.run(main())
+        """
+    )
+    env = _server_env(tmp_path / "data")
+    config = json.loads((SERVER / "langgraph.json").read_text())
+    env.update(
+        REDIS_URI="fake",
+        DATABASE_URI=":memory:",
+        MIGRATIONS_PATH="__inmem",
+        LANGGRAPH_STORE=json.dumps(config["store"]),
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=SERVER,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["type"] == "PraxMemoryStore"
+    assert out["namespaces"] == [["memories", "alice"], ["memories", "bob"]]
+    assert out["alice_search"] == ["tea"]
+    assert out["above_user_search"] == []
+    # the server left the data folder free: a new memory opens it and finds what was put
+    from langgraph_prax_memory import PraxMemoryStore
+
+    with PraxMemoryStore.from_data_dir(tmp_path / "data") as store:
+        item = store.get(("memories", "bob"), "pin")
+        assert item is not None and item.value["content"] == "Bob hides his PIN"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def dev_server(tmp_path: Path) -> Iterator[str]:
+    port = _free_port()
+    log = (tmp_path / "server.log").open("w")
+    proc = subprocess.Popen(
+        [
+            str(BIN / "langgraph"),
+            "dev",
+            "--no-browser",
+            "--no-reload",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        cwd=SERVER,
+        env=_server_env(tmp_path / "data"),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 240
+        while True:
+            if proc.poll() is not None:
+                log.flush()
+                pytest.fail(
+                    "langgraph dev exited:\n" + (tmp_path / "server.log").read_text()[-4000:]
+                )
+            try:
+                if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("langgraph dev did not answer within 240 s")
+            time.sleep(1)
+        yield url
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=30)
+        log.close()
+
+
+def test_langgraph_dev_serves_the_store_to_the_sdk(dev_server: str) -> None:
+    from langgraph_sdk import get_sync_client
+    from langgraph_sdk.errors import APIStatusError
+
+    def client(token: str) -> Any:
+        return get_sync_client(url=dev_server, headers={"Authorization": f"Bearer {token}"})
+
+    alice = client("token-alice").store
+    admin = client("token-admin").store
+    alice.put_item(["memories", "alice"], "tea", {"content": "Alice drinks green tea"})
+    alice.put_item(["memories", "alice"], "oslo", {"content": "Alice lives in Oslo"})
+    admin.put_item(["memories", "admin"], "note", {"content": "The admin's own memory"})
+
+    item = alice.get_item(["memories", "alice"], "tea")
+    assert item["value"]["content"] == "Alice drinks green tea"
+    found = alice.search_items(["memories", "alice"], query="What does Alice drink?", limit=1)
+    assert [i["key"] for i in found["items"]] == ["tea"]
+    assert alice.list_namespaces(prefix=["memories", "alice"])["namespaces"] == [
+        ["memories", "alice"]
+    ]
+    # Studio's memory browser: the administrator lists every user's namespaces ...
+    listed = admin.list_namespaces()["namespaces"]
+    assert ["memories", "alice"] in listed and ["memories", "admin"] in listed
+    # ... but reads only their own content; Alice can neither list nor read others'
+    for call in (
+        lambda: admin.get_item(["memories", "alice"], "tea"),
+        lambda: admin.search_items(["memories", "alice"], query="tea"),
+        lambda: alice.get_item(["memories", "admin"], "note"),
+        lambda: alice.search_items(["memories"], query="memory"),
+        lambda: alice.list_namespaces(),
+        lambda: alice.put_item(["memories", "admin"], "x", {"content": "planted"}),
+        lambda: client("token-nobody").store.get_item(["memories", "alice"], "tea"),
+    ):
+        with pytest.raises(APIStatusError) as refused:
+            call()
+        assert refused.value.status_code in (401, 403)
+    assert admin.get_item(["memories", "admin"], "x") is None, "nothing was planted"
+
+    alice.delete_item(["memories", "alice"], "oslo")
+    assert alice.get_item(["memories", "alice"], "oslo") is None
