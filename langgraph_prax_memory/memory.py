@@ -1002,6 +1002,15 @@ class AsyncPraxMemory:
         """The consolidation pipeline (its ``arun`` is the async entry point)."""
         return self.sync.consolidator
 
+    def as_vectorstore(self, user_id: str, **kwargs: Any) -> PraxMemoryVectorStore:
+        """``user_id``'s long-term memory as a LangChain ``VectorStore``.
+
+        The same object as :meth:`PraxMemory.as_vectorstore`: LangChain's ``VectorStore`` has
+        both faces (``asimilarity_search``, ``aadd_texts`` run off the event loop), so building
+        it needs no ``await``.
+        """
+        return self.sync.as_vectorstore(user_id, **kwargs)
+
     @property
     def knowledge(self) -> AsyncKnowledgeBase:
         """The world-knowledge namespace, async face."""

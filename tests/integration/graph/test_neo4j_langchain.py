@@ -27,7 +27,7 @@ pytestmark = pytest.mark.integration
 T0 = datetime(2026, 1, 20, 9, 30, tzinfo=UTC)
 PINNED = (
     "MATCH (a:Entity {user_id: $user_id})-[r:RELATES_TO]->(b:Entity {user_id: $user_id}) "
-    "RETURN a.name AS who, r.type AS how, b.name AS what ORDER BY who"
+    "RETURN a.name AS who, r.type AS how, b.name AS what ORDER BY who, how, what"
 )
 
 

@@ -254,6 +254,7 @@ def test_stats_report_duplicates_junk_superseded_and_never_recalled(memory: Prax
     memory.remember("bob", "I love it!")  # another user's junk is not counted
     hits = memory.recall(USER, "Prax", k=1)
     assert hits
+    memory.flush()  # reinforcement of the recalled memory runs in the background
     report = memory.stats(USER).hygiene
     assert report is not None
     assert report.scanned == 7

@@ -79,10 +79,10 @@ def test_vocabulary() -> None:
     with pytest.raises(MemoryValidationError, match="must be a string"):
         vocab.check_relation_type(3)
     with pytest.raises(MemoryValidationError, match="unknown entity type"):
-        vocab.check_entity_type("place")
-    bigger = vocab.extend(relation_types=["Mentors"], entity_types=["place"])
+        vocab.check_entity_type("vehicle")
+    bigger = vocab.extend(relation_types=["Mentors"], entity_types=["vehicle"])
     assert bigger.check_relation_type("mentors") == "mentors"
-    assert bigger.check_entity_type("PLACE") == "place"
+    assert bigger.check_entity_type("VEHICLE") == "vehicle"
     assert "mentors" not in vocab.relation_types  # the original is unchanged
     with pytest.raises(MemoryValidationError, match="not a valid type name"):
         vocab.extend(relation_types=["bad type`) DETACH"])

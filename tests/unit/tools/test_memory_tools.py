@@ -327,7 +327,8 @@ def test_stats_counts_every_layer(memory: PraxMemory) -> None:
     msg = _call(tools["memory_stats"], {})
     assert msg.content == (
         "alice: STM 1 entries; notes 0 lines; LTM 1 memories; graph 2 entities, "
-        "1 current relations (1 total), 0 events, 0 causal links"
+        "1 current relations (1 total), 0 events, 0 causal links; hygiene: 0 duplicates, "
+        "0 junk candidates, 0 superseded, 1 never recalled (1 scanned)"
     )
     assert msg.artifact["stats"]["memories"] == 1
 
