@@ -21,7 +21,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
 from langgraph_prax_memory._progress import ProgressCallback, notify
-from langgraph_prax_memory._validation import check_user_id, to_utc, utcnow
+from langgraph_prax_memory._validation import (
+    check_importance,
+    check_tags,
+    check_user_id,
+    to_utc,
+    utcnow,
+)
+from langgraph_prax_memory.errors import MemoryValidationError
 from langgraph_prax_memory.graph import Entity, Relation, entity_id
 
 if TYPE_CHECKING:
@@ -288,6 +295,60 @@ def read_export(lines: Iterable[str]) -> tuple[dict[str, Any], list[dict[str, An
     return rows[0], rows[1:]
 
 
+_REQUIRED: dict[str, tuple[str, ...]] = {
+    "memory": ("content",),
+    "entity": ("name", "display_name"),
+    "relation": ("source", "target", "relation_type", "valid_from"),
+    "event": ("description", "occurred_at"),
+    "causal_link": ("cause", "effect"),
+    "stm": ("key", "content"),
+    "notes": ("content",),
+}
+
+
+def _memory_item(row: dict[str, Any], id_map: dict[str, str]) -> dict[str, Any]:
+    """The ``remember_many`` item an exported memory record becomes."""
+    return {
+        "key": row.get("key") or row.get("id"),
+        "content": row.get("content"),
+        "importance": row.get("importance", 0.5),
+        "tags": row.get("tags") or None,
+        "source": row.get("source") or "conversation",
+        "created_at": row.get("created_at"),
+        "entity_ids": [id_map[i] for i in row.get("entity_ids") or [] if i in id_map],
+        "summary_level": row.get("summary_level") or None,
+        "context": row.get("context") or None,
+    }
+
+
+def _check_records(
+    memory: PraxMemory, user_id: str, rows: list[dict[str, Any]], id_map: dict[str, str]
+) -> None:
+    """Validate every record before anything is written (an import lands whole or not at all).
+
+    Raises:
+        MemoryValidationError: The first invalid record, by its position in the file.
+    """
+    from langgraph_prax_memory.memory import _prepare
+
+    for number, row in enumerate(rows, 2):  # line 1 is the header
+        kind = row["type"]
+        missing = [f for f in _REQUIRED.get(kind, ()) if row.get(f) in (None, "")]
+        if missing:
+            raise MemoryValidationError(f"record {number} ({kind}) lacks {', '.join(missing)}")
+        try:
+            if kind == "memory":
+                _prepare(user_id, _memory_item(row, id_map), memory.config.max_content_chars)
+            elif kind == "stm":
+                check_importance(row.get("importance", 0.5))
+                check_tags(row.get("tags"))
+            for name in ("valid_from", "valid_until", "first_seen", "occurred_at"):
+                if row.get(name) and kind != "memory":
+                    to_utc(row[name], what=name)
+        except MemoryValidationError as exc:
+            raise MemoryValidationError(f"record {number} ({kind}): {exc}") from exc
+
+
 def _import_memories(
     memory: PraxMemory,
     user_id: str,
@@ -301,25 +362,13 @@ def _import_memories(
     existing = {m.key: m for m in memory.list_memories(user_id, limit=memory.count(user_id) + 1)}
     items = []
     for row in rows:
-        key = row.get("key") or row["id"]
-        old = existing.get(key)
-        if old is not None and old.content == row["content"]:
+        item = _memory_item(row, id_map)
+        old = existing.get(item["key"])
+        if old is not None and old.content == item["content"]:
             receipt.add("memory", False)
             tick(1)
             continue
-        items.append(
-            {
-                "key": key,
-                "content": row["content"],
-                "importance": row.get("importance", 0.5),
-                "tags": row.get("tags") or None,
-                "source": row.get("source") or "conversation",
-                "created_at": row.get("created_at"),
-                "entity_ids": [id_map[i] for i in row.get("entity_ids") or [] if i in id_map],
-                "summary_level": row.get("summary_level") or None,
-                "context": row.get("context") or None,
-            }
-        )
+        items.append(item)
         receipt.add("memory", True)
     for start in range(0, len(items), _IMPORT_CHUNK):
         chunk = items[start : start + _IMPORT_CHUNK]
@@ -431,7 +480,8 @@ def import_user(
 
     Raises:
         PortableFormatError: The input is not a readable export.
-        MemoryValidationError: A record holds invalid data (nothing after it is imported).
+        MemoryValidationError: A record holds invalid data; every record is checked before
+            anything is written, so nothing of the file is imported.
     """
     header, rows = read_export(lines)
     target = check_user_id(user_id if user_id is not None else header.get("user_id"))
@@ -445,10 +495,13 @@ def import_user(
         done += n
         notify(progress, done, len(rows), "records")
 
+    id_map = {
+        r["id"]: entity_id(target, r["name"]) for r in graph_rows if r.get("id") and r.get("name")
+    }
+    _check_records(memory, target, rows, id_map)
     notify(progress, 0, len(rows), "records")
     if memory.available:
         _import_graph(memory, target, graph_rows, receipt, tick)
-        id_map = {r["id"]: entity_id(target, r["name"]) for r in graph_rows if "id" in r}
         _import_memories(memory, target, memory_rows, id_map, receipt, tick)
     elif graph_rows or memory_rows:
         receipt.warnings.append(
