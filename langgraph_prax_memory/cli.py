@@ -1171,6 +1171,16 @@ def _stats(call: _Call, mem: PraxMemory) -> int:
             ("temporal events", stats.temporal_events),
             ("causal links", stats.causal_links),
         ]
+        if stats.hygiene is not None:
+            h = stats.hygiene
+            rows += [
+                ("hygiene: duplicates", h.duplicates),
+                ("  junk candidates", h.junk_candidates),
+                ("  superseded memories", h.superseded),
+                ("  never recalled", h.never_recalled),
+                ("  superseded relations", h.superseded_relations),
+                ("  memories scanned", h.scanned),
+            ]
         for name, value in rows:
             table.add_row(name, "n/a" if value is None else str(value))
         call.out.console.print(table)

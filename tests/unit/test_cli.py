@@ -229,8 +229,10 @@ def test_stats(memory: PraxMemory, capsys: pytest.CaptureFixture[str]) -> None:
     memory.stm.write("a", "k", "v")
     stats = run_json(memory, capsys, "stats", "-u", "a")
     assert (stats["memories"], stats["stm_entries"], stats["entities"]) == (1, 1, 0)
+    assert stats["hygiene"]["scanned"] == 1 and stats["hygiene"]["never_recalled"] == 1
     code, out, _ = run(memory, capsys, "stats", "-u", "a")
     assert code == EXIT_OK and "long-term memories" in out
+    assert "hygiene: duplicates" in out and "never recalled" in out  # issue 15's report
 
 
 def _populate(memory: PraxMemory) -> None:
