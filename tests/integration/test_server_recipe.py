@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -78,7 +79,7 @@ def test_generate_store_through_langgraph_apis_own_loader(tmp_path: Path) -> Non
     )
     done = subprocess.run(
         [sys.executable, "-c", script],
-        cwd=SERVER,
+        cwd=_recipe_copy(tmp_path),
         env=env,
         capture_output=True,
         text=True,
@@ -97,6 +98,15 @@ def test_generate_store_through_langgraph_apis_own_loader(tmp_path: Path) -> Non
     with PraxMemoryStore.from_data_dir(tmp_path / "data") as store:
         item = store.get(("memories", "bob"), "pin")
         assert item is not None and item.value["content"] == "Bob hides his PIN"
+
+
+def _recipe_copy(tmp_path: Path) -> Path:
+    """A copy of examples/server to run in: the server writes its own state (.langgraph_api/)
+    into its working folder, which must not be the repository."""
+    target = tmp_path / "server"
+    if not target.exists():
+        shutil.copytree(SERVER, target, ignore=shutil.ignore_patterns(".langgraph_api"))
+    return target
 
 
 def _free_port() -> int:
@@ -120,7 +130,7 @@ def dev_server(tmp_path: Path) -> Iterator[str]:
             "--port",
             str(port),
         ],
-        cwd=SERVER,
+        cwd=_recipe_copy(tmp_path),
         env=_server_env(tmp_path / "data"),
         stdout=log,
         stderr=subprocess.STDOUT,
