@@ -97,7 +97,7 @@ DEMO_FACTS: list[tuple[str, float, str]] = [
     ("User mentioned having coffee before the standup.", 0.2, "minor"),
     ("User is a data scientist at FinCorp working on fraud detection with XGBoost.", 0.8, "work"),
 ]
-DEMO_QUESTION = "Can you help me set up a new project?"
+DEMO_QUESTION = "Can you help me set up a new Rust project?"
 
 
 # ----------------------------------------------------------------------- safe output
@@ -436,7 +436,10 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
             mem.remember(DEMO_USER, content, importance=importance, tags=tags)
             progress(i, len(DEMO_FACTS), "storing facts")
     result = mem.recall_detailed(DEMO_USER, question, k=k, reinforce=False)
-    block = format_memories(result.hits)
+    # what build_memory_context gives the agent: hits below the relevance floor stay out
+    floor = mem.config.retrieval.relevance_floor
+    injected = [h for h in result.hits if h.relevant or not floor]
+    block = format_memories(injected)
     data = {
         "question": question,
         "data_dir": str(mem.config.data_dir),
@@ -444,6 +447,7 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
         "without_memory": "",
         "with_memory": block,
         "hits": [h.model_dump(mode="json") for h in result.hits],
+        "injected": [h.memory.id for h in injected],
     }
 
     def render() -> None:
@@ -455,7 +459,7 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
         con.print(
             Panel(
                 _text(block or "(nothing relevant)"),
-                title=f"WITH memory: {len(result.hits)} facts recalled",
+                title=f"WITH memory: {len(injected)} of {len(result.hits)} recalled facts",
             )
         )
         table = Table(title="Why each memory ranked where it did")
@@ -463,8 +467,10 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
         table.add_column("memory", overflow="fold")
         table.add_column("ranks")
         table.add_column("score", justify="right")
+        table.add_column("in context")
         for i, h in enumerate(result.hits, 1):
-            table.add_row(str(i), _text(h.memory.content), _ranks(h), f"{h.score:.4f}")
+            shown = "yes" if h.memory.id in data["injected"] else "no: below the floor"
+            table.add_row(str(i), _text(h.memory.content), _ranks(h), f"{h.score:.4f}", shown)
         con.print(table)
         for i, h in enumerate(result.hits, 1):
             con.print(_text(f"{i}. {h.explain()}", style="dim"))

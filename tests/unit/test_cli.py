@@ -586,6 +586,21 @@ def test_demo_uses_a_temporary_folder_unless_data_dir_is_given(
     assert data["kept"] is True and Path(data["data_dir"]) == kept and kept.is_dir()
 
 
+def test_demo_shows_the_context_the_agent_would_receive(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The WITH-memory block is build_memory_context's: a hit below the floor stays out."""
+    assert main(["demo", "--json", "-k", "4"]) == EXIT_OK
+    data = json.loads(capsys.readouterr().out)
+    relevant = [h["memory"]["id"] for h in data["hits"] if h["relevant"]]
+    below = [h["memory"]["content"] for h in data["hits"] if not h["relevant"]]
+    assert data["injected"] == relevant and relevant  # the Rust question clears the floor
+    assert "Rust" in data["with_memory"]
+    assert below and not any(text in data["with_memory"] for text in below)
+    assert main(["demo", "-k", "4"]) == EXIT_OK
+    assert "no: below the floor" in capsys.readouterr().out
+
+
 def _process(*argv: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "langgraph_prax_memory.cli", *argv],
