@@ -440,6 +440,7 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
     floor = mem.config.retrieval.relevance_floor
     injected = [h for h in result.hits if h.relevant or not floor]
     block = format_memories(injected)
+    injected_ids = {h.memory.id for h in injected}
     data = {
         "question": question,
         "data_dir": str(mem.config.data_dir),
@@ -469,7 +470,7 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
         table.add_column("score", justify="right")
         table.add_column("in context")
         for i, h in enumerate(result.hits, 1):
-            shown = "yes" if h.memory.id in data["injected"] else "no: below the floor"
+            shown = "yes" if h.memory.id in injected_ids else "no: below the floor"
             table.add_row(str(i), _text(h.memory.content), _ranks(h), f"{h.score:.4f}", shown)
         con.print(table)
         for i, h in enumerate(result.hits, 1):
