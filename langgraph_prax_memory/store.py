@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
@@ -70,7 +70,7 @@ from langgraph_prax_memory.vectors._plan import (
 )
 from langgraph_prax_memory.vectors._store import QdrantVectorStore
 
-__all__ = ["SHARED_TENANT", "STM_ROOT", "PraxMemoryStore"]
+__all__ = ["SHARED_TENANT", "STM_ROOT", "PraxMemoryStore", "StoreOptions"]
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +106,20 @@ class _Queue:
 
     pending: list[tuple[list[Op], asyncio.Future[list[Result]]]] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
+
+
+class StoreOptions(TypedDict, total=False):
+    """The keyword options of :class:`PraxMemoryStore`, as its one-line constructors take them."""
+
+    index: IndexConfig | None
+    ttl: TTLConfig | None
+    tenant_index: int
+    allow_cross_tenant: bool
+    allow_cross_tenant_listing: bool
+    shared_tenant: str
+
+
+_STORE_OPTIONS = frozenset(StoreOptions.__annotations__)
 
 
 def _live(now: float) -> models.Filter:
@@ -371,8 +385,9 @@ class PraxMemoryStore(BaseStore):
     it. Updates keep the first write's ``created_at`` otherwise.
 
     Args:
-        memory: The :class:`PraxMemory` to store into. When omitted the store builds one from
-            the environment (with ``index["embed"]``, if given) and closes it on :meth:`close`.
+        memory: The :class:`PraxMemory` to store into (never closed by the store). A
+            :class:`MemoryConfig`, or nothing (the environment), makes the store build one
+            (with ``index["embed"]``, if given) that it owns and closes on :meth:`close`.
         index: LangGraph's index config. ``embed`` (an ``Embeddings``, a function, or a
             ``"provider:model"`` string) and ``dims`` become the memory's dense embedder when
             the store builds the memory; with a given ``memory`` they must name its embedder
@@ -397,7 +412,7 @@ class PraxMemoryStore(BaseStore):
 
     def __init__(
         self,
-        memory: PraxMemory | None = None,
+        memory: PraxMemory | MemoryConfig | None = None,
         *,
         index: IndexConfig | None = None,
         ttl: TTLConfig | None = None,
@@ -405,29 +420,6 @@ class PraxMemoryStore(BaseStore):
         allow_cross_tenant: bool = False,
         allow_cross_tenant_listing: bool = False,
         shared_tenant: str = SHARED_TENANT,
-    ) -> None:
-        self._init(
-            memory,
-            None,
-            index=index,
-            ttl=ttl,
-            tenant_index=tenant_index,
-            allow_cross_tenant=allow_cross_tenant,
-            allow_cross_tenant_listing=allow_cross_tenant_listing,
-            shared_tenant=shared_tenant,
-        )
-
-    def _init(
-        self,
-        memory: PraxMemory | None,
-        config: MemoryConfig | None,
-        *,
-        index: IndexConfig | None,
-        ttl: TTLConfig | None,
-        tenant_index: int,
-        allow_cross_tenant: bool,
-        allow_cross_tenant_listing: bool,
-        shared_tenant: str,
     ) -> None:
         if isinstance(tenant_index, bool) or not isinstance(tenant_index, int) or tenant_index < 0:
             raise MemoryValidationError("tenant_index must be an integer >= 0")
@@ -447,8 +439,8 @@ class PraxMemoryStore(BaseStore):
         dims = index.get("dims") if index else None
         if dims is not None and (isinstance(dims, bool) or not isinstance(dims, int) or dims < 1):
             raise ConfigError(f"index['dims'] must be a positive integer, got {dims!r}")
-        self._owns_memory = memory is None
-        if memory is None:
+        self._owns_memory = not isinstance(memory, PraxMemory)
+        if not isinstance(memory, PraxMemory):
             emb = _embedder(embed) if embed is not None else None
             if emb is not None:
                 width = _width(emb)
@@ -458,7 +450,7 @@ class PraxMemoryStore(BaseStore):
                         "vectors"
                     )
                 dims = width
-            memory = PraxMemory(config, embeddings=emb, embedding_dimension=dims if emb else None)
+            memory = PraxMemory(memory, embeddings=emb, embedding_dimension=dims if emb else None)
         elif embed is not None and not self._is_memory_embedder(memory, embed):
             raise ConfigError(
                 "index['embed'] names another embedder than the given PraxMemory's: one "
@@ -467,19 +459,24 @@ class PraxMemoryStore(BaseStore):
                 "(PraxMemoryStore(index=...), PraxMemoryStore.from_data_dir(path, index=...))."
             )
         self.memory = memory
-        if dims is not None and dims != memory.embeddings.dimension:
-            raise ConfigError(
-                f"index['dims'] is {dims} but the memory's embedder produces "
-                f"{memory.embeddings.dimension}-dimensional vectors"
-            )
         self._queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Queue] = (
             weakref.WeakKeyDictionary()
         )
         self._sweeper: threading.Thread | None = None
         self._sweeper_stop = threading.Event()
         self._sweeper_lock = threading.Lock()
-        if index is not None and (embed is not None or dims is not None):
-            self._check_collection_width()
+        try:
+            if dims is not None and dims != memory.embeddings.dimension:
+                raise ConfigError(
+                    f"index['dims'] is {dims} but the memory's embedder produces "
+                    f"{memory.embeddings.dimension}-dimensional vectors"
+                )
+            if index is not None and (embed is not None or dims is not None):
+                self._check_collection_width()
+        except BaseException:
+            if self._owns_memory:  # release the folder of a memory nobody else holds
+                memory.close()
+            raise
 
     @staticmethod
     def _is_memory_embedder(memory: PraxMemory, embed: object) -> bool:
@@ -501,55 +498,26 @@ class PraxMemoryStore(BaseStore):
     # -- construction and lifecycle -----------------------------------------------------
     @classmethod
     def from_config(
-        cls,
-        config: MemoryConfig | None = None,
-        *,
-        index: IndexConfig | None = None,
-        ttl: TTLConfig | None = None,
-        tenant_index: int = 1,
-        allow_cross_tenant: bool = False,
-        allow_cross_tenant_listing: bool = False,
-        shared_tenant: str = SHARED_TENANT,
+        cls, config: MemoryConfig | None = None, **options: Unpack[StoreOptions]
     ) -> PraxMemoryStore:
         """A store over a memory built from ``config`` (the environment when omitted).
 
-        The store owns that memory: :meth:`close` (or leaving ``with`` / ``async with``)
-        closes it.
+        ``options`` are the constructor's keyword arguments (``index``, ``ttl``, ...). The
+        store owns that memory: :meth:`close` (or leaving ``with`` / ``async with``) closes it.
 
         Example:
             >>> from langgraph_prax_memory import MemoryConfig, PraxMemoryStore
             >>> with PraxMemoryStore.from_config(MemoryConfig(qdrant_url=":memory:")) as store:
             ...     store.put(("memories", "alice"), "k", {"content": "likes tea"})
         """
-        store = cls.__new__(cls)
-        store._init(
-            None,
-            config,
-            index=index,
-            ttl=ttl,
-            tenant_index=tenant_index,
-            allow_cross_tenant=allow_cross_tenant,
-            allow_cross_tenant_listing=allow_cross_tenant_listing,
-            shared_tenant=shared_tenant,
-        )
-        return store
+        return cls(config, **options)
 
     @classmethod
-    def from_data_dir(
-        cls,
-        path: str | Path,
-        *,
-        index: IndexConfig | None = None,
-        ttl: TTLConfig | None = None,
-        tenant_index: int = 1,
-        allow_cross_tenant: bool = False,
-        allow_cross_tenant_listing: bool = False,
-        shared_tenant: str = SHARED_TENANT,
-        **config: Any,
-    ) -> PraxMemoryStore:
+    def from_data_dir(cls, path: str | Path, **kwargs: Any) -> PraxMemoryStore:
         """A store whose memory lives in ``path`` (the embedded defaults: offline).
 
-        Extra keyword arguments are :class:`MemoryConfig` fields; the rest of the
+        Keyword arguments named like the constructor's (``index``, ``ttl``, ...) configure
+        the store; the others are :class:`MemoryConfig` fields, and the rest of the
         configuration comes from the environment, as for ``MemoryConfig()``. The store owns
         the memory it built.
 
@@ -561,15 +529,8 @@ class PraxMemoryStore(BaseStore):
             ...     print(store.get(("memories", "alice"), "k").value["content"])
             likes tea
         """
-        return cls.from_config(
-            MemoryConfig(data_dir=Path(path), **config),
-            index=index,
-            ttl=ttl,
-            tenant_index=tenant_index,
-            allow_cross_tenant=allow_cross_tenant,
-            allow_cross_tenant_listing=allow_cross_tenant_listing,
-            shared_tenant=shared_tenant,
-        )
+        options = {k: kwargs.pop(k) for k in _STORE_OPTIONS if k in kwargs}
+        return cls(MemoryConfig(data_dir=Path(path), **kwargs), **options)
 
     def setup(self) -> None:
         """Create the collection (or check its width) now; idempotent, safe to call twice.
@@ -777,25 +738,8 @@ class PraxMemoryStore(BaseStore):
     def _tenants_for(self, prefix: tuple[str, ...]) -> list[str]:
         if len(prefix) > self.tenant_index or not self.allow_cross_tenant:
             return [self.tenant_of(prefix)]
-        flt = (
-            models.Filter(
-                must=[
-                    models.FieldCondition(
-                        key="ns_prefixes", match=models.MatchValue(value=NS_SEP.join(prefix))
-                    )
-                ]
-            )
-            if prefix
-            else None
-        )
-        vs = self.memory.vectors
-        res = vs._call(
-            "facet",
-            lambda: vs.client.facet(
-                vs.collection, key="user_id", facet_filter=flt, limit=1_000_000
-            ),
-        )
-        return sorted(str(h.value) for h in res.hits)
+        flt = models.Filter(must=[_prefix_condition(prefix)]) if prefix else None
+        return sorted(_facet(self.memory.vectors, "user_id", flt))
 
     # -- batch ------------------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -842,8 +786,9 @@ class PraxMemoryStore(BaseStore):
         if queue is None:
             queue = self._queues[loop] = _Queue()
         queue.pending.append((ops, future))
-        if queue.task is None:
+        if queue.task is None or queue.task.done():
             queue.task = loop.create_task(self._drain(queue))
+            queue.task.add_done_callback(functools.partial(_worker_done, queue))
         return await future
 
     async def _drain(self, queue: _Queue) -> None:
@@ -1095,11 +1040,7 @@ class PraxMemoryStore(BaseStore):
     ) -> models.Filter:
         conds: list[models.Condition] = [*extra, _live(time.time())]
         if prefix:
-            conds.append(
-                models.FieldCondition(
-                    key="ns_prefixes", match=models.MatchValue(value=NS_SEP.join(prefix))
-                )
-            )
+            conds.append(_prefix_condition(prefix))
         must, must_not = _engine_filter(flt, ranges=ranges)
         conds.extend(must)
         return user_filter(user, *conds, must_not=must_not)
@@ -1227,20 +1168,14 @@ class PraxMemoryStore(BaseStore):
                 and path[self.tenant_index] != "*"
             ):
                 pinned = check_user_id(path[self.tenant_index])
-        vs = self.memory.vectors
         live = _live(time.time())
         if pinned is None and (self.allow_cross_tenant or self.allow_cross_tenant_listing):
             flt = models.Filter(must=[live])  # an administrator's listing: every tenant
         else:
             pinned = pinned if pinned is not None else self.shared_tenant
             flt = user_filter(pinned, live)
-        res = vs._call(
-            "facet",
-            lambda: vs.client.facet(
-                vs.collection, key="ns_path", facet_filter=flt, limit=1_000_000
-            ),
-        )
-        namespaces = [tuple(str(h.value).split(NS_SEP)) for h in res.hits]
+        paths = _facet(self.memory.vectors, "ns_path", flt)
+        namespaces = [tuple(path.split(NS_SEP)) for path in paths]
         if pinned is not None and pinned != self.shared_tenant and self.memory.stm.all(pinned):
             namespaces.append((STM_ROOT, pinned))
         namespaces = [ns for ns in namespaces if all(_matches(c, ns) for c in conditions)]
@@ -1259,6 +1194,29 @@ def _facet(vs: QdrantVectorStore, key: str, flt: models.Filter | None) -> list[s
         return [str(h.value) for h in res.hits]
 
     return vs._call("facet", run)
+
+
+def _worker_done(queue: _Queue, task: asyncio.Task[None]) -> None:
+    """Fail the calls a worker leaves behind if it was cancelled before it started.
+
+    A worker that ran cleans up itself (its ``finally`` clears ``queue.task``); one cancelled
+    before its first step never ran that code, and without this its callers would wait
+    forever and every later call on the loop would queue behind a dead task.
+    """
+    if queue.task is not task:  # it ran, or a later call already started a new worker
+        return
+    queue.task = None
+    pending, queue.pending = queue.pending, []
+    for _, fut in pending:
+        if not fut.done():
+            fut.cancel()
+
+
+def _prefix_condition(prefix: tuple[str, ...]) -> models.FieldCondition:
+    """Points whose namespace starts with ``prefix`` (matched by whole labels)."""
+    return models.FieldCondition(
+        key="ns_prefixes", match=models.MatchValue(value=NS_SEP.join(prefix))
+    )
 
 
 def _kind(ops: Sequence[Op]) -> str | None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -208,3 +211,90 @@ def test_docstring_examples(name: str) -> None:
 
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+# ------------------------------------------------- more lifecycle and ``index=`` cases
+
+
+def test_index_embed_provider_string_is_resolved_and_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``"provider:model"`` string goes through LangGraph's ``ensure_embeddings`` and
+    LangChain's ``init_embeddings`` (import, construct), and that embedder embeds.
+
+    No built-in provider works offline (each needs its service or an uninstalled package), so
+    a test provider is registered in LangChain's provider table; nothing else is replaced.
+    """
+    from langchain.embeddings import base as lc_embeddings
+
+    made: list[HashEmbeddings] = []
+
+    def create(cls: type[HashEmbeddings], model: str, **kwargs: object) -> HashEmbeddings:
+        made.append(cls(int(model)))
+        return made[-1]
+
+    monkeypatch.setitem(
+        lc_embeddings._BUILTIN_PROVIDERS, "praxtest", ("tests.fakes", "HashEmbeddings", create)
+    )
+    lc_embeddings._get_embeddings_class_creator.cache_clear()
+    try:
+        with PraxMemoryStore.from_config(
+            _config(tmp_path / "p"), index={"embed": "praxtest:40", "dims": 40}
+        ) as store:
+            assert len(made) == 1 and store.memory.embeddings.primary is made[0]
+            assert store.memory.embeddings.dimension == 40
+            store.put(NS, "k", {"content": "Alice likes tea"})
+            assert made[0].calls > 0
+            assert store.search(NS, query="tea")[0].key == "k"
+        with pytest.raises(ConfigError, match="returns 40-dimensional"):
+            PraxMemoryStore.from_config(
+                _config(tmp_path / "q"), index={"embed": "praxtest:40", "dims": 41}
+            )
+    finally:
+        lc_embeddings._get_embeddings_class_creator.cache_clear()
+
+
+def test_a_failed_construction_releases_the_folder(tmp_path: Path) -> None:
+    """A width error at construction closes the memory the store built: no process is left
+    holding the embedded folder (another process can open it at once)."""
+    folder = tmp_path / "w"
+    with PraxMemoryStore.from_data_dir(folder, index={"embed": HashEmbeddings(), "dims": 384}) as s:  # type: ignore[arg-type]
+        s.put(NS, "k", {"content": "x"})
+    with pytest.raises(ConfigError, match="existing collection"):
+        PraxMemoryStore.from_data_dir(folder, index={"embed": HashEmbeddings(96), "dims": 96})  # type: ignore[arg-type]
+    code = textwrap.dedent(f"""
+        from langgraph_prax_memory import MemoryConfig, PraxMemory
+        from tests.fakes import HashEmbeddings
+        mem = PraxMemory(MemoryConfig(data_dir={str(folder)!r}),
+                         embeddings=HashEmbeddings(), embedding_dimension=384)
+        print(mem.count("alice"))
+        mem.close()
+    """)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[2],
+    )
+    assert proc.returncode == 0 and proc.stdout.strip() == "1", proc.stderr[-2000:]
+
+
+def test_a_memory_config_makes_an_owning_store(tmp_path: Path) -> None:
+    cfg = MemoryConfig(data_dir=tmp_path / "c")
+    store = PraxMemoryStore(cfg, index={"embed": HashEmbeddings(), "dims": 384})
+    store.put(NS, "k", {"content": "x"})
+    store.close()
+    assert store.memory.vectors._closed
+
+
+def test_sync_context_managers_and_setup_on_a_fresh_folder(tmp_path: Path) -> None:
+    with PraxMemory(
+        MemoryConfig(data_dir=tmp_path / "s"), embeddings=HashEmbeddings(), embedding_dimension=384
+    ) as mem:
+        with PraxMemoryStore(mem) as store:
+            store.setup()  # creates the collection
+            store.setup()  # and then only checks it
+            store.put(NS, "k", {"content": "Alice likes tea"})
+        assert mem.count("alice") == 1  # the facade outlives the store it was given to
+    assert mem.vectors._closed  # leaving the facade's `with` closed it

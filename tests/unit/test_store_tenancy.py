@@ -176,3 +176,41 @@ def test_abatch_keeps_arrival_order_between_batches(memory: PraxMemory) -> None:
     _, first, _, second = asyncio.run(main())
     assert first[0].value["content"] == "first"
     assert second[0].value["content"] == "second"
+
+
+def test_listing_flag_opens_listings_only_and_one_label_reads_stay_shared(
+    memory: PraxMemory,
+) -> None:
+    """``allow_cross_tenant_listing`` changes what a listing shows, never what a read returns.
+
+    Under it a read of ``("memories",)`` or ``()`` still follows the one rule: it reads the
+    shared tenant (the one-label namespace the listing shows as ``("memories",)``), never a
+    user's items, and gives exactly what the default store gives.
+    """
+    plain = PraxMemoryStore(memory)
+    admin = PraxMemoryStore(memory, allow_cross_tenant_listing=True)
+    plain.put(("memories", "alice"), "pin", {"content": "alice PIN 1234", "kind": "pin"})
+    plain.put(("memories", "bob"), "pin", {"content": "bob PIN 9876", "kind": "pin"})
+    plain.put(("memories",), "faq", {"content": "PIN resets at the front desk", "kind": "pin"})
+    plain.put(("chat",), "hello", {"content": "welcome to the PIN helpdesk"})
+
+    def reads(store: PraxMemoryStore) -> list[list[tuple[tuple[str, ...], str]]]:
+        out = []
+        for prefix in [(), ("memories",), ("chat",)]:
+            for kw in [{}, {"query": "PIN"}, {"filter": {"kind": "pin"}}, {"query": "1234"}]:
+                out.append([(i.namespace, i.key) for i in store.search(prefix, **kw)])  # type: ignore[arg-type]
+        return out
+
+    seen = reads(admin)
+    assert seen == reads(plain)  # the listing flag changes no read
+    assert {item for found in seen for item in found} == {
+        (("memories",), "faq"),
+        (("chat",), "hello"),
+    }  # the shared tenant's items only: no alice, no bob
+    assert admin.get(("memories",), "faq") is not None
+    assert admin.get(("memories",), "pin") is None  # alice's key is not in the shared tenant
+    # the listing crosses tenants, and each namespace it shows reads back what it holds
+    listed = admin.list_namespaces(prefix=("memories",))
+    assert listed == [("memories",), ("memories", "alice"), ("memories", "bob")]
+    assert [[i.key for i in admin.search(ns)] for ns in listed] == [["faq"], ["pin"], ["pin"]]
+    assert plain.list_namespaces(prefix=("memories",)) == [("memories",)]
