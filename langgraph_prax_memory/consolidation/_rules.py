@@ -306,7 +306,8 @@ _CONTEXT = re.compile(
     r"i (?:usually |always )?(?:go|commute|get|travel) (?:to \w+ )?by|"
     r"i started|i'm planning|i plan|i'm going to|i am going to|i want to|i'm learning|"
     r"i'm interested|my (?:wife|husband|partner|sister|brother|kids?|children|son|daughter|"
-    r"dog|cat|job|team|project|birthday|family|friend|mom|dad|mother|father|boss)|"
+    r"dog|cat|job|team|project|birthday|family|friend|mom|dad|mother|father|boss|manager|"
+    r"colleague|co-?worker|neighbou?r)|"
     r"our project|we're building|we use|i use|i'm using|i joined|i graduated|i got)\b",
     re.I,
 )

@@ -162,6 +162,9 @@ def test_type_cues_and_user_centred_relations(memory: PraxMemory, tmp_path: Path
     edges = {(r.type, r.target) for r in user.relations}
     assert {("related_to", "tom"), ("related_to", "sarah"), ("lives_in", "japan")} <= edges
     assert _current(memory, "lives_in", "Sarah") == ["osaka"]
+    # who is who is worth remembering in words too, not only as an edge
+    stored = [m.content for m in memory.list_memories(USER)]
+    assert "user: My manager Tom wants the report by Friday." in stored
 
 
 def test_events_with_participants(memory: PraxMemory, tmp_path: Path) -> None:
