@@ -62,10 +62,12 @@ from langgraph_prax_memory.memory import PraxMemory
 from langgraph_prax_memory.stm import StmEntry
 from langgraph_prax_memory.vectors._payload import NS_SEP, build_payload, extract_text
 from langgraph_prax_memory.vectors._plan import (
+    EXPIRES_AT,
     StoredPoint,
     VectorRecord,
     ids_condition,
     point_id,
+    unexpired,
     user_filter,
 )
 from langgraph_prax_memory.vectors._store import QdrantVectorStore
@@ -80,7 +82,6 @@ STM_ROOT = "stm"
 #: ``tenant_index=1``). Namespace labels cannot hold a ``.``, so no namespace names it as a user.
 SHARED_TENANT = ".shared"
 #: Payload fields of TTL: the expiry (epoch seconds) and the TTL it was computed from (minutes).
-EXPIRES_AT = "expires_at"
 TTL_MINUTES = "ttl_minutes"
 _STM_FIELDS = frozenset({"content", "importance", "tags"})
 
@@ -120,16 +121,6 @@ class StoreOptions(TypedDict, total=False):
 
 
 _STORE_OPTIONS = frozenset(StoreOptions.__annotations__)
-
-
-def _live(now: float) -> models.Filter:
-    """Points that have not expired at ``now`` (no ``expires_at``, or a later one)."""
-    return models.Filter(
-        should=[
-            models.IsEmptyCondition(is_empty=models.PayloadField(key=EXPIRES_AT)),
-            models.FieldCondition(key=EXPIRES_AT, range=models.Range(gt=now)),
-        ]
-    )
 
 
 def _expired(payload: Mapping[str, Any], now: float) -> bool:
@@ -722,7 +713,7 @@ class PraxMemoryStore(BaseStore):
             vs.client.set_payload(vs.collection, payload=payload, points=flt, wait=True)
 
         for (user, minutes), ids in groups.items():
-            flt = user_filter(user, ids_condition(sorted(set(ids))), _live(now))
+            flt = user_filter(user, ids_condition(sorted(set(ids))), unexpired(now))
             vs._write("ttl refresh", functools.partial(extend, flt, minutes))
 
     # -- tenancy ----------------------------------------------------------------------
@@ -1038,7 +1029,7 @@ class PraxMemoryStore(BaseStore):
         *extra: models.Condition,
         ranges: bool = True,
     ) -> models.Filter:
-        conds: list[models.Condition] = [*extra, _live(time.time())]
+        conds: list[models.Condition] = [*extra, unexpired(time.time())]
         if prefix:
             conds.append(_prefix_condition(prefix))
         must, must_not = _engine_filter(flt, ranges=ranges)
@@ -1168,7 +1159,7 @@ class PraxMemoryStore(BaseStore):
                 and path[self.tenant_index] != "*"
             ):
                 pinned = check_user_id(path[self.tenant_index])
-        live = _live(time.time())
+        live = unexpired(time.time())
         if pinned is None and (self.allow_cross_tenant or self.allow_cross_tenant_listing):
             flt = models.Filter(must=[live])  # an administrator's listing: every tenant
         else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,7 +19,7 @@ from langgraph_prax_memory.retrieval._fusion import (
     rank_candidates,
 )
 from langgraph_prax_memory.vectors._payload import NS_SEP
-from langgraph_prax_memory.vectors._plan import StoredPoint, user_filter
+from langgraph_prax_memory.vectors._plan import StoredPoint, unexpired, user_filter
 
 __all__ = [
     "HISTORY_FIELD",
@@ -89,12 +90,16 @@ def ltm_filter(
     sources: Sequence[str] | None = None,
     hashes: Sequence[str] | None = None,
 ) -> models.Filter:
-    """Points of ``user_id`` under ``("memories", user_id)`` (optionally by tag / source)."""
+    """Points of ``user_id`` under ``("memories", user_id)`` (optionally by tag / source).
+
+    Items past a TTL the store gave them are left out at once (:func:`unexpired`).
+    """
     extra: list[models.Condition] = [
         models.FieldCondition(
             key="ns_prefixes",
             match=models.MatchValue(value=NS_SEP.join(ltm_namespace(user_id))),
-        )
+        ),
+        unexpired(time.time()),
     ]
     if tags:
         extra.append(models.FieldCondition(key="tags", match=models.MatchAny(any=list(tags))))

@@ -108,6 +108,25 @@ def user_filter(
     return models.Filter(must=conditions, must_not=list(must_not) or None)
 
 
+#: Payload key of a TTL'd item's expiry (epoch seconds), written by the LangGraph store.
+EXPIRES_AT = "expires_at"
+
+
+def unexpired(now: float) -> models.Filter:
+    """Points that have not expired at ``now`` (no ``expires_at``, or a later one).
+
+    Every read of long-term memory applies it (the store, ``recall``, ``count``,
+    ``list_memories``), so an item past its TTL is gone at once on every door, before the
+    sweeper deletes it.
+    """
+    return models.Filter(
+        should=[
+            models.IsEmptyCondition(is_empty=models.PayloadField(key=EXPIRES_AT)),
+            models.FieldCondition(key=EXPIRES_AT, range=models.Range(gt=now)),
+        ]
+    )
+
+
 def ids_condition(ids: Sequence[str]) -> models.HasIdCondition:
     """Restrict to point ids."""
     return models.HasIdCondition(has_id=list(ids))

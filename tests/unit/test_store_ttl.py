@@ -199,3 +199,22 @@ def test_the_engine_filter_excludes_expired_points(store: PraxMemoryStore) -> No
         must=[models.FieldCondition(key="user_id", match=models.MatchValue(value="alice"))]
     )
     assert vs.client.count(vs.collection, count_filter=everything, exact=True).count == 2
+
+
+def test_the_facade_reads_apply_the_expiry_at_once(store: PraxMemoryStore) -> None:
+    """recall, count and list_memories see what the store sees: an expired item is gone."""
+    memory = store.memory
+    store.put(NS, "gone", {"content": "the parking spot is B12"}, ttl=5)
+    store.put(NS, "kept", {"content": "the parking garage is on Elm street"})
+    assert memory.count("alice") == 2
+    _expire_now(store, NS, "gone")
+    assert _payload(store, NS, "gone") is not None  # not swept yet
+    assert memory.count("alice") == 1
+    assert [m.content for m in memory.list_memories("alice")] == [
+        "the parking garage is on Elm street"
+    ]
+    hits = memory.recall("alice", "parking spot B12", k=5, reinforce=False)
+    assert [h.memory.content for h in hits] == ["the parking garage is on Elm street"]
+    assert memory.recall("alice", "B12", k=5, include_history=True, reinforce=False)[
+        0
+    ].memory.content != "the parking spot is B12"  # history is not expiry: still gone
