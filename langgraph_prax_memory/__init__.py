@@ -101,7 +101,7 @@ if _typing.TYPE_CHECKING:
         PraxMemoryVectorStore,
     )
 
-__version__ = "0.1.0"
+from langgraph_prax_memory._version import __version__
 
 #: Where each public name lives (imported on first access).
 _LAZY: dict[str, str] = {

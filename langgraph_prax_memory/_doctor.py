@@ -9,9 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from langgraph_prax_memory._parts import HasParts, MemoryParts, parts_of
+
 if TYPE_CHECKING:
     from langgraph_prax_memory.config import MemoryConfig
-    from langgraph_prax_memory.memory import PraxMemory
 
 __all__ = ["Check", "diagnose", "run_checks"]
 
@@ -45,7 +46,9 @@ def _timed(name: str, fn: Callable[[], str]) -> Check:
     return Check(name, "ok", detail, _ms(start))
 
 
-def diagnose(make_config: Callable[[], MemoryConfig]) -> list[Check]:
+def diagnose(
+    make_config: Callable[[], MemoryConfig], open_memory: Callable[[MemoryConfig], HasParts]
+) -> list[Check]:
     """Build the configuration and the memory, then :func:`run_checks` — reporting, not raising.
 
     What ``prax-memory doctor`` runs: a bad setting (``QDRANT_URL='not a url'``) is a failed
@@ -53,30 +56,31 @@ def diagnose(make_config: Callable[[], MemoryConfig]) -> list[Check]:
     ``open`` check, instead of an aborted command.
 
     Example:
-        >>> from langgraph_prax_memory import MemoryConfig
-        >>> diagnose(lambda: MemoryConfig(data_dir="/tmp/prax-doc", qdrant_url="not a url"))[0].name
+        >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
+        >>> make = lambda: MemoryConfig(data_dir="/tmp/prax-doc", qdrant_url="not a url")
+        >>> diagnose(make, PraxMemory)[0].name
         'config'
     """
-    from langgraph_prax_memory.memory import PraxMemory
-
     start = time.perf_counter()
     try:
         config = make_config()
     except Exception as exc:
         return [Check("config", "fail", f"{type(exc).__name__}: {exc}", _ms(start))]
     try:
-        memory = PraxMemory(config)
+        parts = parts_of(open_memory(config))
     except Exception as exc:
         return [Check("open", "fail", f"{type(exc).__name__}: {exc}", _ms(start))]
-    with memory:
-        return run_checks(memory)
+    try:
+        return run_checks(parts)
+    finally:
+        parts.close()
 
 
 def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 1)
 
 
-def run_checks(memory: PraxMemory) -> list[Check]:
+def run_checks(memory: MemoryParts | HasParts) -> list[Check]:
     """Check the data directory, STM, notes (git), the embedder, Qdrant and the graph.
 
     Every check is read-only except the STM check, which writes and deletes one probe entry
@@ -88,7 +92,8 @@ def run_checks(memory: PraxMemory) -> list[Check]:
         >>> [c.status for c in run_checks(mem)][-3:]
         ['skip', 'skip', 'skip']
     """
-    cfg = memory.config
+    parts = parts_of(memory)
+    cfg = parts.config
     checks: list[Check] = []
 
     def data_dir() -> str:
@@ -112,20 +117,20 @@ def run_checks(memory: PraxMemory) -> list[Check]:
     checks.append(_timed("stm", stm))
 
     def notes() -> str:
-        git = memory.notes.git_executable or shutil.which("git")
+        git = parts.notes.git_executable or shutil.which("git")
         if not git:
             raise RuntimeError("git not found on PATH: user_notes.md updates will fail")
         return f"git-backed notes with {git}"
 
     checks.append(_timed("notes", notes))
 
-    if not memory.available:
+    if not parts.ltm.available:
         for name in ("embeddings", "vectors", "graph"):
             checks.append(Check(name, "skip", "long-term memory disabled (MEMORY_ENABLED=false)"))
         return checks
 
     def embeddings() -> str:
-        emb = memory.embeddings
+        emb = parts.ltm.embeddings
         vec = emb.embed_query("prax doctor probe")
         if len(vec) != emb.dimension:
             raise RuntimeError(f"vector width {len(vec)} != collection width {emb.dimension}")
@@ -137,13 +142,13 @@ def run_checks(memory: PraxMemory) -> list[Check]:
 
     def vectors() -> str:
         where = cfg.qdrant_url or f"embedded ({cfg.vector_engine}) at {cfg.embedded_qdrant_path}"
-        memory.count(_PROBE_USER)
+        parts.ltm.count(_PROBE_USER)
         return f"Qdrant {where}, collection {cfg.collection_name}"
 
     checks.append(_timed("vectors", vectors))
 
     def graph() -> str:
-        memory.graph.stats(_PROBE_USER)
+        parts.graph.stats(_PROBE_USER)
         if cfg.neo4j_uri:
             return f"Neo4j at {cfg.neo4j_uri}"
         return f"SQLite at {cfg.graph_path}"

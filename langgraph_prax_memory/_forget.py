@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from langgraph_prax_memory._atomic import atomic_write_text
+from langgraph_prax_memory._parts import HasParts, MemoryParts, parts_of
 from langgraph_prax_memory._validation import check_user_id, user_dir_name, utcnow
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
@@ -37,10 +39,9 @@ from langgraph_prax_memory.errors import (
     MemoryWriteError,
     PraxMemoryError,
 )
-from langgraph_prax_memory.stm._atomic import atomic_write_text
 
 if TYPE_CHECKING:
-    from langgraph_prax_memory.memory import PraxMemory
+    from langgraph_prax_memory.knowledge import KnowledgeStore
 
 __all__ = [
     "MARKER_FORMAT",
@@ -93,8 +94,8 @@ class ForgetReceipt:
     compacted: list[str] = field(default_factory=list)
 
 
-def _marker_path(memory: PraxMemory, user_id: str) -> Path:
-    return memory.config.data_dir / PENDING_DIR / f"{user_dir_name(user_id)}.json"
+def _marker_path(parts: MemoryParts, user_id: str) -> Path:
+    return parts.config.data_dir / PENDING_DIR / f"{user_dir_name(user_id)}.json"
 
 
 def _load_marker(path: Path) -> dict[str, Any] | None:
@@ -111,9 +112,9 @@ def _load_marker(path: Path) -> dict[str, Any] | None:
     return data
 
 
-def pending_deletions(memory: PraxMemory) -> list[dict[str, Any]]:
+def pending_deletions(parts: MemoryParts) -> list[dict[str, Any]]:
     """The deletions recorded as unfinished under ``memory``'s data directory."""
-    folder = memory.config.data_dir / PENDING_DIR
+    folder = parts.config.data_dir / PENDING_DIR
     if not folder.is_dir():
         return []
     found = []
@@ -124,7 +125,10 @@ def pending_deletions(memory: PraxMemory) -> list[dict[str, Any]]:
     return found
 
 
-def resume_pending(memory: PraxMemory) -> dict[str, ForgetReceipt]:
+def resume_pending(
+    parts: MemoryParts,
+    knowledge: Callable[[], KnowledgeStore] | None = None,
+) -> dict[str, ForgetReceipt]:
     """Resume every unfinished deletion (at open); the receipts of those that completed.
 
     A deletion that fails again stays recorded and is logged, never raised: opening a
@@ -133,14 +137,15 @@ def resume_pending(memory: PraxMemory) -> dict[str, ForgetReceipt]:
     again opens the memory first) reports everything the deletion removed.
     """
     done: dict[str, ForgetReceipt] = {}
-    for marker in pending_deletions(memory):
+    for marker in pending_deletions(parts):
         user_id = marker["user_id"]
         try:
             done[user_id] = forget(
-                memory,
+                parts,
                 user_id,
                 keep_notes=bool(marker.get("keep_notes")),
                 compact=bool(marker.get("compact")),
+                knowledge=knowledge,
             )
         except PraxMemoryError as exc:
             logger.warning("resuming the deletion of user %r failed again: %s", user_id, exc)
@@ -150,17 +155,26 @@ def resume_pending(memory: PraxMemory) -> dict[str, ForgetReceipt]:
 
 
 def forget(
-    memory: PraxMemory, user_id: str, *, keep_notes: bool = False, compact: bool = False
+    memory: MemoryParts | HasParts,
+    user_id: str,
+    *,
+    keep_notes: bool = False,
+    compact: bool = False,
+    knowledge: Callable[[], KnowledgeStore] | None = None,
+    resumed: dict[str, ForgetReceipt] | None = None,
 ) -> ForgetReceipt:
     """Delete every trace of ``user_id`` the product holds; see the module docstring.
 
     Args:
-        memory: The memory whose stores to delete from.
+        memory: The memory (or its parts) whose stores to delete from.
         user_id: The user to forget.
         keep_notes: Keep the workspace (``user_notes.md`` and its git history); everything
             else of the user in it (scratchpad, consolidation state, ``trace.log``) goes.
         compact: Then rewrite the engines' files so no deleted byte remains
             (:func:`compact_stores`).
+        knowledge: Gives the knowledge store to delete from (default: one on the graph).
+        resumed: Receipts of the deletions completed when the memory was opened (the one
+            of ``user_id`` is taken from it, so its counts are reported).
 
     Returns:
         The receipt: counts removed, what was compacted, what remains.
@@ -171,11 +185,12 @@ def forget(
             deletion resumes on the next call or the next open.
     """
     check_user_id(user_id)
-    path = _marker_path(memory, user_id)
+    parts = parts_of(memory)
+    path = _marker_path(parts, user_id)
     previous = _load_marker(path) or {}
-    resumed: ForgetReceipt | None = memory._resumed_deletions.pop(user_id, None)
-    if resumed is not None and not previous:  # completed when the memory was opened
-        previous = {"removed": resumed.removed}
+    done_at_open = (resumed or {}).pop(user_id, None)
+    if done_at_open is not None and not previous:  # completed when the memory was opened
+        previous = {"removed": done_at_open.removed}
     marker: dict[str, Any] = {
         "format": MARKER_FORMAT,
         "version": _MARKER_VERSION,
@@ -190,7 +205,7 @@ def forget(
     }
     _save_marker(path, marker)
     removed: dict[str, int] = marker["removed"]
-    steps = _steps(memory, user_id, keep_notes, marker["external_traces"])
+    steps = _steps(parts, user_id, keep_notes, marker["external_traces"], knowledge)
     for name, step in steps.items():
         try:
             counts = step()
@@ -198,31 +213,31 @@ def forget(
             marker["last_error"] = f"{name}: {exc}"
             _save_marker(path, marker, quiet=True)
             left = [*steps][len(marker["done"]) :]
-            raise _incomplete(memory, user_id, marker, path, exc, left) from exc
+            raise _incomplete(parts, user_id, marker, path, exc, left) from exc
         for key, value in counts.items():
             removed[key] = removed.get(key, 0) + value
         marker["done"].append(name)
         _save_marker(path, marker, quiet=True)
-    compacted: list[str] = list(resumed.compacted) if resumed is not None else []
+    compacted: list[str] = list(done_at_open.compacted) if done_at_open is not None else []
     if marker["compact"]:
         try:
-            compacted = compact_stores(memory)
+            compacted = compact_stores(parts)
         except (PraxMemoryError, OSError) as exc:
             marker["last_error"] = f"compaction: {exc}"
             _save_marker(path, marker, quiet=True)
             left = ["compaction (the deleted bytes are still on disk)"]
-            raise _incomplete(memory, user_id, marker, path, exc, left) from exc
+            raise _incomplete(parts, user_id, marker, path, exc, left) from exc
     _remove_marker(path)
     return ForgetReceipt(
         user_id=user_id,
         removed=dict(removed),
-        remaining=_remaining(memory, user_id, keep_notes, bool(compacted), marker),
+        remaining=_remaining(parts, user_id, keep_notes, bool(compacted), marker),
         compacted=compacted,
     )
 
 
 def _incomplete(
-    memory: PraxMemory,
+    parts: MemoryParts,
     user_id: str,
     marker: Mapping[str, Any],
     path: Path,
@@ -238,7 +253,7 @@ def _incomplete(
         user_id=user_id,
         removed=dict(marker["removed"]),
         left=described,
-        remaining=_remaining(memory, user_id, bool(marker["keep_notes"]), False, marker),
+        remaining=_remaining(parts, user_id, bool(marker["keep_notes"]), False, marker),
         marker=path,
     )
 
@@ -263,25 +278,28 @@ def _remove_marker(path: Path) -> None:
 
 
 def _steps(
-    memory: PraxMemory, user_id: str, keep_notes: bool, external_traces: list[str]
+    parts: MemoryParts,
+    user_id: str,
+    keep_notes: bool,
+    external_traces: list[str],
+    knowledge_store: Callable[[], KnowledgeStore] | None,
 ) -> dict[str, Callable[[], dict[str, int]]]:
-    config = memory.config
+    config = parts.config
     workspace = config.users_dir / user_dir_name(user_id)
-    graph_used = _graph_in_use(memory)
+    graph_used = _graph_in_use(parts)
 
     def memories() -> dict[str, int]:
-        if not memory.available:
+        if not parts.ltm.available:
             return {}
-        return {"memories": memory.vectors.delete_user(user_id)}
+        return {"memories": parts.ltm.vectors.delete_user(user_id)}
 
     def knowledge_vectors() -> dict[str, int]:
-        if not memory.available:
+        if not parts.ltm.available:
             return {}
         from langgraph_prax_memory.knowledge.vectors import KNOWLEDGE_COLLECTION
-        from langgraph_prax_memory.vectors import QdrantVectorStore
-        from langgraph_prax_memory.vectors._plan import existing_dimension
+        from langgraph_prax_memory.vectors import QdrantVectorStore, existing_dimension
 
-        client = memory.vectors.client
+        client = parts.ltm.vectors.client
         try:
             exists = client.collection_exists(KNOWLEDGE_COLLECTION)
             # the collection's own width, not the embedder's: a deletion must still complete
@@ -294,13 +312,13 @@ def _steps(
         if not exists:
             return {}
         shared: dict[str, Any] = {}
-        breaker = getattr(memory.vectors, "breaker", None)
+        breaker = getattr(parts.ltm.vectors, "breaker", None)
         if breaker is not None:  # one circuit breaker per Qdrant server
             shared["breaker"] = breaker
         store = QdrantVectorStore(
             client,
             collection=KNOWLEDGE_COLLECTION,
-            dimension=width or memory.embeddings.dimension,
+            dimension=width or parts.ltm.embeddings.dimension,
             **shared,
         )
         return {"knowledge_vectors": store.delete_user(user_id)}
@@ -308,13 +326,19 @@ def _steps(
     def knowledge() -> dict[str, int]:
         if not graph_used:
             return {}
-        stats = memory.knowledge.store.delete_user(user_id)
+        if knowledge_store is not None:
+            store = knowledge_store()
+        else:
+            from langgraph_prax_memory.knowledge import create_knowledge_store
+
+            store = create_knowledge_store(parts.graph)
+        stats = store.delete_user(user_id)
         return {f"knowledge_{k}": v for k, v in _ints(stats.model_dump()).items()}
 
     def graph() -> dict[str, int]:
         if not graph_used:
             return {}
-        gone = memory.graph.delete_user(user_id)
+        gone = parts.graph.delete_user(user_id)
         return {
             "entities": gone.entities,
             "relations": gone.relations,
@@ -326,7 +350,7 @@ def _steps(
         from langgraph_prax_memory.stm import StmCorruptError
 
         try:
-            return {"stm_entries": memory.stm.clear(user_id)}
+            return {"stm_entries": parts.stm.clear(user_id)}
         except StmCorruptError:  # moved aside inside memory/, which the next step removes
             return {"stm_entries": 0}
 
@@ -364,7 +388,7 @@ def _steps(
     def workspace_folder() -> dict[str, int]:
         if keep_notes or not workspace.exists():
             return {"notes_lines": 0, "workspace_files": 0}
-        notes = memory.notes.read(user_id)
+        notes = parts.notes.read(user_id)
         counts = {
             "notes_lines": sum(1 for line in notes.splitlines() if line.strip()),
             "workspace_files": sum(1 for p in workspace.rglob("*") if p.is_file()),
@@ -391,20 +415,20 @@ def _ints(values: Mapping[str, object]) -> dict[str, int]:
     }
 
 
-def _graph_in_use(memory: PraxMemory) -> bool:
+def _graph_in_use(parts: MemoryParts) -> bool:
     """Whether the user can have a graph: LTM on, a graph built or configured, or its file."""
     return bool(
-        memory.available
-        or memory._graph is not None
-        or memory.config.neo4j_uri
-        or memory.config.graph_path.exists()
+        parts.ltm.available
+        or parts.graph_opened
+        or parts.config.neo4j_uri
+        or parts.config.graph_path.exists()
     )
 
 
 # ----------------------------------------------------------------------- compaction
 
 
-def compact_stores(memory: PraxMemory) -> list[str]:
+def compact_stores(parts: MemoryParts) -> list[str]:
     """Rewrite the files of the engines the product owns, without any deleted byte.
 
     Every qdrant-edge collection of the memory's embedded folder is rebuilt from its live
@@ -419,11 +443,11 @@ def compact_stores(memory: PraxMemory) -> list[str]:
         BackendUnavailable: An engine could not be compacted (nothing of it was lost).
     """
     from langgraph_prax_memory.graph import SQLiteGraphStore
-    from langgraph_prax_memory.vectors._edge import EdgeClient
+    from langgraph_prax_memory.vectors import EdgeClient
 
     done: list[str] = []
-    if memory.available:
-        client = memory.vectors.client
+    if parts.ltm.available:
+        client = parts.ltm.vectors.client
         if isinstance(client, EdgeClient):
             for name in client.collection_names():
                 try:
@@ -433,8 +457,8 @@ def compact_stores(memory: PraxMemory) -> list[str]:
                         f"qdrant-edge compaction of {name!r} failed: {exc}"
                     ) from exc
                 done.append(f"qdrant-edge collection {name}")
-    if _graph_in_use(memory):
-        graph = memory.graph
+    if _graph_in_use(parts):
+        graph = parts.graph
         if isinstance(graph, SQLiteGraphStore) and graph.path != ":memory:":
             graph.compact()
             done.append(f"SQLite graph {graph.path}")
@@ -444,31 +468,31 @@ def compact_stores(memory: PraxMemory) -> list[str]:
 # ----------------------------------------------------------------------- what remains
 
 
-def _vector_kind(memory: PraxMemory) -> tuple[str, str]:
-    if not memory.available:
+def _vector_kind(parts: MemoryParts) -> tuple[str, str]:
+    if not parts.ltm.available:
         return "disabled", ""
-    from langgraph_prax_memory.vectors._edge import EdgeClient
+    from langgraph_prax_memory.vectors import EdgeClient, is_local_client
 
     try:
-        client = memory.vectors.client
+        client = parts.ltm.vectors.client
     except PraxMemoryError:  # not open (held by another process): say what it would be
-        url = memory.config.qdrant_url
+        url = parts.config.qdrant_url
         if url and url != ":memory:":
             return "server", url
-        return "edge", str(memory.config.embedded_qdrant_path)
+        return "edge", str(parts.config.embedded_qdrant_path)
     if isinstance(client, EdgeClient):
         return "edge", str(client.path)
-    if type(getattr(client, "_client", None)).__name__ == "QdrantLocal":
-        return "local", str(memory.config.qdrant_path)
-    return "server", str(memory.config.qdrant_url or "")
+    if is_local_client(client):
+        return "local", str(parts.config.qdrant_path)
+    return "server", str(parts.config.qdrant_url or "")
 
 
-def _graph_kind(memory: PraxMemory) -> tuple[str, str]:
-    if not _graph_in_use(memory):
+def _graph_kind(parts: MemoryParts) -> tuple[str, str]:
+    if not _graph_in_use(parts):
         return "unused", ""
     from langgraph_prax_memory.graph import AsyncNeo4jGraphStore, Neo4jGraphStore, SQLiteGraphStore
 
-    graph = memory.graph
+    graph = parts.graph
     if isinstance(graph, SQLiteGraphStore):
         return ("sqlite", graph.path) if graph.path != ":memory:" else ("memory", "")
     if isinstance(graph, Neo4jGraphStore | AsyncNeo4jGraphStore):
@@ -555,8 +579,8 @@ def remaining_notes(
     return notes
 
 
-def _checkpointer_threads(memory: PraxMemory, user_id: str) -> int | None:
-    saver = getattr(memory, "_checkpointer", None)
+def _checkpointer_threads(parts: MemoryParts, user_id: str) -> int | None:
+    saver = parts.checkpointer
     saver = getattr(saver, "saver", saver)  # a ConsolidatingCheckpointer wraps the real one
     if saver is None or not hasattr(saver, "list"):
         return None
@@ -573,26 +597,26 @@ def _checkpointer_threads(memory: PraxMemory, user_id: str) -> int | None:
 
 
 def _remaining(
-    memory: PraxMemory,
+    parts: MemoryParts,
     user_id: str,
     keep_notes: bool,
     compacted: bool,
     marker: Mapping[str, Any],
 ) -> list[str]:
-    vector, vector_where = _vector_kind(memory)
+    vector, vector_where = _vector_kind(parts)
     try:
-        graph, graph_where = _graph_kind(memory)
+        graph, graph_where = _graph_kind(parts)
     except PraxMemoryError:
         graph, graph_where = "other", "(unavailable)"
-    workspace = memory.config.users_dir / user_dir_name(user_id)
+    workspace = parts.config.users_dir / user_dir_name(user_id)
     return remaining_notes(
         vector=vector,
         vector_where=vector_where,
         graph=graph,
         graph_where=graph_where,
         compacted=compacted,
-        data_dir=str(memory.config.data_dir),
+        data_dir=str(parts.config.data_dir),
         kept_notes=str(workspace) if keep_notes and workspace.exists() else None,
-        checkpointer_threads=_checkpointer_threads(memory, user_id),
+        checkpointer_threads=_checkpointer_threads(parts, user_id),
         external_traces=list(marker.get("external_traces") or []),
     )

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
+from langgraph_prax_memory._parts import HasParts, MemoryParts, parts_of
 from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import (
     check_importance,
@@ -32,8 +33,7 @@ from langgraph_prax_memory.errors import MemoryValidationError
 from langgraph_prax_memory.graph import Entity, Relation, entity_id
 
 if TYPE_CHECKING:
-    from langgraph_prax_memory._forget import ForgetReceipt
-    from langgraph_prax_memory.memory import PraxMemory
+    pass
 
 __all__ = [
     "EXPORT_FORMAT",
@@ -42,7 +42,6 @@ __all__ = [
     "ImportReceipt",
     "PortableFormatError",
     "export_user",
-    "forget_user",
     "graph_entities",
     "graph_relations",
     "import_user",
@@ -95,14 +94,14 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def graph_entities(memory: PraxMemory, user_id: str) -> list[Entity]:
+def graph_entities(parts: MemoryParts, user_id: str) -> list[Entity]:
     """Every entity of ``user_id`` the graph's substring search can reach, by name.
 
     The graph protocol has no "list all" call, so names are probed with each letter and
     digit (plus every other character seen in found names); compare with ``graph.stats`` to
     know whether the listing is complete.
     """
-    graph = memory.graph
+    graph = parts.graph
     found: dict[str, Entity] = {}
     probes = list(_PROBES)
     tried: set[str] = set()
@@ -118,21 +117,21 @@ def graph_entities(memory: PraxMemory, user_id: str) -> list[Entity]:
 
 
 def graph_relations(
-    memory: PraxMemory, user_id: str, entities: Iterable[Entity], *, include_superseded: bool
+    parts: MemoryParts, user_id: str, entities: Iterable[Entity], *, include_superseded: bool
 ) -> list[Relation]:
     """The relations touching ``entities`` (deduplicated), oldest ``valid_from`` first."""
     seen: dict[str, Relation] = {}
     for ent in entities:
-        found = memory.graph.get_entity(user_id, ent.name, include_superseded=include_superseded)
+        found = parts.graph.get_entity(user_id, ent.name, include_superseded=include_superseded)
         for rel in found.relations if found else []:
             seen.setdefault(rel.id, rel)
     return sorted(seen.values(), key=lambda r: (r.valid_from, r.source, r.target, r.type))
 
 
-def _records(memory: PraxMemory, user_id: str, summary: ExportSummary) -> Iterator[dict[str, Any]]:
-    if memory.available:
-        total = memory.count(user_id)
-        for m in memory.list_memories(user_id, limit=max(total, 1)):
+def _records(parts: MemoryParts, user_id: str, summary: ExportSummary) -> Iterator[dict[str, Any]]:
+    if parts.ltm.available:
+        total = parts.ltm.count(user_id)
+        for m in parts.ltm.list_memories(user_id, limit=max(total, 1)):
             yield {
                 "type": "memory",
                 "id": m.id,
@@ -148,11 +147,11 @@ def _records(memory: PraxMemory, user_id: str, summary: ExportSummary) -> Iterat
                 "summary_level": m.summary_level,
                 **({"context": m.context} if m.context else {}),
             }
-        stats = memory.graph.stats(user_id)
-        entities = graph_entities(memory, user_id)
-        relations = graph_relations(memory, user_id, entities, include_superseded=True)
-        events = memory.graph.get_events(user_id, limit=_MAX_LIMIT)
-        links = memory.graph.get_causal_links(user_id, limit=_MAX_LIMIT)
+        stats = parts.graph.stats(user_id)
+        entities = graph_entities(parts, user_id)
+        relations = graph_relations(parts, user_id, entities, include_superseded=True)
+        events = parts.graph.get_events(user_id, limit=_MAX_LIMIT)
+        links = parts.graph.get_causal_links(user_id, limit=_MAX_LIMIT)
         for what, got, want in (
             ("entities", len(entities), stats.entities),
             ("relations", len(relations), stats.relations),
@@ -210,15 +209,19 @@ def _records(memory: PraxMemory, user_id: str, summary: ExportSummary) -> Iterat
     else:
         summary.warnings.append("long-term memory is disabled: memories and graph not exported")
         summary.complete = False
-    for entry in memory.stm.all(user_id):
+    for entry in parts.stm.all(user_id):
         yield {"type": "stm", **entry.to_json_dict()}
-    notes = memory.notes.read(user_id)
+    notes = parts.notes.read(user_id)
     if notes:
         yield {"type": "notes", "content": notes}
 
 
 def export_user(
-    memory: PraxMemory, user_id: str, out: TextIO, *, progress: ProgressCallback | None = None
+    memory: MemoryParts | HasParts,
+    user_id: str,
+    out: TextIO,
+    *,
+    progress: ProgressCallback | None = None,
 ) -> ExportSummary:
     """Write ``user_id``'s memories, graph, scratchpad and notes to ``out`` as JSONL.
 
@@ -237,17 +240,18 @@ def export_user(
         'prax-memory-export'
     """
     check_user_id(user_id)
+    parts = parts_of(memory)
     summary = ExportSummary()
     records: list[dict[str, Any]] = []
     notify(progress, 0, None, "reading")
-    for rec in _records(memory, user_id, summary):
+    for rec in _records(parts, user_id, summary):
         records.append(rec)
         if len(records) % 100 == 0:
             notify(progress, len(records), None, "reading")
     notify(progress, len(records), len(records), "reading")
     for rec in records:
         summary.counts[rec["type"]] = summary.counts.get(rec["type"], 0) + 1
-    from langgraph_prax_memory import __version__
+    from langgraph_prax_memory._version import __version__
 
     header = {
         "type": "header",
@@ -322,14 +326,14 @@ def _memory_item(row: dict[str, Any], id_map: dict[str, str]) -> dict[str, Any]:
 
 
 def _check_records(
-    memory: PraxMemory, user_id: str, rows: list[dict[str, Any]], id_map: dict[str, str]
+    parts: MemoryParts, user_id: str, rows: list[dict[str, Any]], id_map: dict[str, str]
 ) -> None:
     """Validate every record before anything is written (an import lands whole or not at all).
 
     Raises:
         MemoryValidationError: The first invalid record, by its position in the file.
     """
-    from langgraph_prax_memory.memory import _prepare
+    from langgraph_prax_memory.ltm import prepare_memory
 
     for number, row in enumerate(rows, 2):  # line 1 is the header
         kind = row["type"]
@@ -338,7 +342,7 @@ def _check_records(
             raise MemoryValidationError(f"record {number} ({kind}) lacks {', '.join(missing)}")
         try:
             if kind == "memory":
-                _prepare(user_id, _memory_item(row, id_map), memory.config.max_content_chars)
+                prepare_memory(user_id, _memory_item(row, id_map), parts.config.max_content_chars)
             elif kind == "stm":
                 check_importance(row.get("importance", 0.5))
                 check_tags(row.get("tags"))
@@ -350,7 +354,7 @@ def _check_records(
 
 
 def _import_memories(
-    memory: PraxMemory,
+    parts: MemoryParts,
     user_id: str,
     rows: list[dict[str, Any]],
     id_map: dict[str, str],
@@ -359,7 +363,9 @@ def _import_memories(
 ) -> None:
     if not rows:
         return
-    existing = {m.key: m for m in memory.list_memories(user_id, limit=memory.count(user_id) + 1)}
+    existing = {
+        m.key: m for m in parts.ltm.list_memories(user_id, limit=parts.ltm.count(user_id) + 1)
+    }
     items = []
     for row in rows:
         item = _memory_item(row, id_map)
@@ -372,18 +378,18 @@ def _import_memories(
         receipt.add("memory", True)
     for start in range(0, len(items), _IMPORT_CHUNK):
         chunk = items[start : start + _IMPORT_CHUNK]
-        memory.remember_many(user_id, chunk)
+        parts.ltm.remember_many(user_id, chunk)
         tick(len(chunk))
 
 
 def _import_graph(
-    memory: PraxMemory,
+    parts: MemoryParts,
     user_id: str,
     rows: list[dict[str, Any]],
     receipt: ImportReceipt,
     tick: Callable[[int], None],
 ) -> None:
-    graph = memory.graph
+    graph = parts.graph
     entities = [r for r in rows if r["type"] == "entity"]
     present = graph.entity_ids_for(user_id, [r["name"] for r in entities]) if entities else {}
     for row in entities:
@@ -467,7 +473,7 @@ def _import_graph(
 
 
 def import_user(
-    memory: PraxMemory,
+    memory: MemoryParts | HasParts,
     lines: Iterable[str],
     *,
     user_id: str | None = None,
@@ -483,6 +489,7 @@ def import_user(
         MemoryValidationError: A record holds invalid data; every record is checked before
             anything is written, so nothing of the file is imported.
     """
+    parts = parts_of(memory)
     header, rows = read_export(lines)
     target = check_user_id(user_id if user_id is not None else header.get("user_id"))
     receipt = ImportReceipt(user_id=target)
@@ -498,11 +505,11 @@ def import_user(
     id_map = {
         r["id"]: entity_id(target, r["name"]) for r in graph_rows if r.get("id") and r.get("name")
     }
-    _check_records(memory, target, rows, id_map)
+    _check_records(parts, target, rows, id_map)
     notify(progress, 0, len(rows), "records")
-    if memory.available:
-        _import_graph(memory, target, graph_rows, receipt, tick)
-        _import_memories(memory, target, memory_rows, id_map, receipt, tick)
+    if parts.ltm.available:
+        _import_graph(parts, target, graph_rows, receipt, tick)
+        _import_memories(parts, target, memory_rows, id_map, receipt, tick)
     elif graph_rows or memory_rows:
         receipt.warnings.append(
             f"long-term memory is disabled: {len(memory_rows)} memories and "
@@ -510,45 +517,24 @@ def import_user(
         )
         tick(len(graph_rows) + len(memory_rows))
     for row in (r for r in rows if r["type"] == "stm"):
-        old = memory.stm.get(target, row["key"])
+        old = parts.stm.get(target, row["key"])
         same = old is not None and (old.content, old.importance, old.tags) == (
             row["content"],
             row.get("importance", 0.5),
             row.get("tags") or [],
         )
         if not same:
-            memory.stm.write(
+            parts.stm.write(
                 target, row["key"], row["content"], row.get("importance"), row.get("tags") or []
             )
         receipt.add("stm", not same)
         tick(1)
     for row in (r for r in rows if r["type"] == "notes"):
-        same = memory.notes.read(target) == row["content"]
+        same = parts.notes.read(target) == row["content"]
         if not same:
-            memory.notes.update(target, row["content"])
+            parts.notes.update(target, row["content"])
         receipt.add("notes", not same)
         tick(1)
     if done < len(rows):  # records of a type this version does not import
         notify(progress, len(rows), len(rows), "records")
     return receipt
-
-
-def forget_user(
-    memory: PraxMemory, user_id: str, *, keep_notes: bool = False, compact: bool = False
-) -> ForgetReceipt:
-    """Delete everything of ``user_id`` in every store; return a receipt.
-
-    Memories, knowledge, graph, scratchpad, consolidation state, ``trace.log``, OKF bundles
-    and, unless ``keep_notes``, the user's workspace folder (``user_notes.md`` with its git
-    history) go, backends first and local files last. ``compact`` then rewrites the embedded
-    stores so that no byte of the user stays on disk. The receipt's ``remaining`` lists
-    where the user's data may still be (see :mod:`langgraph_prax_memory._forget`).
-
-    Raises:
-        MemoryValidationError: ``user_id`` is invalid; nothing was deleted.
-        DeletionIncomplete: A backend failed part-way; the error lists what is left and the
-            deletion resumes on the next call (or when a memory is next opened).
-    """
-    from langgraph_prax_memory._forget import forget
-
-    return forget(memory, user_id, keep_notes=keep_notes, compact=compact)

@@ -5,15 +5,13 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, Field
 
+from langgraph_prax_memory._parts import HasParts, MemoryParts, parts_of
 from langgraph_prax_memory.errors import BackendUnavailable, PraxMemoryError
 from langgraph_prax_memory.stm import PENDING_REVIEW_TAG
-
-if TYPE_CHECKING:
-    from langgraph_prax_memory.memory import PraxMemory
 
 __all__ = ["HygieneReport", "UserStats", "collect_stats"]
 
@@ -69,20 +67,20 @@ def _normalised(text: str) -> str:
     return " ".join(_PUNCT.sub(" ", _SPEAKER.sub("", text, count=1).lower()).split())
 
 
-def hygiene_report(memory: PraxMemory, user_id: str) -> HygieneReport:
+def hygiene_report(memory: MemoryParts | HasParts, user_id: str) -> HygieneReport:
     """Scan ``user_id``'s memories (payloads only, no vectors) for the :class:`HygieneReport`."""
+    parts = parts_of(memory)
     from qdrant_client import models
 
-    from langgraph_prax_memory.consolidation._rules import is_junk
-    from langgraph_prax_memory.retrieval._recall import ltm_namespace
-    from langgraph_prax_memory.vectors._payload import NS_SEP
-    from langgraph_prax_memory.vectors._plan import user_filter
+    from langgraph_prax_memory.consolidation import is_junk
+    from langgraph_prax_memory.retrieval import ltm_namespace
+    from langgraph_prax_memory.vectors import NS_SEP, user_filter
 
     # every long-term memory, superseded ones included (the default recall filter hides them)
     prefix = models.FieldCondition(
         key="ns_prefixes", match=models.MatchValue(value=NS_SEP.join(ltm_namespace(user_id)))
     )
-    points = memory.vectors.scroll(
+    points = parts.ltm.vectors.scroll(
         user_id, flt=user_filter(user_id, prefix), limit=HYGIENE_SCAN_LIMIT
     )
     seen: Counter[str] = Counter()
@@ -153,7 +151,7 @@ class UserStats(BaseModel):
         return f"{self.user_id}: " + "; ".join(parts)
 
 
-def collect_stats(memory: PraxMemory, user_id: str) -> UserStats:
+def collect_stats(memory: MemoryParts | HasParts, user_id: str) -> UserStats:
     """Count ``user_id``'s STM entries, notes, memories and graph; never raises for a layer.
 
     Example:
@@ -162,24 +160,25 @@ def collect_stats(memory: PraxMemory, user_id: str) -> UserStats:
         >>> collect_stats(mem, "nobody").memories
         0
     """
-    stats: dict[str, Any] = {"user_id": user_id, "ltm_available": memory.available}
+    parts = parts_of(memory)
+    stats: dict[str, Any] = {"user_id": user_id, "ltm_available": parts.ltm.available}
     errors: dict[str, str] = {}
     try:
-        entries = memory.stm.all(user_id)
+        entries = parts.stm.all(user_id)
         stats["stm_entries"] = len(entries)
         stats["stm_pending_review"] = sum(PENDING_REVIEW_TAG in e.tags for e in entries)
     except PraxMemoryError as exc:
         errors["stm"] = str(exc)
-    notes = memory.notes.read(user_id)
+    notes = parts.notes.read(user_id)
     stats["notes_lines"] = sum(1 for line in notes.splitlines() if line.strip())
     stats["notes_chars"] = len(notes)
-    if memory.available:
+    if parts.ltm.available:
         try:
-            stats["memories"] = memory.count(user_id)
+            stats["memories"] = parts.ltm.count(user_id)
         except BackendUnavailable as exc:
             errors["ltm"] = str(exc)
         try:
-            graph = memory.graph.stats(user_id)
+            graph = parts.graph.stats(user_id)
         except BackendUnavailable as exc:
             errors["graph"] = str(exc)
         else:
@@ -191,7 +190,7 @@ def collect_stats(memory: PraxMemory, user_id: str) -> UserStats:
                 causal_links=graph.causal_links,
             )
         try:
-            report = hygiene_report(memory, user_id)
+            report = hygiene_report(parts, user_id)
         except BackendUnavailable as exc:
             errors["hygiene"] = str(exc)
         else:

@@ -336,7 +336,7 @@ def _group(parent: click.Group, name: str, help_text: str) -> click.Group:
 
 
 def _version() -> str:
-    from langgraph_prax_memory import __version__
+    from langgraph_prax_memory._version import __version__
 
     return __version__
 
@@ -957,8 +957,8 @@ def _graph(call: _Call, mem: PraxMemory, question: str | None, history: bool) ->
         )
         return EXIT_OK if answer.entities else EXIT_NOT_FOUND
     stats = mem.graph.stats(user)
-    entities = graph_entities(mem, user)
-    relations = graph_relations(mem, user, entities, include_superseded=history)
+    entities = graph_entities(mem.parts, user)
+    relations = graph_relations(mem.parts, user, entities, include_superseded=history)
 
     def render() -> None:
         con = call.out.console
@@ -1276,8 +1276,6 @@ def _import(call: _Call, mem: PraxMemory, file: str) -> int:
 )
 def _forget_user(call: _Call, mem: PraxMemory, yes: bool, keep_notes: bool, compact: bool) -> int:
     """Delete a user from every store and print a receipt (resumes if interrupted)."""
-    from langgraph_prax_memory._portable import forget_user
-
     user = call.user()
     if not yes:
         if not sys.stdin.isatty():
@@ -1286,7 +1284,7 @@ def _forget_user(call: _Call, mem: PraxMemory, yes: bool, keep_notes: bool, comp
         if answer.strip() != user:
             raise _UsageError("not confirmed; nothing was deleted")
     try:
-        receipt = forget_user(mem, user, keep_notes=keep_notes, compact=compact)
+        receipt = mem.forget_user(user, keep_notes=keep_notes, compact=compact)
     except DeletionIncomplete as exc:
         return _forget_incomplete(exc, call.out)
 
@@ -1359,7 +1357,9 @@ def _doctor(call: _Call) -> int:
     if call.injected is not None:
         return _report_checks(run_checks(call.injected), call.out)
     # a setting or backend that stops the memory from opening is a failed check
-    return _report_checks(diagnose(call.config), call.out)
+    from langgraph_prax_memory.memory import PraxMemory
+
+    return _report_checks(diagnose(call.config, PraxMemory), call.out)
 
 
 def _report_checks(checks: list[Check], out: _Out) -> int:

@@ -9,10 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -21,45 +18,18 @@ from langchain_core.language_models import BaseChatModel
 from qdrant_client import models
 
 from langgraph_prax_memory._conversation import Turn, conversation_items
-from langgraph_prax_memory._progress import ProgressCallback, notify
-from langgraph_prax_memory._validation import (
-    check_importance,
-    check_tags,
-    check_text,
-    check_unicode,
-    check_user_id,
-    to_utc,
-    utcnow,
-)
+from langgraph_prax_memory._parts import MemoryParts
+from langgraph_prax_memory._progress import ProgressCallback
+from langgraph_prax_memory._validation import check_user_id
 from langgraph_prax_memory.config import MemoryConfig
-from langgraph_prax_memory.embeddings import (
-    ResilientEmbeddings,
-    SparseTFEncoder,
-    create_dense_embeddings,
-)
-from langgraph_prax_memory.errors import (
-    BackendUnavailable,
-    EmbeddingError,
-    MemoryValidationError,
-    StoreLockedError,
-)
+from langgraph_prax_memory.embeddings import ResilientEmbeddings, SparseTFEncoder
 from langgraph_prax_memory.graph import GraphStore, create_graph_store
+from langgraph_prax_memory.ltm import LongTermMemory
 from langgraph_prax_memory.models import Memory, MemoryHit
 from langgraph_prax_memory.notes import UserNotes
-from langgraph_prax_memory.retrieval._arms import Recaller
-from langgraph_prax_memory.retrieval._recall import (
-    RecallResult,
-    ltm_filter,
-    ltm_namespace,
-)
+from langgraph_prax_memory.retrieval import RecallResult
 from langgraph_prax_memory.stm import ScratchpadStore
-from langgraph_prax_memory.vectors._payload import build_payload, content_hash, keyword_text
-from langgraph_prax_memory.vectors._plan import StoredPoint, VectorRecord, decay_victims, point_id
-from langgraph_prax_memory.vectors._store import (
-    QdrantVectorStore,
-    VectorClient,
-    open_qdrant_client,
-)
+from langgraph_prax_memory.vectors import QdrantVectorStore, VectorClient
 
 if TYPE_CHECKING:
     from langgraph_prax_memory._doctor import Check
@@ -77,152 +47,6 @@ if TYPE_CHECKING:
 __all__ = ["AsyncPraxMemory", "PraxMemory"]
 
 logger = logging.getLogger(__name__)
-_UPSERT_CHUNK = 256
-_MAX_K = 1000
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    """A validated memory ready to embed."""
-
-    key: str
-    text: str
-    value: dict[str, Any]
-    explicit_key: bool
-    index_text: str
-
-
-def _prepare(user_id: str, item: Mapping[str, Any] | str, max_chars: int) -> _Prepared:
-    if isinstance(item, str):
-        item = {"content": item}
-    if not isinstance(item, Mapping):
-        raise MemoryValidationError(
-            "each memory must be a string or a mapping with at least 'content'"
-        )
-    unknown = set(item) - {
-        "content",
-        "importance",
-        "tags",
-        "source",
-        "created_at",
-        "entity_ids",
-        "key",
-        "summary_level",
-        "context",
-    }
-    if unknown:
-        raise MemoryValidationError(f"unknown memory field(s): {sorted(unknown)}")
-    text = check_text(item.get("content"), max_chars=max_chars)
-    explicit = item.get("key") is not None
-    key = item.get("key") if explicit else uuid.uuid4().hex
-    if not isinstance(key, str) or not key.strip():
-        raise MemoryValidationError("key must be a non-empty string")
-    check_unicode(key, what="key")
-    source = item.get("source") or "conversation"
-    if isinstance(source, str):
-        check_unicode(source, what="source")
-    value: dict[str, Any] = {
-        "content": text,
-        "importance": check_importance(item.get("importance", 0.5)),
-        "tags": check_tags(item.get("tags")),
-        "source": source,
-    }
-    if item.get("created_at") is not None:
-        value["created_at"] = to_utc(item["created_at"], what="created_at").isoformat()
-    if item.get("entity_ids"):
-        value["entity_ids"] = list(item["entity_ids"])
-    if item.get("summary_level"):
-        value["summary_level"] = item["summary_level"]
-    if item.get("context") is not None:
-        value["context"] = check_text(item["context"], max_chars=max_chars, what="context")
-    index_text = keyword_text(text, value.get("context"))
-    return _Prepared(key=key, text=text, value=value, explicit_key=explicit, index_text=index_text)
-
-
-class _Core:
-    """State and pure helpers shared by the sync and async facades."""
-
-    def __init__(
-        self,
-        config: MemoryConfig | None,
-        *,
-        embeddings: Embeddings | None,
-        embedding_dimension: int | None,
-        qdrant_client: VectorClient | None,
-    ) -> None:
-        self.config = config or MemoryConfig()
-        self.sparse = SparseTFEncoder(self.config.sparse_scheme, stem=self.config.sparse_stem)
-        self.dense: ResilientEmbeddings = create_dense_embeddings(
-            self.config, primary=embeddings, dimension=embedding_dimension
-        )
-        self.enabled = self.config.enabled
-        self.vectors: QdrantVectorStore | None = None
-        self._opening = threading.Lock()
-        if self.enabled:
-            try:
-                self._open(qdrant_client)
-            except StoreLockedError as exc:
-                # Another process holds the embedded folder: the scratchpad, the notes, the
-                # graph and doctor still work here; long-term calls retry the folder and
-                # raise this error (naming the holder) while it is held.
-                logger.warning("long-term memory unavailable for now: %s", exc)
-
-    def _open(self, client: VectorClient | None = None) -> QdrantVectorStore:
-        with self._opening:
-            if self.vectors is None:
-                self.vectors = QdrantVectorStore(
-                    client or open_qdrant_client(self.config),
-                    collection=self.config.collection_name,
-                    dimension=self.dense.dimension,
-                    breaker_failures=self.config.breaker_failures,
-                    breaker_cooldown=self.config.breaker_cooldown,
-                )
-            return self.vectors
-
-    def store(self) -> QdrantVectorStore:
-        if not self.enabled:
-            raise BackendUnavailable("Memory system not available: MEMORY_ENABLED is false")
-        return self.vectors if self.vectors is not None else self._open()
-
-    def records(
-        self,
-        user_id: str,
-        prepared: Sequence[_Prepared],
-        dense: list[list[float]] | None,
-        previous: Mapping[str, StoredPoint],
-        now: datetime,
-    ) -> list[VectorRecord]:
-        ns = ltm_namespace(user_id)
-        sparse = self.sparse.embed_documents([p.index_text for p in prepared])
-        out = []
-        for i, p in enumerate(prepared):
-            pid = point_id(ns, p.key)
-            prev = previous.get(pid)
-            payload = build_payload(
-                user_id=user_id,
-                namespace=ns,
-                key=p.key,
-                value=p.value,
-                text=p.text,
-                now=now,
-                previous=prev.payload if prev else None,
-                embedding_model=self.dense.last_model if dense is not None else None,
-                dense_pending=dense is None,
-            )
-            out.append(VectorRecord(pid, payload, dense[i] if dense else None, sparse[i]))
-        return out
-
-    @staticmethod
-    def dedupe_filter(user_id: str, hashes: Sequence[str]) -> models.Filter:
-        return ltm_filter(user_id, hashes=hashes)
-
-    @staticmethod
-    def check_query(user_id: str, query: object, k: int) -> str:
-        check_user_id(user_id)
-        text = check_text(query, max_chars=10_000, what="query")
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= _MAX_K:
-            raise MemoryValidationError(f"k must be an integer between 1 and {_MAX_K}")
-        return text
 
 
 class PraxMemory:
@@ -268,31 +92,40 @@ class PraxMemory:
         chat_model: BaseChatModel | str | None = None,
         checkpointer: Any = None,
     ) -> None:
-        self._graph = graph
+        config = config or MemoryConfig()
+        self.config = config
         self._chat_model = chat_model
-        self._checkpointer = checkpointer
         self._consolidator: Consolidator | None = None
         self._knowledge: KnowledgeBase | None = None
-        self._use_graph_arm = graph_arm
-        self._recaller_obj: Recaller | None = None
         # guards the parts built on first use: two threads (two users consolidating at once)
-        # must not each open the graph file or build a second pipeline
+        # must not each build a second pipeline
         self._lazy = threading.RLock()
-        self._core = _Core(
+        routing = config.model_routing
+        #: Long-term memory: the one write path and the one ranking pipeline.
+        self.ltm = LongTermMemory(
             config,
             embeddings=embeddings,
             embedding_dimension=embedding_dimension,
             qdrant_client=qdrant_client,
+            graph=(lambda: self.parts.graph) if graph_arm else None,
+            expansion_model=expansion_model or routing.resolve("query_expansion"),
+            rerank_model=rerank_model or routing.resolve("rerank"),
         )
-        self.config = self._core.config
-        routing = self.config.model_routing
-        self._expansion_model = expansion_model or routing.resolve("query_expansion")
-        self._rerank_model = rerank_model or routing.resolve("rerank")
-        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prax-reinforce")
+        #: The parts services take (consolidation, knowledge, the admin services).
+        self.parts = MemoryParts(
+            config,
+            self.ltm,
+            # the per-user scratchpad (works without Qdrant)
+            ScratchpadStore(config, chat_model=routing.resolve("stm_compaction")),
+            # the per-user user_notes.md; items compaction drops are promoted into LTM
+            UserNotes(config, remember=self._promote_note),
+            graph=graph if graph is not None else (lambda: create_graph_store(config)),
+            checkpointer=checkpointer,
+        )
         #: The per-user scratchpad (works without Qdrant).
-        self.stm = ScratchpadStore(self.config, chat_model=routing.resolve("stm_compaction"))
+        self.stm = self.parts.stm
         #: The per-user ``user_notes.md``; items compaction drops are promoted into LTM.
-        self.notes = UserNotes(self.config, remember=self._promote_note)
+        self.notes = self.parts.notes
         self._resumed_deletions: dict[str, ForgetReceipt] = {}
         self._resume_deletions()
 
@@ -301,7 +134,7 @@ class PraxMemory:
         from langgraph_prax_memory._forget import PENDING_DIR, resume_pending
 
         if (self.config.data_dir / PENDING_DIR).is_dir():
-            self._resumed_deletions = resume_pending(self)
+            self._resumed_deletions = resume_pending(self.parts, lambda: self.knowledge.store)
 
     def _promote_note(
         self, user_id: str, content: str, /, *, importance: float, tags: list[str], source: str
@@ -312,7 +145,7 @@ class PraxMemory:
     @property
     def available(self) -> bool:
         """Whether long-term memory is enabled (``MEMORY_ENABLED``)."""
-        return self._core.enabled
+        return self.ltm.available
 
     @property
     def graph(self) -> GraphStore:
@@ -321,25 +154,22 @@ class PraxMemory:
         Built on first use; a Neo4j server that is down surfaces as ``BackendUnavailable``
         from graph calls, never from building the memory.
         """
-        with self._lazy:
-            if self._graph is None:
-                self._graph = create_graph_store(self.config)
-            return self._graph
+        return self.parts.graph
 
     @property
     def vectors(self) -> QdrantVectorStore:
         """The vector store (raises :class:`BackendUnavailable` when LTM is disabled)."""
-        return self._core.store()
+        return self.ltm.vectors
 
     @property
     def embeddings(self) -> ResilientEmbeddings:
         """The dense embedder (with its cache and fallbacks)."""
-        return self._core.dense
+        return self.ltm.embeddings
 
     @property
     def sparse_encoder(self) -> SparseTFEncoder:
         """The sparse term encoder."""
-        return self._core.sparse
+        return self.ltm.sparse_encoder
 
     # -- writes -----------------------------------------------------------------------
     def remember(
@@ -440,76 +270,11 @@ class PraxMemory:
             ...     "alice", ["Alice drinks green tea", {"content": "Alice is a nurse"}]
             ... )
         """
-        if isinstance(items, str):
-            raise MemoryValidationError("items must be a list of memories, not one string")
-        check_user_id(user_id)
-        store = self._core.store()
-        prepared = [_prepare(user_id, it, self.config.max_content_chars) for it in items]
-        if not prepared:
-            return []
-        ids, todo, alias = self._dedupe(user_id, prepared, store)
-        if todo:
-            try:
-                dense: list[list[float]] | None = self._core.dense.embed_documents(
-                    [p.text for _, p in todo]
-                )
-            except EmbeddingError as exc:
-                logger.warning("storing %d memories without dense vectors: %s", len(todo), exc)
-                dense = None
-            ns = ltm_namespace(user_id)
-            previous = {
-                p.id: p
-                for p in store.retrieve(user_id, [point_id(ns, prep.key) for _, prep in todo])
-            }
-            records = self._core.records(user_id, [p for _, p in todo], dense, previous, utcnow())
-            for start in range(0, len(records), _UPSERT_CHUNK):
-                store.upsert(user_id, records[start : start + _UPSERT_CHUNK])
-            for (slot, _), rec in zip(todo, records, strict=True):
-                ids[slot] = rec.id
-        for slot, first in alias.items():
-            ids[slot] = ids[first]
-        return [i for i in ids if i is not None]
-
-    def _dedupe(
-        self, user_id: str, prepared: list[_Prepared], store: QdrantVectorStore
-    ) -> tuple[list[str | None], list[tuple[int, _Prepared]], dict[int, int]]:
-        """Split items into already-stored (by content hash), in-batch repeats, and new.
-
-        The hash covers a memory's context too: the same words answering another question
-        are another memory.
-        """
-        hashes = [content_hash(user_id, p.index_text) for p in prepared]
-        existing: dict[str, str] = {}
-        for point in store.scroll(
-            user_id, flt=_Core.dedupe_filter(user_id, sorted(set(hashes))), limit=len(hashes) * 4
-        ):
-            existing.setdefault(point.payload["content_hash"], point.id)
-        ids: list[str | None] = [None] * len(prepared)
-        todo: list[tuple[int, _Prepared]] = []
-        first: dict[str, int] = {}
-        alias: dict[int, int] = {}
-        for i, (p, h) in enumerate(zip(prepared, hashes, strict=True)):
-            if p.explicit_key:
-                todo.append((i, p))
-            elif h in existing:
-                ids[i] = existing[h]
-            elif h in first:
-                alias[i] = first[h]
-            else:
-                first[h] = i
-                todo.append((i, p))
-        return ids, todo, alias
+        return self.ltm.remember_many(user_id, items)
 
     def forget(self, user_id: str, memory_id: str) -> bool:
         """Delete one memory of ``user_id``; ``False`` when it does not exist (for this user)."""
-        check_user_id(user_id)
-        if not isinstance(memory_id, str) or not memory_id.strip():
-            raise MemoryValidationError("memory_id must be a non-empty string")
-        try:
-            uuid.UUID(memory_id)
-        except ValueError:
-            return False
-        return self._core.store().delete(user_id, [memory_id]) > 0
+        return self.ltm.forget(user_id, memory_id)
 
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Delete everything of ``user_id`` except their notes; returns counts.
@@ -526,9 +291,35 @@ class PraxMemory:
                 and the deletion resumes on the next call or when a memory is next opened
                 on this data directory.
         """
+        return self.forget_user(user_id, keep_notes=True).removed
+
+    def forget_user(
+        self, user_id: str, *, keep_notes: bool = False, compact: bool = False
+    ) -> ForgetReceipt:
+        """Delete everything of ``user_id`` in every store; return a receipt.
+
+        Memories, knowledge, graph, scratchpad, consolidation state, ``trace.log``, OKF
+        bundles and, unless ``keep_notes``, the user's workspace folder (``user_notes.md``
+        with its git history) go, backends first and local files last. ``compact`` then
+        rewrites the embedded stores so that no byte of the user stays on disk. The
+        receipt's ``remaining`` lists where the user's data may still be (see
+        docs/security.md).
+
+        Raises:
+            MemoryValidationError: ``user_id`` is invalid; nothing was deleted.
+            DeletionIncomplete: A backend failed part-way; the error lists what is left and
+                the deletion resumes on the next call (or when a memory is next opened).
+        """
         from langgraph_prax_memory._forget import forget
 
-        return forget(self, user_id, keep_notes=True).removed
+        return forget(
+            self.parts,
+            user_id,
+            keep_notes=keep_notes,
+            compact=compact,
+            knowledge=lambda: self.knowledge.store,
+            resumed=self._resumed_deletions,
+        )
 
     def compact(self) -> list[str]:
         """Rewrite the stores this product owns so no byte of deleted data stays on disk.
@@ -545,7 +336,7 @@ class PraxMemory:
         """
         from langgraph_prax_memory._forget import compact_stores
 
-        return compact_stores(self)
+        return compact_stores(self.parts)
 
     def decay(
         self,
@@ -560,22 +351,7 @@ class PraxMemory:
         ``progress(done, total, label)`` is told the memories scanned (``"scanned"``) and
         then the ones pruned (``"pruned"``, not called on a ``dry_run``).
         """
-        check_user_id(user_id)
-        store = self._core.store()
-        if progress is None:
-            return store.decay_memories(
-                user_id, halflife_days=self.config.decay_halflife_days, now=now, dry_run=dry_run
-            )
-        notify(progress, 0, None, "scanned")
-        points = store.iter_points(user_id)
-        notify(progress, len(points), len(points), "scanned")
-        victims = decay_victims(points, now or utcnow(), self.config.decay_halflife_days)
-        if dry_run:
-            return victims
-        for start in range(0, len(victims), _UPSERT_CHUNK):
-            store.delete(user_id, victims[start : start + _UPSERT_CHUNK])
-            notify(progress, min(start + _UPSERT_CHUNK, len(victims)), len(victims), "pruned")
-        return victims
+        return self.ltm.decay(user_id, now=now, dry_run=dry_run, progress=progress)
 
     def reembed(
         self, user_id: str, *, force: bool = False, progress: ProgressCallback | None = None
@@ -591,36 +367,7 @@ class PraxMemory:
             EmbeddingError: The configured model failed (naming it and where it is served);
                 the memories done so far keep their new vectors.
         """
-        check_user_id(user_id)
-        store = self._core.store()
-        todo = [
-            p
-            for p in store.iter_points(user_id)
-            if force
-            or p.payload.get("dense_pending")
-            or p.payload.get("embedding_model") not in (None, self._core.dense.model_name)
-        ]
-        done = 0
-        notify(progress, 0, len(todo), "memories")
-        for start in range(0, len(todo), _UPSERT_CHUNK):
-            chunk = todo[start : start + _UPSERT_CHUNK]
-            try:
-                vectors = self._core.dense.embed_primary(
-                    [str(p.payload.get("content", "")) for p in chunk]
-                )
-            except EmbeddingError as exc:
-                raise EmbeddingError(
-                    f"reembed for {user_id!r} stopped after {done} of {len(todo)} memories: "
-                    f"{exc}. The others keep their sparse vectors and stay marked for reembed."
-                ) from exc
-            store.set_dense(
-                user_id,
-                {p.id: v for p, v in zip(chunk, vectors, strict=True)},
-                self._core.dense.model_name,
-            )
-            done += len(chunk)
-            notify(progress, done, len(todo), "memories")
-        return done
+        return self.ltm.reembed(user_id, force=force, progress=progress)
 
     # -- consolidation and knowledge ------------------------------------------------------
     @property
@@ -632,7 +379,7 @@ class PraxMemory:
 
                 model = self._chat_model or self.config.model_routing.resolve("consolidation")
                 self._consolidator = Consolidator(
-                    self, chat_model=model, checkpointer=self._checkpointer
+                    self.parts, chat_model=model, checkpointer=self.parts.checkpointer
                 )
             return self._consolidator
 
@@ -667,7 +414,7 @@ class PraxMemory:
             if self._knowledge is None:
                 from langgraph_prax_memory.knowledge import KnowledgeBase
 
-                self._knowledge = KnowledgeBase(self)
+                self._knowledge = KnowledgeBase(self.parts)
             return self._knowledge
 
     # -- maintenance --------------------------------------------------------------------
@@ -675,7 +422,7 @@ class PraxMemory:
         """Counts across the layers for ``user_id`` (memories, graph, scratchpad, notes)."""
         from langgraph_prax_memory._stats import collect_stats
 
-        return collect_stats(self, user_id)
+        return collect_stats(self.parts, user_id)
 
     def export_user(
         self, user_id: str, out: TextIO, *, progress: ProgressCallback | None = None
@@ -686,7 +433,7 @@ class PraxMemory:
         """
         from langgraph_prax_memory._portable import export_user
 
-        return export_user(self, user_id, out, progress=progress)
+        return export_user(self.parts, user_id, out, progress=progress)
 
     def import_user(
         self,
@@ -702,37 +449,26 @@ class PraxMemory:
         """
         from langgraph_prax_memory._portable import import_user
 
-        return import_user(self, lines, user_id=user_id, progress=progress)
+        return import_user(self.parts, lines, user_id=user_id, progress=progress)
 
     def doctor(self) -> list[Check]:
         """Check each configured backend and report what works."""
         from langgraph_prax_memory._doctor import run_checks
 
-        return run_checks(self)
+        return run_checks(self.parts)
 
     # -- reads ------------------------------------------------------------------------
     def get(self, user_id: str, memory_id: str) -> Memory | None:
         """One memory of ``user_id`` by id (``None`` if absent or another user's)."""
-        check_user_id(user_id)
-        try:
-            uuid.UUID(memory_id)
-        except (ValueError, TypeError, AttributeError):
-            return None
-        found = self._core.store().retrieve(user_id, [memory_id])
-        return Memory.from_payload(found[0].id, found[0].payload) if found else None
+        return self.ltm.get(user_id, memory_id)
 
     def count(self, user_id: str) -> int:
         """How many long-term memories ``user_id`` has."""
-        check_user_id(user_id)
-        return self._core.store().count(user_id, ltm_filter(user_id))
+        return self.ltm.count(user_id)
 
     def list_memories(self, user_id: str, *, limit: int = 100) -> list[Memory]:
         """Memories of ``user_id`` in the order they were first written."""
-        check_user_id(user_id)
-        points = self._core.store().scroll(
-            user_id, flt=ltm_filter(user_id), limit=limit, order_by="seq"
-        )
-        return [Memory.from_payload(p.id, p.payload) for p in points]
+        return self.ltm.list_memories(user_id, limit=limit)
 
     def as_vectorstore(self, user_id: str, **kwargs: Any) -> PraxMemoryVectorStore:
         """``user_id``'s long-term memory as a LangChain ``VectorStore`` (``as_retriever()``).
@@ -741,7 +477,7 @@ class PraxMemory:
         """
         from langgraph_prax_memory.vectorstore import PraxMemoryVectorStore
 
-        return PraxMemoryVectorStore(self, user_id, **kwargs)
+        return PraxMemoryVectorStore(self.ltm, user_id, **kwargs)
 
     def recall(
         self,
@@ -808,62 +544,26 @@ class PraxMemory:
         filter that is not pinned). ``include_history`` / ``as_of``: see :meth:`recall`
         (they apply to ``where`` too).
         """
-        text = _Core.check_query(user_id, query, k)
-        when = to_utc(now) if now is not None else utcnow()
-        if include_history and as_of is not None:
-            raise MemoryValidationError("give include_history or as_of, not both")
-        moment = to_utc(as_of, what="as_of") if as_of is not None else None
-        result = self._recaller().recall(
+        return self.ltm.recall_detailed(
             user_id,
-            text,
+            query,
             k=k,
-            now=when,
+            now=now,
+            reinforce=reinforce,
             tags=tags,
-            flt=where,
+            where=where,
             include_history=include_history,
-            as_of=moment,
+            as_of=as_of,
         )
-        if reinforce and result.hits:
-            self._background.submit(
-                self._reinforce, user_id, [h.memory.id for h in result.hits], when
-            )
-        return result
-
-    def _recaller(self) -> Recaller:
-        with self._lazy:
-            if self._recaller_obj is None:
-                self._recaller_obj = Recaller(
-                    self._core.store(),
-                    self._core.dense,
-                    self._core.sparse,
-                    (lambda: self.graph) if self._use_graph_arm else None,
-                    self.config.retrieval,
-                    halflife_days=self.config.decay_halflife_days,
-                    expansion_model=self._expansion_model,
-                    rerank_model=self._rerank_model,
-                )
-            return self._recaller_obj
-
-    def _reinforce(self, user_id: str, ids: list[str], now: datetime) -> None:
-        try:
-            self._core.store().reinforce(user_id, ids, now=now)
-        except Exception as exc:  # best effort: a failed reinforcement never fails a recall
-            logger.warning("reinforcement of %d memories failed: %s", len(ids), exc)
 
     def flush(self) -> None:
         """Wait for background reinforcement to finish (tests, shutdown)."""
-        self._background.submit(lambda: None).result()
+        self.ltm.flush()
 
     # -- lifecycle --------------------------------------------------------------------
     def close(self) -> None:
         """Finish background work and release the stores (the embedded folder lock too)."""
-        self._background.shutdown(wait=True)
-        if self._recaller_obj is not None:
-            self._recaller_obj.close()
-        if self._core.vectors is not None:
-            self._core.vectors.close()
-        if self._graph is not None:
-            self._graph.close()
+        self.parts.close()
 
     def __enter__(self) -> PraxMemory:
         return self
@@ -901,14 +601,37 @@ class AsyncPraxMemory:
         embeddings: Embeddings | None = None,
         embedding_dimension: int | None = None,
         qdrant_client: VectorClient | None = None,
+        graph: GraphStore | None = None,
+        graph_arm: bool = True,
+        expansion_model: BaseChatModel | None = None,
+        rerank_model: BaseChatModel | None = None,
+        chat_model: BaseChatModel | str | None = None,
+        checkpointer: Any = None,
     ) -> None:
+        #: The sync facade every call runs on (in a worker thread).
         self.sync = PraxMemory(
             config,
             embeddings=embeddings,
             embedding_dimension=embedding_dimension,
             qdrant_client=qdrant_client,
+            graph=graph,
+            graph_arm=graph_arm,
+            expansion_model=expansion_model,
+            rerank_model=rerank_model,
+            chat_model=chat_model,
+            checkpointer=checkpointer,
         )
         self.config = self.sync.config
+
+    @property
+    def ltm(self) -> LongTermMemory:
+        """The long-term memory (see :attr:`PraxMemory.ltm`)."""
+        return self.sync.ltm
+
+    @property
+    def parts(self) -> MemoryParts:
+        """The parts services take (see :attr:`PraxMemory.parts`)."""
+        return self.sync.parts
 
     @property
     def available(self) -> bool:
@@ -1061,6 +784,14 @@ class AsyncPraxMemory:
     async def delete_user(self, user_id: str) -> dict[str, int]:
         """Delete everything of ``user_id`` but their notes (see :meth:`PraxMemory.delete_user`)."""
         return await asyncio.to_thread(self.sync.delete_user, user_id)
+
+    async def forget_user(
+        self, user_id: str, *, keep_notes: bool = False, compact: bool = False
+    ) -> ForgetReceipt:
+        """Delete everything of ``user_id`` (see :meth:`PraxMemory.forget_user`)."""
+        return await asyncio.to_thread(
+            self.sync.forget_user, user_id, keep_notes=keep_notes, compact=compact
+        )
 
     async def compact(self) -> list[str]:
         """Rewrite the owned stores without deleted bytes (see :meth:`PraxMemory.compact`)."""

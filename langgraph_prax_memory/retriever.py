@@ -15,37 +15,12 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableConfig
 from pydantic import ConfigDict, Field
 
+from langgraph_prax_memory._documents import hit_to_document
 from langgraph_prax_memory._validation import check_user_id
 from langgraph_prax_memory.errors import MemoryValidationError
 from langgraph_prax_memory.memory import PraxMemory
-from langgraph_prax_memory.models import MemoryHit
 
 __all__ = ["PraxMemoryRetriever"]
-
-
-def hit_to_document(hit: MemoryHit) -> Document:
-    """A ``Document`` whose metadata explains the hit (ids, time, ranks, score factors)."""
-    m = hit.memory
-    return Document(
-        id=m.id,
-        page_content=m.content,
-        metadata={
-            "id": m.id,
-            "user_id": m.user_id,
-            "source": m.source,
-            "importance": m.importance,
-            "created_at": m.created_at.isoformat(),
-            "last_accessed": m.last_accessed.isoformat(),
-            "access_count": m.access_count,
-            "tags": list(m.tags),
-            "entity_ids": list(m.entity_ids),
-            "score": hit.score,
-            "fused": hit.fused,
-            "decay": hit.decay,
-            "boost": hit.boost,
-            "ranks": dict(hit.ranks),
-        },
-    )
 
 
 class PraxMemoryRetriever(BaseRetriever):

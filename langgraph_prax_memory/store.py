@@ -60,17 +60,19 @@ from langgraph_prax_memory.errors import (
 )
 from langgraph_prax_memory.memory import PraxMemory
 from langgraph_prax_memory.stm import StmEntry
-from langgraph_prax_memory.vectors._payload import NS_SEP, build_payload, extract_text
-from langgraph_prax_memory.vectors._plan import (
+from langgraph_prax_memory.vectors import (
     EXPIRES_AT,
+    NS_SEP,
+    QdrantVectorStore,
     StoredPoint,
     VectorRecord,
+    build_payload,
+    extract_text,
     ids_condition,
     point_id,
     unexpired,
     user_filter,
 )
-from langgraph_prax_memory.vectors._store import QdrantVectorStore
 
 __all__ = ["SHARED_TENANT", "STM_ROOT", "PraxMemoryStore", "StoreOptions"]
 
@@ -599,7 +601,7 @@ class PraxMemoryStore(BaseStore):
             )
 
         while True:
-            page, offset = vs._call("ttl sweep", functools.partial(scan_page, offset))
+            page, offset = vs.call("ttl sweep", functools.partial(scan_page, offset))
             for point in page:
                 by_user[str((point.payload or {}).get("user_id"))].append(str(point.id))
             if offset is None or not page:
@@ -611,7 +613,7 @@ class PraxMemoryStore(BaseStore):
         deleted = 0
         for user, ids in by_user.items():
             selector = models.FilterSelector(filter=user_filter(user, ids_condition(ids), expired))
-            vs._write("ttl sweep delete", functools.partial(delete, selector))
+            vs.run_write("ttl sweep delete", functools.partial(delete, selector))
             deleted += len(ids)
         return deleted
 
@@ -714,7 +716,7 @@ class PraxMemoryStore(BaseStore):
 
         for (user, minutes), ids in groups.items():
             flt = user_filter(user, ids_condition(sorted(set(ids))), unexpired(now))
-            vs._write("ttl refresh", functools.partial(extend, flt, minutes))
+            vs.run_write("ttl refresh", functools.partial(extend, flt, minutes))
 
     # -- tenancy ----------------------------------------------------------------------
     def tenant_of(self, namespace: tuple[str, ...]) -> str:
@@ -967,7 +969,7 @@ class PraxMemoryStore(BaseStore):
             dense = dense_by_text.get(p.text) if p.text else None
             sv = sparse.encode(p.text) if p.text else None
             records.append(VectorRecord(pid, payload, dense, sv))
-        vs.upsert(user, records)
+        self.memory.ltm.write(user, records)
 
     # -- scratchpad ---------------------------------------------------------------------
     def _stm_get(self, op: GetOp) -> Item | None:
@@ -1184,7 +1186,7 @@ def _facet(vs: QdrantVectorStore, key: str, flt: models.Filter | None) -> list[s
         res = vs.client.facet(vs.collection, key=key, facet_filter=flt, limit=1_000_000)
         return [str(h.value) for h in res.hits]
 
-    return vs._call("facet", run)
+    return vs.call("facet", run)
 
 
 def _worker_done(queue: _Queue, task: asyncio.Task[None]) -> None:

@@ -17,20 +17,29 @@ the tenant pin (its searches take any filter, or none), write payloads in its ow
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 
+from langgraph_prax_memory._documents import hit_to_document
 from langgraph_prax_memory._validation import check_user_id
 from langgraph_prax_memory.errors import ConfigError, MemoryValidationError
-from langgraph_prax_memory.memory import AsyncPraxMemory, PraxMemory
-from langgraph_prax_memory.retriever import hit_to_document
+from langgraph_prax_memory.ltm import LongTermMemory
 
 __all__ = ["PraxMemoryVectorStore"]
 
 _ITEM_KEYS = ("importance", "tags", "source", "created_at", "context")
+
+
+class HasLongTermMemory(Protocol):
+    """A facade that carries a long-term memory (``PraxMemory``, ``AsyncPraxMemory``)."""
+
+    @property
+    def ltm(self) -> LongTermMemory:
+        """The long-term memory."""
+        ...
 
 
 class PraxMemoryVectorStore(VectorStore):
@@ -62,19 +71,19 @@ class PraxMemoryVectorStore(VectorStore):
 
     def __init__(
         self,
-        memory: PraxMemory | AsyncPraxMemory,
+        memory: LongTermMemory | HasLongTermMemory,
         user_id: str,
         *,
         source: str = "vectorstore",
         reinforce: bool = True,
     ) -> None:
-        if isinstance(memory, AsyncPraxMemory):
-            memory = memory.sync
-        if not isinstance(memory, PraxMemory):
+        ltm = memory if isinstance(memory, LongTermMemory) else getattr(memory, "ltm", None)
+        if not isinstance(ltm, LongTermMemory):
             raise ConfigError(
                 f"PraxMemoryVectorStore needs a PraxMemory, got {type(memory).__name__}"
             )
-        self.memory = memory
+        #: The long-term memory this view reads and writes.
+        self.memory = ltm
         self.user_id = check_user_id(user_id)
         self.source = source
         self.reinforce = reinforce

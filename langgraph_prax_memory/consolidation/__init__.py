@@ -122,3 +122,8 @@ __all__ = [
     "rule_based_summary",
     "thread_key",
 ]
+
+# used by the other packages of langgraph_prax_memory (not re-exported at the root)
+from langgraph_prax_memory.consolidation._rules import is_junk
+
+__all__ += ["is_junk"]

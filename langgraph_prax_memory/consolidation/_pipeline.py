@@ -26,6 +26,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from qdrant_client import models as qm
 
+from langgraph_prax_memory._parts import HasParts, MemoryParts, parts_of
 from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import check_user_id, to_utc, user_dir_name, utcnow
 from langgraph_prax_memory.consolidation._batching import (
@@ -76,18 +77,15 @@ from langgraph_prax_memory.errors import (
     MemoryValidationError,
     MemoryWriteError,
 )
-from langgraph_prax_memory.graph import DEFAULT_ENTITY_TYPE
-from langgraph_prax_memory.graph._types import canonical_name, entity_id
+from langgraph_prax_memory.graph import DEFAULT_ENTITY_TYPE, canonical_name, entity_id
 from langgraph_prax_memory.models import Memory
-from langgraph_prax_memory.retrieval._recall import ltm_filter, validity_filter
-from langgraph_prax_memory.vectors._payload import content_hash
-from langgraph_prax_memory.vectors._plan import user_filter
+from langgraph_prax_memory.retrieval import ltm_filter, validity_filter
+from langgraph_prax_memory.vectors import content_hash, user_filter
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
     from langgraph.graph.state import CompiledStateGraph
 
-    from langgraph_prax_memory.memory import PraxMemory
 
 __all__ = [
     "CONFIDENCE_THRESHOLD",
@@ -265,7 +263,8 @@ class Consolidator:
     """Turns a user's conversation trace into durable memory (graph + vectors).
 
     Args:
-        memory: The :class:`~langgraph_prax_memory.PraxMemory` facade (vectors, graph, STM).
+        memory: A :class:`~langgraph_prax_memory.PraxMemory` or its
+            :class:`~langgraph_prax_memory.MemoryParts` (long-term memory, graph, STM).
         extractor: Any :class:`Extractor`. Default: an :class:`LLMExtractor` on ``chat_model``
             when one is given, else the :class:`RuleBasedExtractor` (works offline).
         chat_model: A chat model (or ``init_chat_model`` string) for extraction and summaries.
@@ -293,7 +292,7 @@ class Consolidator:
 
     def __init__(
         self,
-        memory: PraxMemory,
+        memory: MemoryParts | HasParts,
         *,
         extractor: Extractor | None = None,
         chat_model: BaseChatModel | str | None = None,
@@ -309,7 +308,8 @@ class Consolidator:
     ) -> None:
         if max_batches < 1:
             raise MemoryValidationError("max_batches must be at least 1")
-        self.memory = memory
+        #: The parts this pipeline reads and writes.
+        self.parts = parts_of(memory)
         self.chat_model = load_chat_model(chat_model) if chat_model is not None else None
         if extractor is None:
             extractor = (
@@ -327,8 +327,8 @@ class Consolidator:
         self.messages_key = messages_key
         self.lock_timeout = lock_timeout
         self.max_batch_attempts = max_batch_attempts
-        self.states = StateFile(memory.config)
-        self.locks = UserRunLock(memory.config)
+        self.states = StateFile(self.parts.config)
+        self.locks = UserRunLock(self.parts.config)
         self._graph: CompiledStateGraph[Any, Any, Any, Any] | None = None
 
     # -- public API ----------------------------------------------------------------------
@@ -442,7 +442,7 @@ class Consolidator:
     def default_sources(self, user_id: str) -> list[TraceSource]:
         """Every source of the user the consolidator can find (see :meth:`run`)."""
         found: dict[str, TraceSource] = {}
-        trace = self.memory.config.users_dir / user_dir_name(user_id) / "trace.log"
+        trace = self.parts.config.users_dir / user_dir_name(user_id) / "trace.log"
         if trace.exists():
             src: TraceSource = TraceLogSource(trace)
             found[src.key] = src
@@ -845,9 +845,9 @@ class Consolidator:
         review += [(f"Unparsed: {raw}", "unparsed", 0.5) for raw in extraction.rejected]
         for content, kind, importance in review:
             try:
-                self.memory.stm.add_pending_review(
+                self.parts.stm.add_pending_review(
                     user_id,
-                    content[: self.memory.config.max_content_chars],
+                    content[: self.parts.config.max_content_chars],
                     importance=importance,
                     tags=["consolidation", kind],
                 )
@@ -856,7 +856,7 @@ class Consolidator:
                 logger.error("could not queue a low-confidence %s for review: %s", kind, exc)
                 result.errors.append(f"pending_review: {exc}")
         try:  # aliases → one entity, "now X" → the old value it supersedes (_resolve.py)
-            accepted = resolve_extraction(self.memory.graph, user_id, accepted)
+            accepted = resolve_extraction(self.parts.graph, user_id, accepted)
         except Exception as exc:  # the graph is down: the batch is written unresolved
             logger.warning("entity resolution of %r skipped: %s", user_id, exc)
         return {"result": result, "accepted": accepted}
@@ -908,7 +908,7 @@ class Consolidator:
         that fails because the graph is down or did not land is returned, and once the graph
         is known to be down the remaining items are returned untried.
         """
-        graph = self.memory.graph
+        graph = self.parts.graph
         vocab = graph.vocabulary
         down = False
         failed = Extraction()
@@ -1118,7 +1118,7 @@ class Consolidator:
     # -- supersession of memories ------------------------------------------------------------
     def _supersessions(self, user_id: str, ext: Extraction, when: datetime) -> list[Supersession]:
         """The batch's superseding relations, with the old edge's evidence when known."""
-        vocab = self.memory.graph.vocabulary
+        vocab = self.parts.graph.vocabulary
         out: list[Supersession] = []
         for rel in ext.relations:
             if not rel.supersedes:
@@ -1127,7 +1127,7 @@ class Consolidator:
             closing = rel.supersedes.strip().lower() == rel.target.strip().lower()
             evidence = None
             try:
-                found = self.memory.graph.get_entity(user_id, rel.source, include_superseded=True)
+                found = self.parts.graph.get_entity(user_id, rel.source, include_superseded=True)
                 old = canonical_name(rel.supersedes)
                 for r in found.relations if found else []:
                     if r.target == old and r.type == kind and r.evidence:
@@ -1161,12 +1161,12 @@ class Consolidator:
             try:
                 current = [
                     e.display_name
-                    for e in self.memory.graph.current_targets(user_id, sup.source, sup.kind)
+                    for e in self.parts.graph.current_targets(user_id, sup.source, sup.kind)
                 ]
             except Exception as exc:
                 logger.debug("current targets unavailable: %s", exc)
                 current = []
-            raw, summaries = retire(self.memory, user_id, sup, exclude=exclude, new_targets=current)
+            raw, summaries = retire(self.parts, user_id, sup, exclude=exclude, new_targets=current)
             result.memories_superseded += len(raw) + len(summaries)
             marked.extend(summaries)
         if marked:
@@ -1186,7 +1186,7 @@ class Consolidator:
         facts current again: the temporal order of the evidence wins, not the order of
         processing.
         """
-        graph = self.memory.graph
+        graph = self.parts.graph
         closed: dict[str, list[Any]] = {}
         for item, mid in zip(items, ids, strict=False):
             for name in item.get("_names") or []:
@@ -1219,7 +1219,7 @@ class Consolidator:
                         evidence=rel.evidence,
                     ):
                         mark_superseded(
-                            self.memory,
+                            self.parts,
                             user_id,
                             [mid],
                             rel.valid_until,
@@ -1260,10 +1260,10 @@ class Consolidator:
         every = sorted({n for group in wanted for n in group})
         if every:
             try:
-                ids = self.memory.graph.entity_ids_for(user_id, every)
+                ids = self.parts.graph.entity_ids_for(user_id, every)
             except Exception as exc:
                 logger.warning("entity ids for consolidated facts unavailable: %s", exc)
-        limit = self.memory.config.max_content_chars
+        limit = self.parts.config.max_content_chars
         items: list[dict[str, Any]] = []
         for fact, group in zip(ext.facts, wanted, strict=True):
             created = self._fact_time(fact.source_index, fact.content, batch) or now
@@ -1315,7 +1315,7 @@ class Consolidator:
         """
         if not items:
             return _Written()
-        store = self.memory.vectors
+        store = self.parts.ltm.vectors
         clean = [{k: v for k, v in i.items() if not k.startswith("_")} for i in items]
         hashes = [content_hash(user_id, str(i["content"])) for i in clean]
         existing = {
@@ -1333,7 +1333,7 @@ class Consolidator:
                 taken.add(h)
                 fresh.append(i)
         keep, merged, evidence = self._merge_near_duplicates(user_id, clean, fresh)
-        ids = self.memory.remember_many(user_id, [clean[i] for i in keep]) if keep else []
+        ids = self.parts.ltm.remember_many(user_id, [clean[i] for i in keep]) if keep else []
         for i, mid in zip(keep, ids, strict=True):
             if evidence.get(i):
                 store.set_payload(user_id, [mid], {"evidence": evidence[i][-MAX_MERGED_EVIDENCE:]})
@@ -1350,12 +1350,12 @@ class Consolidator:
         if not fresh:
             return [], 0, {}
         try:
-            vectors = self.memory.embeddings.embed_documents(
+            vectors = self.parts.ltm.embeddings.embed_documents(
                 [str(items[i]["content"]) for i in fresh]
             )
         except EmbeddingError:
             return fresh, 0, {}
-        store = self.memory.vectors
+        store = self.parts.ltm.vectors
         current = validity_filter(ltm_filter(user_id))
         raw_only = qm.FieldCondition(key="summary_level", match=qm.MatchValue(value="raw"))
         flt = qm.Filter(must=[*(current.must or []), raw_only], must_not=current.must_not)  # type: ignore[misc]
@@ -1450,8 +1450,8 @@ class Consolidator:
         if last is not None and now - last < self.decay_interval:
             return {"result": result}
         try:
-            victims = self.memory.decay(user_id, now=now)
-            pruned = self.memory.graph.decay_graph(user_id, now=now)
+            victims = self.parts.ltm.decay(user_id, now=now)
+            pruned = self.parts.graph.decay_graph(user_id, now=now)
         except Exception as exc:
             logger.error("decay pass of %r failed (%s); it will run again next time", user_id, exc)
             result.errors.append(f"decay: {exc}")
@@ -1508,11 +1508,11 @@ class Consolidator:
         self, user_id: str, text: str, *, level: str, key: str, importance: float, at: datetime
     ) -> None:
         """Store one summary addressed by its key (a re-run replaces it, never duplicates)."""
-        self.memory.remember_many(
+        self.parts.ltm.remember_many(
             user_id,
             [
                 {
-                    "content": text[: self.memory.config.max_content_chars],
+                    "content": text[: self.parts.config.max_content_chars],
                     "importance": min(1.0, max(0.0, importance)),
                     "tags": [f"{level}_summary", "consolidation"],
                     "source": "consolidation",
@@ -1537,7 +1537,7 @@ class Consolidator:
             levels=["raw"],
         )
         by_day: dict[date, list[Memory]] = {}
-        for point in self.memory.vectors.scroll(user_id, flt=flt, limit=10_000):
+        for point in self.parts.ltm.vectors.scroll(user_id, flt=flt, limit=10_000):
             mem = Memory.from_payload(point.id, point.payload)
             by_day.setdefault(mem.created_at.astimezone(self.timezone).date(), []).append(mem)
         done: list[date] = []
@@ -1579,7 +1579,7 @@ class Consolidator:
             levels=["daily"],
         )
         by_week: dict[str, list[Memory]] = {}
-        for point in self.memory.vectors.scroll(user_id, flt=flt, limit=10_000):
+        for point in self.parts.ltm.vectors.scroll(user_id, flt=flt, limit=10_000):
             mem = Memory.from_payload(point.id, point.payload)
             label = week_label(mem.created_at.astimezone(self.timezone).date())
             if label < this_week and (last_week is None or label > last_week):
@@ -1607,7 +1607,7 @@ class Consolidator:
         """The global summary, rebuilt from every current weekly summary."""
         weeklies = [
             Memory.from_payload(p.id, p.payload)
-            for p in self.memory.vectors.scroll(
+            for p in self.parts.ltm.vectors.scroll(
                 user_id, flt=self._current(user_id, levels=["weekly"]), limit=10_000
             )
         ]
@@ -1656,7 +1656,7 @@ class Consolidator:
             )
             memories = [
                 Memory.from_payload(p.id, p.payload)
-                for p in self.memory.vectors.scroll(user_id, flt=flt, limit=10_000)
+                for p in self.parts.ltm.vectors.scroll(user_id, flt=flt, limit=10_000)
             ]
             if memories:
                 self._summarise_one_day(user_id, day, memories)
@@ -1672,7 +1672,7 @@ class Consolidator:
             )
             dailies = [
                 Memory.from_payload(p.id, p.payload)
-                for p in self.memory.vectors.scroll(user_id, flt=flt, limit=10_000)
+                for p in self.parts.ltm.vectors.scroll(user_id, flt=flt, limit=10_000)
             ]
             if dailies and self._has_key(user_id, f"weekly_summary:{label}"):
                 self._summarise_one_week(user_id, label, dailies)
@@ -1686,7 +1686,7 @@ class Consolidator:
             *(ltm_filter(user_id).must or []),  # type: ignore[arg-type]
             qm.FieldCondition(key="key", match=qm.MatchValue(value=key)),
         )
-        return bool(self.memory.vectors.scroll(user_id, flt=flt, limit=1))
+        return bool(self.parts.ltm.vectors.scroll(user_id, flt=flt, limit=1))
 
     def _node_finish(self, state: _State, config: RunnableConfig) -> dict[str, Any]:
         result = state["result"].model_copy(deep=True)

@@ -27,10 +27,10 @@ from pathlib import Path
 import filelock
 from pydantic import ValidationError
 
+from langgraph_prax_memory._atomic import atomic_write_text
 from langgraph_prax_memory._validation import user_dir_name, utcnow
 from langgraph_prax_memory.config import MemoryConfig
 from langgraph_prax_memory.consolidation._models import ConsolidationState
-from langgraph_prax_memory.stm._atomic import atomic_write_text
 
 __all__ = ["STATE_FILENAME", "StateFile", "UserRunLock"]
 

@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any
 from qdrant_client import models as qm
 
 from langgraph_prax_memory.errors import EmbeddingError
-from langgraph_prax_memory.graph._types import entity_id
-from langgraph_prax_memory.retrieval._recall import ltm_filter, validity_filter
-from langgraph_prax_memory.vectors._plan import StoredPoint
+from langgraph_prax_memory.graph import entity_id
+from langgraph_prax_memory.retrieval import ltm_filter, validity_filter
+from langgraph_prax_memory.vectors import StoredPoint
 
 if TYPE_CHECKING:
-    from langgraph_prax_memory.memory import PraxMemory
+    from langgraph_prax_memory._parts import MemoryParts
 
 __all__ = ["Supersession", "mark_superseded", "mentions", "retire", "states_old_fact"]
 
@@ -130,7 +130,7 @@ def states_old_fact(
 
 
 def mark_superseded(
-    memory: PraxMemory, user_id: str, ids: Sequence[str], until: datetime, by: str | None
+    parts: MemoryParts, user_id: str, ids: Sequence[str], until: datetime, by: str | None
 ) -> None:
     """Mark memories as superseded at ``until`` (top-level payload and the stored value)."""
     if not ids:
@@ -140,13 +140,13 @@ def mark_superseded(
     if by:
         top["superseded_by"] = by
         value["superseded_by"] = by
-    store = memory.vectors
+    store = parts.ltm.vectors
     store.set_payload(user_id, list(ids), top)
     store.set_payload(user_id, list(ids), value, key="value")
 
 
-def _candidates(memory: PraxMemory, user_id: str, sup: Supersession) -> dict[str, StoredPoint]:
-    store = memory.vectors
+def _candidates(parts: MemoryParts, user_id: str, sup: Supersession) -> dict[str, StoredPoint]:
+    store = parts.ltm.vectors
     current = validity_filter(ltm_filter(user_id))
     must: list[Any] = list(current.must or [])  # type: ignore[arg-type]
     linked = qm.FieldCondition(
@@ -161,11 +161,11 @@ def _candidates(memory: PraxMemory, user_id: str, sup: Supersession) -> dict[str
         found[p.id] = p
     query = " ".join(t for t in (sup.old, sup.evidence) if t)
     for p in store.search_sparse(
-        user_id, memory.sparse_encoder.embed_query(query), limit=_SEARCH_LIMIT, flt=current
+        user_id, parts.ltm.sparse_encoder.embed_query(query), limit=_SEARCH_LIMIT, flt=current
     ):
         found.setdefault(p.id, p)
     try:
-        vector = memory.embeddings.embed_query(sup.evidence or sup.old)
+        vector = parts.ltm.embeddings.embed_query(sup.evidence or sup.old)
     except EmbeddingError as exc:
         logger.debug("dense candidates for a supersession unavailable: %s", exc)
     else:
@@ -175,7 +175,7 @@ def _candidates(memory: PraxMemory, user_id: str, sup: Supersession) -> dict[str
 
 
 def retire(
-    memory: PraxMemory,
+    parts: MemoryParts,
     user_id: str,
     sup: Supersession,
     *,
@@ -194,7 +194,7 @@ def retire(
     limit = sup.when.timestamp() + 1e-6
     raw: list[str] = []
     summaries: list[StoredPoint] = []
-    for pid, point in _candidates(memory, user_id, sup).items():
+    for pid, point in _candidates(parts, user_id, sup).items():
         payload = point.payload
         if pid in skip or float(payload.get("created_ts", 0.0)) > limit:
             continue
@@ -212,7 +212,7 @@ def retire(
             continue
         (summaries.append(point) if is_summary else raw.append(pid))
     ids = raw + [p.id for p in summaries]
-    mark_superseded(memory, user_id, ids, sup.when, sup.new)
+    mark_superseded(parts, user_id, ids, sup.when, sup.new)
     if ids:
         logger.info(
             "supersession %s -[%s]-> %s: %d memor%s marked (valid_until %s)",

@@ -31,7 +31,7 @@ from langgraph_prax_memory.consolidation._sources import (
 )
 
 if TYPE_CHECKING:
-    from langgraph_prax_memory.memory import PraxMemory
+    from langgraph_prax_memory._parts import HasParts, MemoryParts
 
 __all__ = ["ConsolidatingCheckpointer", "consolidate_if_due", "is_turn_end"]
 
@@ -43,10 +43,10 @@ DEFAULT_EVERY_N_TURNS = 5
 TIMER_POLL_SECONDS = 60.0
 
 
-def _interval(value: float | timedelta | None, memory: Any) -> timedelta | None:
+def _interval(value: float | timedelta | None, parts: MemoryParts) -> timedelta | None:
     """The time-based schedule: explicit, else ``MEMORY_CONSOLIDATION_INTERVAL`` (0 = off)."""
     if value is None:
-        value = float(getattr(memory.config, "consolidation_interval", 0) or 0)
+        value = float(getattr(parts.config, "consolidation_interval", 0) or 0)
     seconds = value.total_seconds() if isinstance(value, timedelta) else float(value)
     if seconds < 0:
         raise ValueError("interval must be >= 0 seconds")
@@ -116,7 +116,7 @@ class ConsolidatingCheckpointer(BaseCheckpointSaver[Any]):
     def __init__(
         self,
         saver: BaseCheckpointSaver[Any],
-        memory: PraxMemory | Consolidator,
+        memory: MemoryParts | HasParts | Consolidator,
         *,
         every_n_turns: int = DEFAULT_EVERY_N_TURNS,
         inline: bool = False,
@@ -136,7 +136,7 @@ class ConsolidatingCheckpointer(BaseCheckpointSaver[Any]):
         else:
             self.consolidator = Consolidator(memory, checkpointer=saver)
         #: Time after which a user's pending turns are consolidated anyway (``None``: off).
-        self.interval = _interval(interval, self.consolidator.memory)
+        self.interval = _interval(interval, self.consolidator.parts)
         self.clock = clock
         self.timer = timer and self.interval is not None and not inline
         self._since: dict[str, datetime] = {}
@@ -482,7 +482,7 @@ def consolidate_if_due(
     """
     if every_n_turns < 1:
         raise ValueError("every_n_turns must be at least 1")
-    schedule = _interval(interval, consolidator.memory)
+    schedule = _interval(interval, consolidator.parts)
 
     def due_by_time(user: str, source: TraceSource) -> bool:
         if schedule is None:

@@ -76,3 +76,8 @@ __all__ = [
     "should_prune_entity",
     "should_prune_relation",
 ]
+
+# used by the other packages of langgraph_prax_memory (not re-exported at the root)
+from langgraph_prax_memory.graph._common import Moment, OutageLog
+
+__all__ += ["Moment", "OutageLog"]

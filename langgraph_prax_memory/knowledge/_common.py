@@ -18,7 +18,7 @@ from typing import Any
 
 from langgraph_prax_memory._validation import check_importance, check_tags, check_user_id
 from langgraph_prax_memory.errors import MemoryValidationError
-from langgraph_prax_memory.graph._common import Moment
+from langgraph_prax_memory.graph import Moment
 from langgraph_prax_memory.knowledge.models import (
     DEFAULT_CONCEPT_KIND,
     MAX_DESCRIPTION_CHARS,

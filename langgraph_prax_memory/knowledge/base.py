@@ -13,10 +13,11 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from langgraph_prax_memory._parts import HasParts, MemoryParts, parts_of
 from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import check_text, check_user_id
 from langgraph_prax_memory.errors import BackendUnavailable, ConfigError, PraxMemoryError
@@ -60,11 +61,8 @@ from langgraph_prax_memory.knowledge.models import (
 from langgraph_prax_memory.knowledge.neo4j import Neo4jKnowledgeStore
 from langgraph_prax_memory.knowledge.sqlite import SQLiteKnowledgeStore
 from langgraph_prax_memory.knowledge.vectors import KNOWLEDGE_COLLECTION, KnowledgeVectors
-from langgraph_prax_memory.retrieval._fusion import fuse
+from langgraph_prax_memory.retrieval import fuse
 from langgraph_prax_memory.vectors import QdrantVectorStore
-
-if TYPE_CHECKING:
-    from langgraph_prax_memory.memory import PraxMemory
 
 __all__ = ["AsyncKnowledgeBase", "KnowledgeBase", "create_knowledge_store"]
 
@@ -103,7 +101,7 @@ class KnowledgeBase:
         chat_model: A (cheap) chat model for concept extraction; without one, ingestion
             uses the rule-based extractor offline.
         extractor: A custom :class:`ConceptExtractor` (overrides ``chat_model``).
-        store: A knowledge store to use instead of the one next to ``memory.graph``.
+        store: A knowledge store to use instead of the one next to ``parts.graph``.
         hybrid: Semantic arm on (default: ``config.knowledge_hybrid_enabled`` if the
             config has it, else on). Off or unavailable → keyword-only search.
         chunk_chars: Extraction chunk size.
@@ -123,7 +121,7 @@ class KnowledgeBase:
 
     def __init__(
         self,
-        memory: PraxMemory,
+        memory: MemoryParts | HasParts,
         *,
         chat_model: BaseChatModel | None = None,
         extractor: ConceptExtractor | None = None,
@@ -131,8 +129,10 @@ class KnowledgeBase:
         hybrid: bool | None = None,
         chunk_chars: int = DEFAULT_CHUNK_CHARS,
     ) -> None:
-        self.memory = memory
-        self.store: KnowledgeStore = store or create_knowledge_store(memory.graph)
+        parts = parts_of(memory)
+        #: The parts of the memory whose graph, vector client and embedders are shared.
+        self.parts = parts
+        self.store: KnowledgeStore = store or create_knowledge_store(parts.graph)
         self.rule_extractor = RuleBasedConceptExtractor()
         if extractor is not None:
             self.extractor: ConceptExtractor = extractor
@@ -142,17 +142,18 @@ class KnowledgeBase:
             self.extractor = self.rule_extractor
         self.chunk_chars = chunk_chars
         if hybrid is None:
-            hybrid = bool(getattr(memory.config, "knowledge_hybrid_enabled", True))
+            hybrid = bool(getattr(parts.config, "knowledge_hybrid_enabled", True))
         self.vectors: KnowledgeVectors | None = None
         if hybrid:
             try:
                 qstore = QdrantVectorStore(
-                    memory.vectors.client,
+                    parts.ltm.vectors.client,
                     collection=KNOWLEDGE_COLLECTION,
-                    dimension=memory.embeddings.dimension,
-                    breaker=memory.vectors.breaker,  # one breaker per Qdrant server
+                    dimension=parts.ltm.embeddings.dimension,
+                    breaker=parts.ltm.vectors.breaker,  # one breaker per Qdrant server
                 )
-                self.vectors = KnowledgeVectors(qstore, memory.embeddings, memory.sparse_encoder)
+                ltm = parts.ltm
+                self.vectors = KnowledgeVectors(qstore, ltm.embeddings, ltm.sparse_encoder)
             except BackendUnavailable as exc:
                 logger.warning("knowledge search is keyword-only: %s", exc)
 
@@ -486,7 +487,7 @@ class KnowledgeBase:
         return stats
 
     def _entity_id(self, user_id: str, entity: str) -> str:
-        graph = self.memory.graph
+        graph = self.parts.graph
         found = graph.entity_ids_for(user_id, [entity])
         if entity in found:
             return found[entity]

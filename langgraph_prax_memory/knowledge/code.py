@@ -974,7 +974,7 @@ def code_dependencies(directory: str | Path, *, hubs: int = 10) -> DependencyRep
         >>> from pathlib import Path
         >>> import langgraph_prax_memory as pkg
         >>> report = code_dependencies(Path(pkg.__file__).parent)
-        >>> "langgraph_prax_memory.vectors._store" in report.imports["langgraph_prax_memory.memory"]
+        >>> "langgraph_prax_memory.ltm" in report.imports["langgraph_prax_memory.memory"]
         True
     """
     project = analyse_project(directory)

@@ -15,6 +15,7 @@ by a sync or an async runner inside one managed transaction.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
@@ -25,12 +26,16 @@ import neo4j
 from langgraph_prax_memory._breaker import CircuitBreaker
 from langgraph_prax_memory._validation import check_user_id
 from langgraph_prax_memory.errors import ConfigError, MemoryValidationError, PraxMemoryError
-from langgraph_prax_memory.graph import AsyncNeo4jGraphStore, Entity, Neo4jGraphStore
-from langgraph_prax_memory.graph._common import Moment, OutageLog
-from langgraph_prax_memory.graph.neo4j._async import _run_op as _arun_op
-from langgraph_prax_memory.graph.neo4j._common import logger, translate
-from langgraph_prax_memory.graph.neo4j._cypher import Op, Query, to_entity
-from langgraph_prax_memory.graph.neo4j._store import _run_op
+from langgraph_prax_memory.graph import (
+    AsyncNeo4jGraphStore,
+    Entity,
+    Moment,
+    Neo4jGraphStore,
+    OutageLog,
+)
+from langgraph_prax_memory.graph.neo4j import Op, Query, to_entity, translate
+from langgraph_prax_memory.graph.neo4j import arun_op as _arun_op
+from langgraph_prax_memory.graph.neo4j import run_op as _run_op
 from langgraph_prax_memory.knowledge._base import BatchWriter
 from langgraph_prax_memory.knowledge._common import (
     PreparedBatch,
@@ -67,6 +72,7 @@ from langgraph_prax_memory.knowledge.models import (
 
 __all__ = ["AsyncNeo4jKnowledgeStore", "Neo4jKnowledgeStore"]
 
+logger = logging.getLogger("langgraph_prax_memory.graph.neo4j")  # one logger for the Neo4j backend
 T = TypeVar("T")
 
 SETUP_QUERIES: tuple[str, ...] = (
@@ -534,7 +540,7 @@ def _breaker_of(connection: Any) -> CircuitBreaker | _NoBreaker:
 def _driver_of(connection: Any) -> tuple[Any, str | None, float]:
     """``(driver, database, max_retry_time)`` of a graph store or a bare driver."""
     if isinstance(connection, Neo4jGraphStore | AsyncNeo4jGraphStore):
-        return connection._driver, connection._database, connection._max_retry_time
+        return connection.driver, connection.database, connection.max_retry_time
     if isinstance(connection, neo4j.Driver | neo4j.AsyncDriver):
         return connection, None, 10.0
     raise ConfigError(

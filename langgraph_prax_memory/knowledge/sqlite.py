@@ -28,8 +28,7 @@ from typing import Any
 
 from langgraph_prax_memory._validation import check_user_id
 from langgraph_prax_memory.errors import BackendUnavailable
-from langgraph_prax_memory.graph import Entity, SQLiteGraphStore
-from langgraph_prax_memory.graph._common import Moment
+from langgraph_prax_memory.graph import Entity, Moment, SQLiteGraphStore
 from langgraph_prax_memory.knowledge._base import BatchWriter
 from langgraph_prax_memory.knowledge._common import (
     PreparedBatch,
@@ -257,20 +256,19 @@ class SQLiteKnowledgeStore(BatchWriter):
         self.setup()
 
     # ------------------------------------------------------------------ plumbing
-    # The graph store's lock, transaction and read helpers: one writer per SQLite file.
+    # The graph store's transaction and read helpers: one writer per SQLite file.
 
     def _tx(self, what: str) -> AbstractContextManager[sqlite3.Connection]:
-        return self.graph._write(f"knowledge {what}")
+        return self.graph.transaction(f"knowledge {what}")
 
     def _read(self, sql: str, params: Mapping[str, Any] | Sequence[Any]) -> list[sqlite3.Row]:
-        return self.graph._read(sql, params)
+        return self.graph.query(sql, params)
 
     def setup(self) -> None:
         """Create the knowledge tables and indexes (idempotent)."""
-        with self.graph._lock:
-            self.graph._check_open()
+        with self.graph.connection() as conn:
             try:
-                self.graph._conn.executescript(_SCHEMA)
+                conn.executescript(_SCHEMA)
             except sqlite3.Error as exc:
                 raise BackendUnavailable(
                     f"cannot set up the SQLite knowledge tables: {exc}"
@@ -620,9 +618,8 @@ class SQLiteKnowledgeStore(BatchWriter):
     def stats(self, user_id: str) -> KnowledgeStats:
         """Counts. See ``KnowledgeStore.stats``."""
         check_user_id(user_id)
-        with self.graph._lock:
-            self.graph._check_open()
-            return self._counts(self.graph._conn, user_id, None)
+        with self.graph.connection() as conn:
+            return self._counts(conn, user_id, None)
 
     # ------------------------------------------------------------------ REFERENCES_ENTITY
 

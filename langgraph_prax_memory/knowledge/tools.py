@@ -129,7 +129,7 @@ def create_knowledge_tools(
     if user_id is not None:
         check_user_id(user_id)
     files = Path(files_root).expanduser().resolve() if files_root is not None else None
-    okf_base = Path(okf_root or kb.memory.config.data_dir / "okf").expanduser().resolve()
+    okf_base = Path(okf_root or kb.parts.config.data_dir / "okf").expanduser().resolve()
     code_base = Path(code_root).expanduser().resolve() if code_root is not None else None
 
     def in_code(path: str) -> Path:

@@ -87,7 +87,7 @@ class KnowledgeVectors:
 
     def ensure(self) -> None:
         """Create the collection (and a ``namespace`` index on a server)."""
-        fresh = not self.store._ready
+        fresh = not self.store.ready
         self.store.ensure_collection()
         if fresh and not self.store.local:
             try:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
+from langgraph_prax_memory._atomic import DEFAULT_LOCK_TIMEOUT, atomic_write_text, locked
 from langgraph_prax_memory._validation import user_dir_name
 from langgraph_prax_memory.config import MemoryConfig
 from langgraph_prax_memory.errors import MemoryValidationError
@@ -26,7 +27,6 @@ from langgraph_prax_memory.notes._git import NotesGitError, WorkspaceRepo, resol
 from langgraph_prax_memory.notes.compaction import DroppedItem, compact_notes
 from langgraph_prax_memory.notes.promotion import PROMOTION_SOURCE, Promotion, select_promotions
 from langgraph_prax_memory.notes.retrieval import select_note_lines
-from langgraph_prax_memory.stm._atomic import DEFAULT_LOCK_TIMEOUT, atomic_write_text, locked
 
 __all__ = [
     "COMPACT_COMMIT_MESSAGE",

@@ -30,8 +30,7 @@ from langgraph_prax_memory.retrieval._recall import (
     ltm_filter,
     validity_filter,
 )
-from langgraph_prax_memory.vectors._plan import StoredPoint
-from langgraph_prax_memory.vectors._store import QdrantVectorStore
+from langgraph_prax_memory.vectors import QdrantVectorStore, StoredPoint
 
 __all__ = ["Recaller"]
 

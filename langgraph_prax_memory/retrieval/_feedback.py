@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_qdrant import SparseVector
 
-from langgraph_prax_memory.vectors._payload import keyword_text
+from langgraph_prax_memory.vectors import keyword_text
 
 __all__ = ["MAX_FEEDBACK_TERMS", "expand_sparse", "indexed_text"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from langgraph_prax_memory._text import STOP_WORDS
 from langgraph_prax_memory.config import RetrievalConfig
-from langgraph_prax_memory.embeddings._sparse import STOP_WORDS
 
 __all__ = ["ARMS", "Intent", "RetrievalConfig", "arm_weights", "classify_intent", "query_phrases"]
 

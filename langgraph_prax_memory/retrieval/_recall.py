@@ -18,8 +18,7 @@ from langgraph_prax_memory.retrieval._fusion import (
     fuse_evidence,
     rank_candidates,
 )
-from langgraph_prax_memory.vectors._payload import NS_SEP
-from langgraph_prax_memory.vectors._plan import StoredPoint, unexpired, user_filter
+from langgraph_prax_memory.vectors import NS_SEP, StoredPoint, unexpired, user_filter
 
 __all__ = [
     "HISTORY_FIELD",

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from pydantic import ValidationError
 
+from langgraph_prax_memory._atomic import DEFAULT_LOCK_TIMEOUT, atomic_write_text, locked
 from langgraph_prax_memory._validation import (
     check_importance,
     check_tags,
@@ -30,7 +31,6 @@ from langgraph_prax_memory._validation import (
 )
 from langgraph_prax_memory.config import MemoryConfig
 from langgraph_prax_memory.errors import MemoryValidationError, PraxMemoryError
-from langgraph_prax_memory.stm._atomic import DEFAULT_LOCK_TIMEOUT, atomic_write_text, locked
 from langgraph_prax_memory.stm.compaction import asummarise, summarise
 from langgraph_prax_memory.stm.models import (
     COMPACTED_TAG,

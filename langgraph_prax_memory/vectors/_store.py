@@ -194,12 +194,12 @@ def _warn_if_local_data_left(config: MemoryConfig, client: EdgeClient) -> None:
         )
 
 
-def _is_remote(client: VectorClient) -> bool:
+def is_remote_client(client: VectorClient) -> bool:
     """A Qdrant server (HTTP): the only kind of vector client that can hang."""
     return type(getattr(client, "_client", None)).__name__ == "QdrantRemote"
 
 
-def _is_local(client: VectorClient) -> bool:
+def is_local_client(client: VectorClient) -> bool:
     """qdrant-client's local mode: pure Python, no payload indexes, not thread-safe.
 
     The edge engine is not "local" in this sense: it keeps payload indexes and its shards are
@@ -244,7 +244,7 @@ class QdrantVectorStore:
         self.dimension = dimension
         #: Fails calls fast while the Qdrant server is down (``None``: an embedded engine).
         self.breaker = breaker
-        if breaker is None and _is_remote(client):
+        if breaker is None and is_remote_client(client):
             self.breaker = CircuitBreaker(
                 "Qdrant",
                 failures=breaker_failures,
@@ -253,7 +253,7 @@ class QdrantVectorStore:
                 probe=lambda: self.client.collection_exists(self.collection),
                 explain=_why,
             )
-        self.local = _is_local(client)
+        self.local = is_local_client(client)
         self._ready = False
         self._closed = False
         self._lock = threading.Lock()
@@ -264,6 +264,11 @@ class QdrantVectorStore:
         )
 
     # -- setup -------------------------------------------------------------------------
+    @property
+    def ready(self) -> bool:
+        """Whether the collection has been checked (or created) in this process."""
+        return self._ready
+
     def ensure_collection(self) -> None:
         """Create the collection and its payload indexes, or check the existing one's width.
 
@@ -277,7 +282,7 @@ class QdrantVectorStore:
             if self._ready:
                 return
             try:
-                with self._guard():
+                with self.guard():
                     indexed: set[str] = set()
                     if self.client.collection_exists(self.collection):
                         info = self.client.get_collection(self.collection)
@@ -307,14 +312,19 @@ class QdrantVectorStore:
                 "MEMORY_COLLECTION to a new collection and re-import."
             )
 
-    def _guard(self) -> contextlib.AbstractContextManager[None]:
+    def guard(self) -> contextlib.AbstractContextManager[None]:
         """The server's circuit breaker around one call (nothing for an embedded engine)."""
         return self.breaker.guard() if self.breaker is not None else contextlib.nullcontext()
 
-    def _call(self, what: str, fn: Callable[[], T]) -> T:
+    def call(self, what: str, fn: Callable[[], T]) -> T:
+        """Run one read ``fn`` on the client behind the breaker.
+
+        Raises:
+            BackendUnavailable: ``fn`` failed (the message names ``what``).
+        """
         self.ensure_collection()
         try:
-            with self._guard(), self._io:
+            with self.guard(), self._io:
                 return fn()
         except (ConfigError, BackendUnavailable):
             raise
@@ -332,7 +342,7 @@ class QdrantVectorStore:
                 raise MemoryWriteError("a record's user_id does not match the writer's")
         try:
             self.ensure_collection()
-            with self._guard(), self._io:
+            with self.guard(), self._io:
                 # point ids are per namespace and key, not per user: a writer whose namespace
                 # maps to another user (a store with another tenant_index) must not take over
                 # a point someone else owns
@@ -366,13 +376,13 @@ class QdrantVectorStore:
             return
         flt = user_filter(user_id, ids_condition(list(vectors)))
         points = [models.PointVectors(id=i, vector={DENSE: v}) for i, v in vectors.items()]
-        self._write(
+        self.run_write(
             "vector update",
             lambda: self.client.update_vectors(
                 self.collection, points=points, update_filter=flt, wait=True
             ),
         )
-        self._write(
+        self.run_write(
             "payload update",
             lambda: self.client.set_payload(
                 self.collection,
@@ -398,17 +408,22 @@ class QdrantVectorStore:
         if not ids:
             return
         flt = user_filter(user_id, ids_condition(list(ids)))
-        self._write(
+        self.run_write(
             "payload update",
             lambda: self.client.set_payload(
                 self.collection, payload=payload, points=flt, key=key, wait=True
             ),
         )
 
-    def _write(self, what: str, fn: Callable[[], Any]) -> None:
+    def run_write(self, what: str, fn: Callable[[], Any]) -> None:
+        """Run one write ``fn`` on the client behind the breaker.
+
+        Raises:
+            MemoryWriteError: ``fn`` failed (the message names ``what``).
+        """
         try:
             self.ensure_collection()
-            with self._guard(), self._io:
+            with self.guard(), self._io:
                 fn()
         except (ConfigError, DiskFullError):
             raise
@@ -425,7 +440,7 @@ class QdrantVectorStore:
         selector = models.FilterSelector(
             filter=user_filter(user_id, ids_condition([p.id for p in found]))
         )
-        self._write(
+        self.run_write(
             "delete",
             lambda: self.client.delete(self.collection, points_selector=selector, wait=True),
         )
@@ -435,7 +450,7 @@ class QdrantVectorStore:
         """Delete every point of ``user_id`` and nothing else; returns how many."""
         n = self.count(user_id)
         selector = models.FilterSelector(filter=user_filter(user_id))
-        self._write(
+        self.run_write(
             "delete",
             lambda: self.client.delete(self.collection, points_selector=selector, wait=True),
         )
@@ -447,7 +462,7 @@ class QdrantVectorStore:
         if not points:
             return
         ops = reinforce_plan(points, now or utcnow())
-        self._call("reinforce", lambda: self.client.batch_update_points(self.collection, ops))
+        self.call("reinforce", lambda: self.client.batch_update_points(self.collection, ops))
 
     def decay_memories(
         self,
@@ -512,9 +527,7 @@ class QdrantVectorStore:
         return out
 
     def _scroll_page(self, kwargs: dict[str, Any]) -> tuple[list[Any], Any]:
-        records, offset = self._call(
-            "scroll", lambda: self.client.scroll(self.collection, **kwargs)
-        )
+        records, offset = self.call("scroll", lambda: self.client.scroll(self.collection, **kwargs))
         return list(records), offset
 
     def iter_points(self, user_id: str, flt: models.Filter | None = None) -> list[StoredPoint]:
@@ -525,7 +538,7 @@ class QdrantVectorStore:
         """How many points ``user_id`` has (matching ``flt``)."""
         flt = flt or user_filter(user_id)
         _assert_pinned(flt, user_id)
-        result = self._call("count", lambda: self.client.count(self.collection, count_filter=flt))
+        result = self.call("count", lambda: self.client.count(self.collection, count_filter=flt))
         return int(result.count)
 
     def search_dense(
@@ -534,7 +547,7 @@ class QdrantVectorStore:
         """Cosine similarity search on the dense vectors of ``user_id``."""
         flt = flt or user_filter(user_id)
         _assert_pinned(flt, user_id)
-        res = self._call(
+        res = self.call(
             "dense search",
             lambda: self.client.query_points(
                 self.collection, query=vector, using=DENSE, query_filter=flt, limit=limit
@@ -555,7 +568,7 @@ class QdrantVectorStore:
             return []
         flt = flt or user_filter(user_id)
         _assert_pinned(flt, user_id)
-        res = self._call(
+        res = self.call(
             "sparse search",
             lambda: self.client.query_points(
                 self.collection, query=qsparse(vector), using=SPARSE, query_filter=flt, limit=limit
@@ -581,7 +594,7 @@ class QdrantVectorStore:
         )
         if not plan:
             return []
-        res = self._call("hybrid search", lambda: self.client.query_points(self.collection, **plan))
+        res = self.call("hybrid search", lambda: self.client.query_points(self.collection, **plan))
         return [to_stored(p) for p in res.points]
 
     def facet(
@@ -592,7 +605,7 @@ class QdrantVectorStore:
         ``user_id=None`` spans tenants: only the store's explicit cross-tenant listing uses it.
         """
         flt = user_filter(user_id) if user_id is not None else None
-        res = self._call(
+        res = self.call(
             "facet",
             lambda: self.client.facet(self.collection, key=key, facet_filter=flt, limit=limit),
         )
@@ -677,7 +690,7 @@ class AsyncQdrantVectorStore:
             raise MemoryWriteError("a record's user_id does not match the writer's")
         await asyncio.to_thread(self.sync.ensure_collection)
         try:
-            with self.sync._guard():  # the server's breaker, shared with the sync face
+            with self.sync.guard():  # the server's breaker, shared with the sync face
                 owners = await self._client.retrieve(
                     self.collection, ids=[r.id for r in records], with_payload=True
                 )
@@ -731,7 +744,7 @@ class AsyncQdrantVectorStore:
             return []
         await asyncio.to_thread(self.sync.ensure_collection)
         try:
-            with self.sync._guard():
+            with self.sync.guard():
                 res = await self._client.query_points(self.collection, **plan)
         except BackendUnavailable:
             raise

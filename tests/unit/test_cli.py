@@ -345,7 +345,7 @@ def test_doctor_fails_on_a_broken_backend(
     def down(user_id: str) -> int:
         raise BackendUnavailable("qdrant unreachable")
 
-    monkeypatch.setattr(memory, "count", down)
+    monkeypatch.setattr(memory.ltm, "count", down)
     code, out, _ = run(memory, capsys, "doctor", "--json")
     assert code == EXIT_BACKEND
     vectors = next(c for c in json.loads(out)["checks"] if c["name"] == "vectors")

@@ -45,7 +45,7 @@ def test_writes_are_refused_cleanly_and_nothing_is_lost(
     memory = _memory(tmp_path)
     kept = memory.remember("alice", "Alice drinks green tea")
     _low_disk(monkeypatch, free=10 * 1024 * 1024)
-    memory._core.store().client._debt = (float("-inf"), 0)  # type: ignore[union-attr]
+    memory.ltm.store().client._debt = (float("-inf"), 0)  # type: ignore[union-attr]
     with pytest.raises(MemoryWriteError, match="not enough free disk space") as info:
         memory.remember("alice", "Alice rides a bicycle")
     assert isinstance(info.value, DiskFullError) and "MEMORY_DISK_HEADROOM_MB" in str(info.value)
@@ -54,7 +54,7 @@ def test_writes_are_refused_cleanly_and_nothing_is_lost(
     assert memory.stm.write("alice", "k", "v").content == "v"  # small files still write
     assert memory.get("alice", kept) is not None  # reads of an open store still work
     monkeypatch.undo()
-    memory._core.store().client._debt = (float("-inf"), 0)  # type: ignore[union-attr]
+    memory.ltm.store().client._debt = (float("-inf"), 0)  # type: ignore[union-attr]
     memory.remember("alice", "Alice rides a bicycle")
     assert memory.count("alice") == 2
     memory.close()

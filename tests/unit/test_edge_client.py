@@ -24,7 +24,12 @@ import pytest
 from qdrant_client import QdrantClient, models
 
 from langgraph_prax_memory import ConfigError, MemoryConfig, MemoryWriteError, StoreLockedError
-from langgraph_prax_memory.vectors import QdrantVectorStore, VectorRecord, open_qdrant_client
+from langgraph_prax_memory.vectors import (
+    QdrantVectorStore,
+    VectorRecord,
+    is_local_client,
+    open_qdrant_client,
+)
 from langgraph_prax_memory.vectors._edge import EdgeClient
 from langgraph_prax_memory.vectors._plan import (
     DENSE,
@@ -36,7 +41,6 @@ from langgraph_prax_memory.vectors._plan import (
     ids_condition,
     user_filter,
 )
-from langgraph_prax_memory.vectors._store import _is_local
 
 DIM = 8
 USERS = ("alice", "bob", "carol")
@@ -174,7 +178,7 @@ def test_payload_indexes_are_created_and_reported(pair: tuple[QdrantClient, Edge
 def test_vector_store_on_edge_builds_the_indexes(tmp_path: Path) -> None:
     edge = EdgeClient(tmp_path / "e")
     store = QdrantVectorStore(edge, collection="prax_memories", dimension=DIM)
-    assert store.local is False and not _is_local(edge)
+    assert store.local is False and not is_local_client(edge)
     store.ensure_collection()
     assert set(edge.get_collection("prax_memories").payload_schema) == set(PAYLOAD_INDEXES)
     store.close()
@@ -669,7 +673,7 @@ def test_engine_setting_and_what_it_opens(tmp_path: Path, monkeypatch: pytest.Mo
     )
     for c in (local_cfg, MemoryConfig(data_dir=tmp_path, qdrant_url=":memory:")):
         opened = open_qdrant_client(c)
-        assert isinstance(opened, QdrantClient) and _is_local(opened)
+        assert isinstance(opened, QdrantClient) and is_local_client(opened)
         opened.close()
     monkeypatch.setenv("MEMORY_VECTOR_ENGINE", "rocksdb")
     with pytest.raises(ConfigError, match="MEMORY_VECTOR_ENGINE"):
@@ -686,7 +690,7 @@ def test_leftover_local_mode_data_is_reported(
     # the default engine keeps a folder of local-mode memories on local mode, and says why
     with caplog.at_level(logging.WARNING):
         kept = open_qdrant_client(MemoryConfig(data_dir=tmp_path))
-    assert isinstance(kept, QdrantClient) and _is_local(kept)
+    assert isinstance(kept, QdrantClient) and is_local_client(kept)
     assert kept.collection_exists("prax_memories")
     kept.close()
     assert "MEMORY_VECTOR_ENGINE=edge" in caplog.text

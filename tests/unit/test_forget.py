@@ -20,7 +20,7 @@ import pytest
 
 from langgraph_prax_memory import MemoryConfig, MemoryValidationError, PraxMemory
 from langgraph_prax_memory._forget import PENDING_DIR, STEPS, remaining_notes
-from langgraph_prax_memory._portable import export_user, forget_user
+from langgraph_prax_memory._portable import export_user
 from langgraph_prax_memory._validation import user_dir_name
 from langgraph_prax_memory.cli import EXIT_BACKEND, EXIT_OK, main
 from langgraph_prax_memory.errors import BackendUnavailable, DeletionIncomplete
@@ -105,7 +105,7 @@ def _everything_of(mem: PraxMemory, user: str, word: str) -> None:
 def test_after_forget_user_no_api_returns_anything_of_the_user(memory: PraxMemory) -> None:
     _populate(memory, VICTIM, GONE)
     _populate(memory, OTHER, KEPT)
-    receipt = forget_user(memory, VICTIM)
+    receipt = memory.forget_user(VICTIM)
     assert receipt.removed["memories"] >= 2 and receipt.removed["trace_log"] == 1
     assert receipt.removed["okf_files"] >= 1 and receipt.removed["knowledge_vectors"] >= 1
     assert receipt.removed["consolidation_state"] == 1 and receipt.removed["workspace_files"] > 0
@@ -131,7 +131,7 @@ def test_delete_user_keeps_only_the_notes(memory: PraxMemory) -> None:
 def test_an_invalid_user_id_deletes_nothing(memory: PraxMemory) -> None:
     memory.remember(OTHER, "a fact")
     with pytest.raises(MemoryValidationError):
-        forget_user(memory, "")
+        memory.forget_user("")
     assert memory.count(OTHER) == 1 and not (memory.config.data_dir / PENDING_DIR).exists()
 
 
@@ -144,7 +144,7 @@ def test_after_compact_no_file_under_the_data_folder_holds_the_users_text(
     data = disk.config.data_dir
     _populate(disk, VICTIM, GONE)
     _populate(disk, OTHER, KEPT)
-    receipt = forget_user(disk, VICTIM)
+    receipt = disk.forget_user(VICTIM)
     _nothing_of(disk, VICTIM, GONE)
     assert any("--compact" in note and "qdrant-edge" in note for note in receipt.remaining)
     assert any("--compact" in note and "SQLite graph" in note for note in receipt.remaining)
@@ -199,7 +199,7 @@ def test_qdrant_down_deletes_nothing_local_and_resumes_on_the_next_call(
     with monkeypatch.context() as patch:
         patch.setattr(memory.vectors, "delete_user", _down)
         with pytest.raises(DeletionIncomplete) as info:
-            forget_user(memory, VICTIM)
+            memory.forget_user(VICTIM)
         err = info.value
         assert err.left == list(STEPS.values())  # nothing went: Qdrant is the first step
         assert "connection refused" in str(err) and "resumes" in str(err)
@@ -217,7 +217,7 @@ def test_qdrant_down_deletes_nothing_local_and_resumes_on_the_next_call(
         assert code == EXIT_BACKEND and out["complete"] is False
         assert out["left"][0] == STEPS["memories"] and out["marker"] == str(err.marker)
 
-    receipt = forget_user(memory, VICTIM)  # Qdrant is back: the retry completes
+    receipt = memory.forget_user(VICTIM)  # Qdrant is back: the retry completes
     assert not err.marker.exists() and receipt.removed["memories"] >= 2
     _nothing_of(memory, VICTIM, GONE)
 
@@ -246,7 +246,7 @@ def test_graph_down_midway_resumes_when_the_memory_is_next_opened(
         assert reopened.consolidate(VICTIM).memories_created == 0
         _everything_of(reopened, OTHER, KEPT)
         # `forget-user` run again (it opens the memory, which resumed first) reports it all
-        receipt = forget_user(reopened, VICTIM)
+        receipt = reopened.forget_user(VICTIM)
         assert receipt.removed["memories"] == err.removed["memories"]
         assert receipt.removed["entities"] >= 2 and receipt.removed["notes_lines"] == 1
     finally:
@@ -266,7 +266,7 @@ def test_a_deletion_still_failing_at_open_stays_recorded(disk: PraxMemory, tmp_p
     mem = _open(data, graph=down)
     try:
         with pytest.raises(DeletionIncomplete) as info:
-            forget_user(mem, VICTIM)
+            mem.forget_user(VICTIM)
         assert info.value.left[0] == STEPS["knowledge"]
         assert any("Neo4j" in n and "transaction logs" in n for n in info.value.remaining)
     finally:
@@ -316,7 +316,7 @@ def test_the_receipt_lists_what_remains_outside_the_products_reach() -> None:
 def test_the_receipt_of_a_real_forget_names_exports_and_kept_notes(memory: PraxMemory) -> None:
     memory.remember(VICTIM, "a fact")
     memory.notes.update(VICTIM, "- a note\n")
-    receipt = forget_user(memory, VICTIM, keep_notes=True)
+    receipt = memory.forget_user(VICTIM, keep_notes=True)
     assert any("exports" in n for n in receipt.remaining)
     assert any("notes kept" in n for n in receipt.remaining)
     assert receipt.removed["memories"] == 1 and memory.notes.read(VICTIM) == "- a note\n"
@@ -333,7 +333,7 @@ def test_forget_with_long_term_memory_disabled_says_qdrant_was_not_touched(
     try:
         mem.stm.write(VICTIM, "pin", f"{GONE} pin")
         mem.notes.update(VICTIM, f"- {GONE}\n")
-        receipt = forget_user(mem, VICTIM, compact=True)
+        receipt = mem.forget_user(VICTIM, compact=True)
         assert receipt.removed["stm_entries"] == 1 and receipt.removed["notes_lines"] == 1
         assert any("disabled" in n and "not touched" in n for n in receipt.remaining)
         assert mem.stm.all(VICTIM) == [] and mem.notes.read(VICTIM) == ""

@@ -307,7 +307,7 @@ def test_parts_built_on_first_use_are_built_once_across_threads(memory: PraxMemo
 
     def touch() -> None:
         barrier.wait()
-        seen.extend([memory.graph, memory.consolidator, memory._recaller()])
+        seen.extend([memory.graph, memory.consolidator, memory.ltm._recaller()])
 
     threads = [threading.Thread(target=touch) for _ in range(4)]
     for t in threads:

@@ -104,8 +104,6 @@ def test_a_plain_id_cannot_spell_another_users_hashed_folder() -> None:
 
 
 def test_colliding_ids_share_no_scratchpad_notes_or_forget_user(memory: PraxMemory) -> None:
-    from langgraph_prax_memory._portable import forget_user
-
     victim = "Bob Smith"
     collider = "u-" + hashlib.sha256(victim.encode()).hexdigest()[:32]
     memory.stm.write(victim, "pin", "victim's PIN is 4321")
@@ -113,7 +111,7 @@ def test_colliding_ids_share_no_scratchpad_notes_or_forget_user(memory: PraxMemo
     assert memory.stm.all(collider) == []
     assert "Lisbon" not in memory.notes.read(collider)
     assert memory.stm.workspace(collider) != memory.stm.workspace(victim)
-    forget_user(memory, collider)
+    memory.forget_user(collider)
     assert memory.stm.get(victim, "pin") is not None
     assert "Lisbon" in memory.notes.read(victim)
 

@@ -215,6 +215,7 @@ def test_the_facade_reads_apply_the_expiry_at_once(store: PraxMemoryStore) -> No
     ]
     hits = memory.recall("alice", "parking spot B12", k=5, reinforce=False)
     assert [h.memory.content for h in hits] == ["the parking garage is on Elm street"]
-    assert memory.recall("alice", "B12", k=5, include_history=True, reinforce=False)[
-        0
-    ].memory.content != "the parking spot is B12"  # history is not expiry: still gone
+    assert (
+        memory.recall("alice", "B12", k=5, include_history=True, reinforce=False)[0].memory.content
+        != "the parking spot is B12"
+    )  # history is not expiry: still gone

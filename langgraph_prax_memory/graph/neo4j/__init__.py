@@ -19,3 +19,11 @@ __all__ = [
     "check_scoped_cypher",
     "scoped_cypher_prompt",
 ]
+
+# used by the other packages of langgraph_prax_memory (not re-exported at the root)
+from langgraph_prax_memory.graph.neo4j._async import arun_op
+from langgraph_prax_memory.graph.neo4j._common import translate
+from langgraph_prax_memory.graph.neo4j._cypher import Op, Query, to_entity
+from langgraph_prax_memory.graph.neo4j._store import run_op
+
+__all__ += ["arun_op", "translate", "Op", "Query", "to_entity", "run_op"]

@@ -57,7 +57,7 @@ __all__ = ["AsyncNeo4jGraphStore"]
 T = TypeVar("T")
 
 
-async def _run_op(tx: neo4j.AsyncManagedTransaction, make_op: Callable[[], Op[T]]) -> T:
+async def arun_op(tx: neo4j.AsyncManagedTransaction, make_op: Callable[[], Op[T]]) -> T:
     """Drive one operation generator inside a managed transaction (fresh on every retry)."""
     op = make_op()
     try:
@@ -187,6 +187,16 @@ class AsyncNeo4jGraphStore(CypherOps):
         """The underlying driver."""
         return self._driver
 
+    @property
+    def database(self) -> str | None:
+        """The database queries run in (``None``: the server's default)."""
+        return self._database
+
+    @property
+    def max_retry_time(self) -> float:
+        """Seconds a transaction function is retried on transient errors."""
+        return self._max_retry_time
+
     # ------------------------------------------------------------------ plumbing
 
     def _session(self) -> neo4j.AsyncSession:
@@ -235,9 +245,9 @@ class AsyncNeo4jGraphStore(CypherOps):
                 await self._driver.verify_connectivity()
             async with self._session() as session:
                 if write:
-                    result = await session.execute_write(_run_op, make_op)
+                    result = await session.execute_write(arun_op, make_op)
                 else:
-                    result = await session.execute_read(_run_op, make_op)
+                    result = await session.execute_read(arun_op, make_op)
         except Exception as exc:
             if isinstance(exc, PraxMemoryError):
                 raise

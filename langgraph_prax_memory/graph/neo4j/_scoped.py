@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import neo4j
 import neo4j.graph
@@ -31,8 +31,16 @@ import neo4j.graph
 from langgraph_prax_memory._validation import check_user_id
 from langgraph_prax_memory.errors import MemoryValidationError
 
-if TYPE_CHECKING:
-    from langgraph_prax_memory.graph.neo4j._store import Neo4jGraphStore
+
+class ReadQueryRunner(Protocol):
+    """What a scoped graph needs of a store (``Neo4jGraphStore`` is one)."""
+
+    def run_read_query(
+        self, query: str, params: Mapping[str, Any], *, timeout: float | None = None
+    ) -> list[neo4j.Record]:
+        """Run one Cypher query in a read transaction and return its records."""
+        ...
+
 
 __all__ = [
     "SCOPED_CYPHER_INSTRUCTIONS",
@@ -492,7 +500,7 @@ class ScopedCypherGraph:
 
     def __init__(
         self,
-        store: Neo4jGraphStore,
+        store: ReadQueryRunner,
         user_id: str,
         *,
         timeout: float = 10.0,

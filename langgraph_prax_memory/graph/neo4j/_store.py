@@ -65,7 +65,7 @@ def _is_langchain_graph(value: Any) -> bool:
     )
 
 
-def _run_op(tx: neo4j.ManagedTransaction, make_op: Callable[[], Op[T]]) -> T:
+def run_op(tx: neo4j.ManagedTransaction, make_op: Callable[[], Op[T]]) -> T:
     """Drive one operation generator inside a managed transaction (fresh on every retry)."""
     op = make_op()
     try:
@@ -286,6 +286,11 @@ class Neo4jGraphStore(CypherOps):
         """The database queries run in (``None``: the server's default)."""
         return self._database
 
+    @property
+    def max_retry_time(self) -> float:
+        """Seconds a transaction function is retried on transient errors."""
+        return self._max_retry_time
+
     def run_read_query(
         self, query: str, params: Mapping[str, Any], *, timeout: float | None = None
     ) -> list[neo4j.Record]:
@@ -367,9 +372,9 @@ class Neo4jGraphStore(CypherOps):
                 self._driver.verify_connectivity()
             with self._session() as session:
                 if write:
-                    result = session.execute_write(_run_op, make_op)
+                    result = session.execute_write(run_op, make_op)
                 else:
-                    result = session.execute_read(_run_op, make_op)
+                    result = session.execute_read(run_op, make_op)
         except Exception as exc:
             if isinstance(exc, PraxMemoryError):
                 raise

@@ -16,7 +16,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -359,6 +359,36 @@ class SQLiteGraphStore:
     def _check_open(self) -> None:
         if self._closed:
             raise BackendUnavailable("the SQLite graph store is closed")
+
+    # the public face of the plumbing, for the knowledge tables that share this file
+
+    def transaction(self, what: str) -> AbstractContextManager[sqlite3.Connection]:
+        """One write transaction on the graph's file: commit on success, roll back on error.
+
+        Raises:
+            BackendUnavailable: The store is closed or the file cannot be written.
+            MemoryWriteError: The body failed (everything it wrote is rolled back).
+        """
+        return self._write(what)
+
+    def query(self, sql: str, params: Mapping[str, Any] | Sequence[Any]) -> list[sqlite3.Row]:
+        """Run one read statement under the store's lock.
+
+        Raises:
+            BackendUnavailable: The store is closed or the read failed.
+        """
+        return self._read(sql, params)
+
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        """The open connection under the store's lock (schema set-up, several reads at once).
+
+        Raises:
+            BackendUnavailable: The store is closed.
+        """
+        with self._lock:
+            self._check_open()
+            yield self._conn
 
     # ------------------------------------------------------------------ write helpers
 

@@ -34,8 +34,8 @@ def _relations(memory: Any, user: str) -> list[tuple[Any, ...]]:
 
 
 def _graph_snapshot(consolidator: Consolidator) -> tuple[Any, ...]:
-    stats = consolidator.memory.graph.stats(USER)
-    relations = _relations(consolidator.memory, USER)
+    stats = consolidator.parts.graph.stats(USER)
+    relations = _relations(consolidator.parts, USER)
     return stats.entities, stats.relations, stats.temporal_events, relations
 
 

@@ -143,7 +143,7 @@ def test_budget_and_eight_batch_cap_report_the_backlog(
     second = consolidator.run(USER, TraceLogSource(trace), now=NOW)
     assert spy.seen == lines[16:]
     assert (second.batches, second.pending_lines, second.capped) == (7, 0, False)
-    assert len(facts(consolidator.memory)) == 30
+    assert len(facts(consolidator.parts.ltm)) == 30
 
 
 def test_over_long_single_line_is_sent_cut_not_dropped(
@@ -157,7 +157,7 @@ def test_over_long_single_line_is_sent_cut_not_dropped(
     assert result.bytes_skipped == len(long.encode()) - len(long[:4000].encode())
     assert result.bytes_seen == len(long[:4000].encode()) + len(b"user: I prefer short answers.")
     assert state_json(consolidator, USER)["sources"][f"trace:{trace}"]["pointer"] == 2
-    assert any(f.startswith(head.strip()) for f in facts(consolidator.memory))
+    assert any(f.startswith(head.strip()) for f in facts(consolidator.parts.ltm))
 
 
 # -- idempotence and crash safety ----------------------------------------------------------------
@@ -171,7 +171,7 @@ def test_rerunning_the_same_batch_creates_no_duplicate(
     again = consolidator.run(USER, TraceLogSource(trace), now=NOW)
     assert again.batches == 1
     assert (again.memories_created, again.memories_deduplicated) == (0, 2)
-    assert consolidator.memory.count(USER) == 2
+    assert consolidator.parts.ltm.count(USER) == 2
 
 
 class Crash(BaseException):
@@ -207,7 +207,7 @@ def test_crash_after_graph_upsert_does_not_double_the_graph(
     memory: PraxMemory, trace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_lines(trace, ["user: I work on Prax with Alice."])
-    original = memory.remember_many
+    original = memory.ltm.remember_many
     calls = {"n": 0}
 
     def dying(user_id: str, items: Any) -> list[str]:
@@ -216,7 +216,7 @@ def test_crash_after_graph_upsert_does_not_double_the_graph(
             raise Crash
         return original(user_id, items)
 
-    monkeypatch.setattr(memory, "remember_many", dying)
+    monkeypatch.setattr(memory.ltm, "remember_many", dying)
     with pytest.raises(Crash):
         Consolidator(memory).run(USER, TraceLogSource(trace), now=NOW)
     prax = memory.graph.get_entity(USER, "Prax")
@@ -282,12 +282,12 @@ def test_a_batch_failing_again_and_again_stays_in_the_backlog_and_is_reported(
 def test_low_confidence_items_go_to_pending_review(consolidator: Consolidator, trace: Path) -> None:
     write_lines(trace, ["user: I think I prefer tabs over spaces.", "user: I prefer dark mode."])
     result = consolidator.run(USER, TraceLogSource(trace), now=NOW)
-    review = consolidator.memory.stm.list_pending_review(USER)
+    review = consolidator.parts.stm.list_pending_review(USER)
     contents = [e.content for e in review]
     assert "user: I think I prefer tabs over spaces." in contents
     assert result.pending_review == len(review) >= 2
     assert all("consolidation" in e.tags for e in review)
-    assert facts(consolidator.memory) == ["user: I prefer dark mode."]
+    assert facts(consolidator.parts.ltm) == ["user: I prefer dark mode."]
 
 
 def test_llm_supersession_closes_the_old_edge(memory: PraxMemory, trace: Path) -> None:
@@ -314,7 +314,7 @@ def test_llm_supersession_closes_the_old_edge(memory: PraxMemory, trace: Path) -
 def test_rule_based_supersession_and_strengthening(consolidator: Consolidator, trace: Path) -> None:
     write_lines(trace, ["user: I prefer dark mode.", "user: I prefer dark mode.", "user: ok"])
     consolidator.run(USER, TraceLogSource(trace), now=NOW)
-    graph = consolidator.memory.graph
+    graph = consolidator.parts.graph
     edge = [r for r in graph.get_entity(USER, "user").relations if r.type == "prefers"]  # type: ignore[union-attr]
     assert edge[0].weight == 2.0  # strengthened, not duplicated
     write_lines(trace, ["user: I switched from dark mode to light mode."], mode="a")
@@ -331,11 +331,11 @@ def test_facts_carry_entity_ids_source_and_the_items_time(
         ["2026-02-27T09:15:00Z user: I work on Prax with Alice.", "user: I prefer dark mode."],
     )
     consolidator.run(USER, TraceLogSource(trace), now=NOW)
-    by_content = {m.content: m for m in consolidator.memory.list_memories(USER)}
+    by_content = {m.content: m for m in consolidator.parts.ltm.list_memories(USER)}
     dated = next(m for c, m in by_content.items() if "Prax" in c)
     assert dated.source == "consolidation"
     assert dated.created_at.isoformat().startswith("2026-02-27T09:15")
-    ids = consolidator.memory.graph.entity_ids_for(USER, ["Prax", "Alice"])
+    ids = consolidator.parts.graph.entity_ids_for(USER, ["Prax", "Alice"])
     assert set(ids.values()) <= set(dated.entity_ids) and len(ids) == 2
     undated = by_content["user: I prefer dark mode."]
     assert undated.created_at == NOW
@@ -345,7 +345,7 @@ def test_failed_vector_write_is_counted_failed_and_retried(
     consolidator: Consolidator, trace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_lines(trace, ["user: I prefer dark mode.", "user: I always use Vim."])
-    client = consolidator.memory.vectors.client
+    client = consolidator.parts.ltm.vectors.client
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise ConnectionError("qdrant down")
@@ -361,7 +361,7 @@ def test_failed_vector_write_is_counted_failed_and_retried(
     retried = consolidator.run(USER, TraceLogSource(trace), now=NOW)
     assert (retried.memories_retried, retried.memories_created) == (2, 2)
     assert consolidator.state(USER).retry_memories == []
-    assert len(facts(consolidator.memory)) == 2
+    assert len(facts(consolidator.parts.ltm)) == 2
 
 
 def test_memory_write_error_is_what_remember_raises(
@@ -380,13 +380,13 @@ def test_decay_runs_at_most_once_per_interval_and_the_mark_moves_only_when_it_ra
 ) -> None:
     """2026-09 bug: last_decay_run was written and never read."""
     calls: list[Any] = []
-    original = consolidator.memory.decay
+    original = consolidator.parts.ltm.decay
 
     def counting(user_id: str, **kwargs: Any) -> list[str]:
         calls.append(kwargs["now"])
         return original(user_id, **kwargs)
 
-    monkeypatch.setattr(consolidator.memory, "decay", counting)
+    monkeypatch.setattr(consolidator.parts.ltm, "decay", counting)
     assert consolidator.run(USER, [], now=NOW).decay_ran
     assert not consolidator.run(USER, [], now=NOW + timedelta(hours=1)).decay_ran
     assert not consolidator.run(USER, [], now=NOW + timedelta(hours=23, minutes=59)).decay_ran
@@ -397,7 +397,7 @@ def test_decay_runs_at_most_once_per_interval_and_the_mark_moves_only_when_it_ra
     def broken(user_id: str, **kwargs: Any) -> list[str]:
         raise ConnectionError("down")
 
-    monkeypatch.setattr(consolidator.memory, "decay", broken)
+    monkeypatch.setattr(consolidator.parts.ltm, "decay", broken)
     failed = consolidator.run(USER, [], now=NOW + timedelta(hours=60))
     assert not failed.decay_ran
     assert consolidator.state(USER).last_decay_run == NOW + timedelta(hours=24)
@@ -446,7 +446,9 @@ def test_day_boundary_writes_one_daily_summary(consolidator: Consolidator, trace
     next_day = consolidator.run(USER, TraceLogSource(trace), now=NOW + timedelta(days=1))
     assert next_day.daily_summary is not None
     assert next_day.daily_summary_days == [NOW.date()]
-    summaries = [m for m in consolidator.memory.list_memories(USER) if m.summary_level == "daily"]
+    summaries = [
+        m for m in consolidator.parts.ltm.list_memories(USER) if m.summary_level == "daily"
+    ]
     assert len(summaries) == 1
     text = summaries[0].content
     assert text.startswith("On 2026-03-02, 2 memories were consolidated")

@@ -128,7 +128,7 @@ def test_search_ast_finds_definitions_not_text() -> None:
 
 def test_own_package_dependencies() -> None:
     report = code_dependencies(PACKAGE)
-    assert "langgraph_prax_memory.vectors._store" in report.imports["langgraph_prax_memory.memory"]
+    assert "langgraph_prax_memory.ltm" in report.imports["langgraph_prax_memory.memory"]
     assert "langgraph_prax_memory.errors" in dict(report.hubs)
     assert report.errors == []
 
@@ -149,14 +149,12 @@ def test_codebase_ingestion_of_this_package(memory: PraxMemory) -> None:
         )
     }
     assert {
-        "langgraph_prax_memory.vectors._store",
+        "langgraph_prax_memory.ltm",
         "langgraph_prax_memory.config",
         "langgraph_prax_memory.embeddings",
         "qdrant_client",
     } <= imports
-    assert "langgraph_prax_memory.memory" in kb.dependents(
-        "dev", "langgraph_prax_memory.vectors._store"
-    )
+    assert "langgraph_prax_memory.memory" in kb.dependents("dev", "langgraph_prax_memory.ltm")
     assert "langgraph_prax_memory.knowledge.base" in kb.dependents(
         "dev", "langgraph_prax_memory.knowledge.okf"
     )

@@ -97,7 +97,7 @@ def test_ingest_markdown_extracts_merges_and_indexes(kb: KnowledgeBase) -> None:
     assert ("dpr", "outperforms", "bm25") in rels
     assert ("dense passage retrieval", "part_of", "retrieval-augmented generation") in rels
     assert [d.id for d in store.concept_documents("alice", dpr.id)] == [result.document.id]
-    assert kb.memory.vectors.client.count(KNOWLEDGE_COLLECTION).count == result.concepts
+    assert kb.parts.ltm.vectors.client.count(KNOWLEDGE_COLLECTION).count == result.concepts
 
 
 def test_reingesting_the_same_document_is_idempotent(kb: KnowledgeBase) -> None:
@@ -279,7 +279,7 @@ def test_delete_namespace_drops_concepts_relations_and_vectors(kb: KnowledgeBase
     kb.ingest_document("gus", PAPER, namespace="papers")
     kb.ingest_document("gus", "LangGraph uses StateGraph.", namespace="docs")
     kb.ingest_document("hal", PAPER, namespace="papers")
-    client = kb.memory.vectors.client
+    client = kb.parts.ltm.vectors.client
     before = client.count(KNOWLEDGE_COLLECTION).count
     removed = kb.delete_namespace("gus", "papers")
     assert removed.concepts > 0 and removed.documents == 1

@@ -54,8 +54,8 @@ def seeded(config: MemoryConfig) -> Iterator[tuple[PraxMemory, PraxMemory, dict[
         "tax": on.remember("alice", "The tax return is due in April"),
     }
     yield on, off, ids
-    off._recaller().close()
-    off._background.shutdown()
+    off.ltm._recaller().close()
+    off.ltm._background.shutdown()
     on.close()
 
 
@@ -76,7 +76,7 @@ def test_a_failed_feedback_search_keeps_the_plain_order(
     seeded: tuple[PraxMemory, PraxMemory, dict[str, str]],
 ) -> None:
     on, _, ids = seeded
-    store = on._recaller().store
+    store = on.ltm._recaller().store
     original = store.search_sparse
     calls = [0]
 
@@ -118,7 +118,7 @@ def test_feedback_terms_are_capped_and_the_query_terms_stay() -> None:
 
 
 def _counting(memory: PraxMemory) -> list[int]:
-    store = memory._recaller().store
+    store = memory.ltm._recaller().store
     original = store.search_sparse
     calls: list[int] = []
 

@@ -11,6 +11,7 @@ import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory
+from langgraph_prax_memory._parts import MemoryParts
 from langgraph_prax_memory.config import RetrievalConfig
 from langgraph_prax_memory.retrieval._arms import Recaller
 from tests.fakes import HashEmbeddings
@@ -50,7 +51,7 @@ def test_a_failed_arm_is_reported_and_recall_goes_on(
         def search_entities(self, *a: Any, **k: Any) -> Any:
             raise ConnectionError("neo4j is down")
 
-    monkeypatch.setattr(PraxMemory, "graph", property(lambda self: BrokenGraph()))
+    monkeypatch.setattr(MemoryParts, "graph", property(lambda self: BrokenGraph()))
     result = memory.recall_detailed("alice", "Which editor does Alice use?", k=3)
     assert "graph" in result.errors and "neo4j is down" in result.errors["graph"]
     assert result.hits[0].memory.content == "Alice uses Helix as her editor"
@@ -58,7 +59,7 @@ def test_a_failed_arm_is_reported_and_recall_goes_on(
 
 def test_arms_run_concurrently(memory: PraxMemory) -> None:
     memory.remember("alice", "Alice likes tea")
-    recaller = memory._recaller()
+    recaller = memory.ltm._recaller()
     active: list[int] = []
     peak = [0]
     lock = threading.Lock()
@@ -135,7 +136,7 @@ def test_failed_expansion_and_rerank_degrade_to_plain_order(config: MemoryConfig
         got = [h.memory.id for h in mem.recall("alice", "chess", k=3, reinforce=False)]
         assert got == want
     finally:
-        mem._background.shutdown()
+        mem.ltm._background.shutdown()
         plain.close()
 
 
@@ -157,7 +158,7 @@ def test_rerank_reorders_by_the_judge(config: MemoryConfig) -> None:
         reranked = [h.memory.id for h in mem.recall("alice", "chess", k=2, reinforce=False)]
         assert reranked == [fused[1], fused[0]]
     finally:
-        mem._background.shutdown()
+        mem.ltm._background.shutdown()
         plain.close()
 
 
@@ -166,6 +167,6 @@ def test_recaller_has_no_graph_arm_when_disabled(config: MemoryConfig) -> None:
     try:
         mem.remember("alice", "x y z")
         assert "graph" not in mem.recall_detailed("alice", "x").arms
-        assert isinstance(mem._recaller(), Recaller)
+        assert isinstance(mem.ltm._recaller(), Recaller)
     finally:
         mem.close()

@@ -96,8 +96,8 @@ def test_failed_replace_keeps_old_file(
     stm: ScratchpadStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Fault injection: os.replace fails -> old file intact, temp file removed, clear error."""
+    from langgraph_prax_memory import _atomic
     from langgraph_prax_memory.errors import MemoryWriteError
-    from langgraph_prax_memory.stm import _atomic
 
     stm.write("alice", "a", "alpha")
     before = stm.path("alice").read_bytes()

@@ -1,0 +1,578 @@
+"""Long-term memory: the one write path and the one search path of the package.
+
+:class:`LongTermMemory` owns the vector store, the dense and sparse encoders, the ranking
+pipeline (:class:`~langgraph_prax_memory.retrieval.Recaller`) and background reinforcement.
+Every long-term write goes validate → deduplicate → embed → upsert through
+:meth:`LongTermMemory.remember_many` (or :meth:`LongTermMemory.write` for callers that build
+their own payloads, as the LangGraph store does), and every ranked read through
+:meth:`LongTermMemory.recall_detailed`. Services (consolidation, knowledge, admin) take this
+object, never the :class:`~langgraph_prax_memory.PraxMemory` facade.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from qdrant_client import models
+
+from langgraph_prax_memory._progress import ProgressCallback, notify
+from langgraph_prax_memory._validation import (
+    check_importance,
+    check_tags,
+    check_text,
+    check_unicode,
+    check_user_id,
+    to_utc,
+    utcnow,
+)
+from langgraph_prax_memory.config import MemoryConfig
+from langgraph_prax_memory.embeddings import (
+    ResilientEmbeddings,
+    SparseTFEncoder,
+    create_dense_embeddings,
+)
+from langgraph_prax_memory.errors import (
+    BackendUnavailable,
+    EmbeddingError,
+    MemoryValidationError,
+    StoreLockedError,
+)
+from langgraph_prax_memory.graph import GraphStore
+from langgraph_prax_memory.models import Memory, MemoryHit
+from langgraph_prax_memory.retrieval import Recaller, RecallResult, ltm_filter, ltm_namespace
+from langgraph_prax_memory.vectors import (
+    QdrantVectorStore,
+    StoredPoint,
+    VectorClient,
+    VectorRecord,
+    build_payload,
+    content_hash,
+    decay_victims,
+    keyword_text,
+    open_qdrant_client,
+    point_id,
+)
+
+__all__ = ["LongTermMemory", "PreparedMemory", "prepare_memory"]
+
+logger = logging.getLogger(__name__)
+_UPSERT_CHUNK = 256
+_MAX_K = 1000
+
+
+@dataclass(frozen=True)
+class PreparedMemory:
+    """A validated memory ready to embed."""
+
+    key: str
+    text: str
+    value: dict[str, Any]
+    explicit_key: bool
+    index_text: str
+
+
+def prepare_memory(user_id: str, item: Mapping[str, Any] | str, max_chars: int) -> PreparedMemory:
+    """Validate one memory (a string or a mapping); raises before anything is stored."""
+    if isinstance(item, str):
+        item = {"content": item}
+    if not isinstance(item, Mapping):
+        raise MemoryValidationError(
+            "each memory must be a string or a mapping with at least 'content'"
+        )
+    unknown = set(item) - {
+        "content",
+        "importance",
+        "tags",
+        "source",
+        "created_at",
+        "entity_ids",
+        "key",
+        "summary_level",
+        "context",
+    }
+    if unknown:
+        raise MemoryValidationError(f"unknown memory field(s): {sorted(unknown)}")
+    text = check_text(item.get("content"), max_chars=max_chars)
+    explicit = item.get("key") is not None
+    key = item.get("key") if explicit else uuid.uuid4().hex
+    if not isinstance(key, str) or not key.strip():
+        raise MemoryValidationError("key must be a non-empty string")
+    check_unicode(key, what="key")
+    source = item.get("source") or "conversation"
+    if isinstance(source, str):
+        check_unicode(source, what="source")
+    value: dict[str, Any] = {
+        "content": text,
+        "importance": check_importance(item.get("importance", 0.5)),
+        "tags": check_tags(item.get("tags")),
+        "source": source,
+    }
+    if item.get("created_at") is not None:
+        value["created_at"] = to_utc(item["created_at"], what="created_at").isoformat()
+    if item.get("entity_ids"):
+        value["entity_ids"] = list(item["entity_ids"])
+    if item.get("summary_level"):
+        value["summary_level"] = item["summary_level"]
+    if item.get("context") is not None:
+        value["context"] = check_text(item["context"], max_chars=max_chars, what="context")
+    index_text = keyword_text(text, value.get("context"))
+    return PreparedMemory(
+        key=key, text=text, value=value, explicit_key=explicit, index_text=index_text
+    )
+
+
+class LongTermMemory:
+    """Long-term memories of every user: validate, deduplicate, embed, store, rank, forget.
+
+    Built by :class:`~langgraph_prax_memory.PraxMemory` (its ``ltm``); services below the
+    facade take this object.
+
+    Args:
+        config: Settings (the vector store, the models, limits, ranking).
+        embeddings: A LangChain ``Embeddings`` to use instead of the configured provider.
+        embedding_dimension: Width of ``embeddings`` (required with it).
+        qdrant_client: An open client to use instead of opening one from ``config``.
+        graph: Gives the knowledge graph to the graph arm of recall (``None``: no graph arm).
+        expansion_model: Chat model for query expansion.
+        rerank_model: Chat model for the rerank pass.
+
+    Example:
+        >>> from langgraph_prax_memory import MemoryConfig
+        >>> ltm = LongTermMemory(MemoryConfig(qdrant_url=":memory:", data_dir="/tmp/prax-ltm"))
+        >>> [mid] = ltm.remember_many("alice", ["Alice prefers dark mode"])
+        >>> ltm.recall("alice", "which theme?", k=1)[0].memory.id == mid
+        True
+        >>> ltm.close()
+    """
+
+    def __init__(
+        self,
+        config: MemoryConfig | None = None,
+        *,
+        embeddings: Embeddings | None = None,
+        embedding_dimension: int | None = None,
+        qdrant_client: VectorClient | None = None,
+        graph: Callable[[], GraphStore] | None = None,
+        expansion_model: BaseChatModel | None = None,
+        rerank_model: BaseChatModel | None = None,
+    ) -> None:
+        self.config = config or MemoryConfig()
+        self.sparse = SparseTFEncoder(self.config.sparse_scheme, stem=self.config.sparse_stem)
+        self.dense: ResilientEmbeddings = create_dense_embeddings(
+            self.config, primary=embeddings, dimension=embedding_dimension
+        )
+        self.enabled = self.config.enabled
+        self._vectors: QdrantVectorStore | None = None
+        self._opening = threading.Lock()
+        self._lazy = threading.Lock()
+        self._graph = graph
+        self._expansion_model = expansion_model
+        self._rerank_model = rerank_model
+        self._recaller_obj: Recaller | None = None
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prax-reinforce")
+        if self.enabled:
+            try:
+                self._open(qdrant_client)
+            except StoreLockedError as exc:
+                # Another process holds the embedded folder: the scratchpad, the notes, the
+                # graph and doctor still work here; long-term calls retry the folder and
+                # raise this error (naming the holder) while it is held.
+                logger.warning("long-term memory unavailable for now: %s", exc)
+
+    def write(self, user_id: str, records: Sequence[VectorRecord]) -> list[str]:
+        """Upsert records built elsewhere (the LangGraph store's items) in chunks.
+
+        The one place long-term points are written; :meth:`remember_many` ends here too.
+
+        Raises:
+            MemoryWriteError: Qdrant did not take a chunk (the chunks before it are stored).
+        """
+        store = self.store()
+        written: list[str] = []
+        for start in range(0, len(records), _UPSERT_CHUNK):
+            written.extend(store.upsert(user_id, records[start : start + _UPSERT_CHUNK]))
+        return written
+
+    def _open(self, client: VectorClient | None = None) -> QdrantVectorStore:
+        with self._opening:
+            if self._vectors is None:
+                self._vectors = QdrantVectorStore(
+                    client or open_qdrant_client(self.config),
+                    collection=self.config.collection_name,
+                    dimension=self.dense.dimension,
+                    breaker_failures=self.config.breaker_failures,
+                    breaker_cooldown=self.config.breaker_cooldown,
+                )
+            return self._vectors
+
+    @property
+    def available(self) -> bool:
+        """Whether long-term memory is enabled (``MEMORY_ENABLED``)."""
+        return self.enabled
+
+    @property
+    def vectors(self) -> QdrantVectorStore:
+        """The vector store (raises :class:`BackendUnavailable` when LTM is disabled)."""
+        return self.store()
+
+    @property
+    def embeddings(self) -> ResilientEmbeddings:
+        """The dense embedder (with its cache and fallbacks)."""
+        return self.dense
+
+    @property
+    def sparse_encoder(self) -> SparseTFEncoder:
+        """The sparse term encoder."""
+        return self.sparse
+
+    def store(self) -> QdrantVectorStore:
+        """The vector store, opened on first use (the embedded folder may have been held)."""
+        if not self.enabled:
+            raise BackendUnavailable("Memory system not available: MEMORY_ENABLED is false")
+        return self._vectors if self._vectors is not None else self._open()
+
+    def _records(
+        self,
+        user_id: str,
+        prepared: Sequence[PreparedMemory],
+        dense: list[list[float]] | None,
+        previous: Mapping[str, StoredPoint],
+        now: datetime,
+    ) -> list[VectorRecord]:
+        ns = ltm_namespace(user_id)
+        sparse = self.sparse.embed_documents([p.index_text for p in prepared])
+        out = []
+        for i, p in enumerate(prepared):
+            pid = point_id(ns, p.key)
+            prev = previous.get(pid)
+            payload = build_payload(
+                user_id=user_id,
+                namespace=ns,
+                key=p.key,
+                value=p.value,
+                text=p.text,
+                now=now,
+                previous=prev.payload if prev else None,
+                embedding_model=self.dense.last_model if dense is not None else None,
+                dense_pending=dense is None,
+            )
+            out.append(VectorRecord(pid, payload, dense[i] if dense else None, sparse[i]))
+        return out
+
+    def remember_many(self, user_id: str, items: Sequence[Mapping[str, Any] | str]) -> list[str]:
+        """Store several memories with batched embedding; every item is validated first.
+
+        Each item is a string (its content, every other field at its default) or a mapping
+        with ``content`` and optionally ``importance``, ``tags``,
+        ``source``, ``created_at``, ``entity_ids``, ``key``, ``summary_level`` and
+        ``context``: text indexed with the memory's keywords (the sparse vector) but not part of
+        it — e.g. the previous turn of a conversation, so that "Yes, last May!" is found by
+        the words of what it answers. The dense vector encodes the content alone: mixing the
+        context into it blurs what the memory itself says (docs/retrieval.md has figures).
+
+        Example:
+            >>> ids = memory.remember_many(  # doctest: +SKIP
+            ...     "alice", ["Alice drinks green tea", {"content": "Alice is a nurse"}]
+            ... )
+        """
+        if isinstance(items, str):
+            raise MemoryValidationError("items must be a list of memories, not one string")
+        check_user_id(user_id)
+        store = self.store()
+        prepared = [prepare_memory(user_id, it, self.config.max_content_chars) for it in items]
+        if not prepared:
+            return []
+        ids, todo, alias = self._dedupe(user_id, prepared, store)
+        if todo:
+            try:
+                dense: list[list[float]] | None = self.dense.embed_documents(
+                    [p.text for _, p in todo]
+                )
+            except EmbeddingError as exc:
+                logger.warning("storing %d memories without dense vectors: %s", len(todo), exc)
+                dense = None
+            ns = ltm_namespace(user_id)
+            previous = {
+                p.id: p
+                for p in store.retrieve(user_id, [point_id(ns, prep.key) for _, prep in todo])
+            }
+            records = self._records(user_id, [p for _, p in todo], dense, previous, utcnow())
+            self.write(user_id, records)
+            for (slot, _), rec in zip(todo, records, strict=True):
+                ids[slot] = rec.id
+        for slot, first in alias.items():
+            ids[slot] = ids[first]
+        return [i for i in ids if i is not None]
+
+    def _dedupe(
+        self, user_id: str, prepared: list[PreparedMemory], store: QdrantVectorStore
+    ) -> tuple[list[str | None], list[tuple[int, PreparedMemory]], dict[int, int]]:
+        """Split items into already-stored (by content hash), in-batch repeats, and new.
+
+        The hash covers a memory's context too: the same words answering another question
+        are another memory.
+        """
+        hashes = [content_hash(user_id, p.index_text) for p in prepared]
+        existing: dict[str, str] = {}
+        for point in store.scroll(
+            user_id, flt=ltm_filter(user_id, hashes=sorted(set(hashes))), limit=len(hashes) * 4
+        ):
+            existing.setdefault(point.payload["content_hash"], point.id)
+        ids: list[str | None] = [None] * len(prepared)
+        todo: list[tuple[int, PreparedMemory]] = []
+        first: dict[str, int] = {}
+        alias: dict[int, int] = {}
+        for i, (p, h) in enumerate(zip(prepared, hashes, strict=True)):
+            if p.explicit_key:
+                todo.append((i, p))
+            elif h in existing:
+                ids[i] = existing[h]
+            elif h in first:
+                alias[i] = first[h]
+            else:
+                first[h] = i
+                todo.append((i, p))
+        return ids, todo, alias
+
+    def forget(self, user_id: str, memory_id: str) -> bool:
+        """Delete one memory of ``user_id``; ``False`` when it does not exist (for this user)."""
+        check_user_id(user_id)
+        if not isinstance(memory_id, str) or not memory_id.strip():
+            raise MemoryValidationError("memory_id must be a non-empty string")
+        try:
+            uuid.UUID(memory_id)
+        except ValueError:
+            return False
+        return self.store().delete(user_id, [memory_id]) > 0
+
+    def decay(
+        self,
+        user_id: str,
+        *,
+        now: datetime | None = None,
+        dry_run: bool = False,
+        progress: ProgressCallback | None = None,
+    ) -> list[str]:
+        """The forgetting pass: prune memories with ``importance·exp(−λ·days) < 0.02``.
+
+        ``progress(done, total, label)`` is told the memories scanned (``"scanned"``) and
+        then the ones pruned (``"pruned"``, not called on a ``dry_run``).
+        """
+        check_user_id(user_id)
+        store = self.store()
+        if progress is None:
+            return store.decay_memories(
+                user_id, halflife_days=self.config.decay_halflife_days, now=now, dry_run=dry_run
+            )
+        notify(progress, 0, None, "scanned")
+        points = store.iter_points(user_id)
+        notify(progress, len(points), len(points), "scanned")
+        victims = decay_victims(points, now or utcnow(), self.config.decay_halflife_days)
+        if dry_run:
+            return victims
+        for start in range(0, len(victims), _UPSERT_CHUNK):
+            store.delete(user_id, victims[start : start + _UPSERT_CHUNK])
+            notify(progress, min(start + _UPSERT_CHUNK, len(victims)), len(victims), "pruned")
+        return victims
+
+    def reembed(
+        self, user_id: str, *, force: bool = False, progress: ProgressCallback | None = None
+    ) -> int:
+        """Add dense vectors to memories stored without one (or by a fallback model).
+
+        ``force=True`` re-embeds every memory of the user: after a model change that kept the
+        same name, or for conversation turns stored before the dense vector left the context
+        out (earlier builds encoded context + content). ``progress(done, total,
+        "memories")`` is called after each chunk of 256.
+
+        Raises:
+            EmbeddingError: The configured model failed (naming it and where it is served);
+                the memories done so far keep their new vectors.
+        """
+        check_user_id(user_id)
+        store = self.store()
+        todo = [
+            p
+            for p in store.iter_points(user_id)
+            if force
+            or p.payload.get("dense_pending")
+            or p.payload.get("embedding_model") not in (None, self.dense.model_name)
+        ]
+        done = 0
+        notify(progress, 0, len(todo), "memories")
+        for start in range(0, len(todo), _UPSERT_CHUNK):
+            chunk = todo[start : start + _UPSERT_CHUNK]
+            try:
+                vectors = self.dense.embed_primary(
+                    [str(p.payload.get("content", "")) for p in chunk]
+                )
+            except EmbeddingError as exc:
+                raise EmbeddingError(
+                    f"reembed for {user_id!r} stopped after {done} of {len(todo)} memories: "
+                    f"{exc}. The others keep their sparse vectors and stay marked for reembed."
+                ) from exc
+            store.set_dense(
+                user_id,
+                {p.id: v for p, v in zip(chunk, vectors, strict=True)},
+                self.dense.model_name,
+            )
+            done += len(chunk)
+            notify(progress, done, len(todo), "memories")
+        return done
+
+    def get(self, user_id: str, memory_id: str) -> Memory | None:
+        """One memory of ``user_id`` by id (``None`` if absent or another user's)."""
+        check_user_id(user_id)
+        try:
+            uuid.UUID(memory_id)
+        except (ValueError, TypeError, AttributeError):
+            return None
+        found = self.store().retrieve(user_id, [memory_id])
+        return Memory.from_payload(found[0].id, found[0].payload) if found else None
+
+    def count(self, user_id: str) -> int:
+        """How many long-term memories ``user_id`` has."""
+        check_user_id(user_id)
+        return self.store().count(user_id, ltm_filter(user_id))
+
+    def list_memories(self, user_id: str, *, limit: int = 100) -> list[Memory]:
+        """Memories of ``user_id`` in the order they were first written."""
+        check_user_id(user_id)
+        points = self.store().scroll(user_id, flt=ltm_filter(user_id), limit=limit, order_by="seq")
+        return [Memory.from_payload(p.id, p.payload) for p in points]
+
+    def recall(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        k: int = 5,
+        now: datetime | None = None,
+        reinforce: bool = True,
+        tags: Sequence[str] | None = None,
+        include_history: bool = False,
+        as_of: datetime | None = None,
+    ) -> list[MemoryHit]:
+        """The best ``k`` memories of ``user_id`` for ``query``, best first.
+
+        The query's intent sets the arm weights; the dense, sparse and graph-neighbourhood arms
+        run concurrently, each returning its top ``max(20, 2k)``; they are fused by weighted
+        RRF, then weighed by recency (days since last access; ``config.retrieval.decay_mode``,
+        see docs/retrieval.md) and by ``0.5 + importance``. ``now`` sets the clock (replaying
+        an old conversation scores it at its own time). Returned memories are reinforced in the
+        background unless ``reinforce=False``.
+
+        Memories whose fact was superseded (``valid_until`` set by consolidation: "I now
+        prefer light mode" retires "prefers dark mode") are left out; ``include_history=True``
+        brings them back (marked ``valid_until`` / ``superseded_by``), ``as_of=<datetime>``
+        recalls what was current at that moment.
+
+        Example:
+            >>> hits = memory.recall("alice", "theme?", include_history=True)  # doctest: +SKIP
+            >>> [h.memory.superseded_by for h in hits]                        # doctest: +SKIP
+            [None, 'light mode']
+        """
+        return self.recall_detailed(
+            user_id,
+            query,
+            k=k,
+            now=now,
+            reinforce=reinforce,
+            tags=tags,
+            include_history=include_history,
+            as_of=as_of,
+        ).hits
+
+    def recall_detailed(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        k: int = 5,
+        now: datetime | None = None,
+        reinforce: bool = True,
+        tags: Sequence[str] | None = None,
+        where: models.Filter | None = None,
+        include_history: bool = False,
+        as_of: datetime | None = None,
+    ) -> RecallResult:
+        """Like :meth:`recall`, with diagnostics.
+
+        The result carries the intent, the weights, each arm's candidate count, the arms that
+        failed, the time taken and each hit's stored point. ``where`` (advanced; what
+        :class:`PraxMemoryStore` uses for any namespace) is a Qdrant filter that replaces the
+        long-term-memory scope; it must be pinned to ``user_id`` and runs in the engine on
+        every arm, so every door ranks with this one pipeline (the vector store refuses a
+        filter that is not pinned). ``include_history`` / ``as_of``: see :meth:`recall`
+        (they apply to ``where`` too).
+        """
+        text = _check_query(user_id, query, k)
+        when = to_utc(now) if now is not None else utcnow()
+        if include_history and as_of is not None:
+            raise MemoryValidationError("give include_history or as_of, not both")
+        moment = to_utc(as_of, what="as_of") if as_of is not None else None
+        result = self._recaller().recall(
+            user_id,
+            text,
+            k=k,
+            now=when,
+            tags=tags,
+            flt=where,
+            include_history=include_history,
+            as_of=moment,
+        )
+        if reinforce and result.hits:
+            self._background.submit(
+                self._reinforce, user_id, [h.memory.id for h in result.hits], when
+            )
+        return result
+
+    def _recaller(self) -> Recaller:
+        with self._lazy:
+            if self._recaller_obj is None:
+                self._recaller_obj = Recaller(
+                    self.store(),
+                    self.dense,
+                    self.sparse,
+                    self._graph,
+                    self.config.retrieval,
+                    halflife_days=self.config.decay_halflife_days,
+                    expansion_model=self._expansion_model,
+                    rerank_model=self._rerank_model,
+                )
+            return self._recaller_obj
+
+    def _reinforce(self, user_id: str, ids: list[str], now: datetime) -> None:
+        try:
+            self.store().reinforce(user_id, ids, now=now)
+        except Exception as exc:  # best effort: a failed reinforcement never fails a recall
+            logger.warning("reinforcement of %d memories failed: %s", len(ids), exc)
+
+    def flush(self) -> None:
+        """Wait for background reinforcement to finish (tests, shutdown)."""
+        self._background.submit(lambda: None).result()
+
+    def close(self) -> None:
+        """Finish background reinforcement and release the vector store (its folder lock)."""
+        self._background.shutdown(wait=True)
+        if self._recaller_obj is not None:
+            self._recaller_obj.close()
+        if self._vectors is not None:
+            self._vectors.close()
+
+
+def _check_query(user_id: str, query: object, k: int) -> str:
+    check_user_id(user_id)
+    text = check_text(query, max_chars=10_000, what="query")
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= _MAX_K:
+        raise MemoryValidationError(f"k must be an integer between 1 and {_MAX_K}")
+    return text
