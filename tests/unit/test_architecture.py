@@ -24,6 +24,27 @@ THIRD_PARTY_PRIVATE = {
     ("vectors/_store.py", "_client"): "qdrant-client has no public way to tell its local mode",
     ("vectors/_store.py", "_async_client"): "qdrant-client: set the HTTP timeouts of a client",
 }
+#: Modules still over the limit, each with what splitting it means (issue 13: to be done in
+#: further steps; the test fails when one of them is split and not taken off this list).
+STILL_LONG = {
+    "vectors._edge": "EdgeClient: the qdrant-client surface over qdrant-edge, one class",
+    "cli": "one function per command; split by command group",
+    "store": "BaseStore: planning, filters, TTL and STM namespaces; filters to their module",
+    "knowledge.code": "code analysis: parsing, dependencies, AST search",
+    "knowledge.neo4j": "sync and async knowledge stores; the async twin is called by nobody",
+    "graph.sqlite._store": "schema, SQL and execution mixed; to database / store / sql",
+    "consolidation._rules": "the rule-based extractor: same-shape pattern blocks to a table",
+    "knowledge.sqlite": "the knowledge operations on SQLite, with their SQL",
+    "tools": "every memory tool and its schema",
+    "memory": "the facade's docstrings and its async face (to be generated from it)",
+    "vectors._store": "sync and async vector stores; the async twin is called by nobody",
+    "knowledge.base": "the knowledge service: ingestion, search, links, OKF",
+    "config": "every setting with its documentation",
+    "graph.neo4j._cypher": "the Cypher of every graph operation",
+    "_forget": "deletion steps, markers, compaction and the remaining-data report",
+    "graph.neo4j._store": "the Neo4j graph store and its connection handling",
+    "consolidation._write": "graph and memory writes of the pipeline",
+}
 #: ``namedtuple`` API, whose names start with an underscore by design.
 NAMEDTUPLE_API = {"_replace", "_asdict", "_fields", "_make"}
 
@@ -214,13 +235,17 @@ def test_no_reach_into_another_objects_private_attributes() -> None:
 
 
 def test_long_modules_say_why_they_are_one_module() -> None:
+    long = set()
     unexplained = []
     for module, path in modules().items():
         lines = path.read_text(encoding="utf-8").count("\n")
         doc = ast.get_docstring(tree(module)) or ""
-        if lines > MAX_LINES and "Why one module:" not in doc:
-            unexplained.append(f"{module} ({lines} lines)")
+        if lines > MAX_LINES:
+            long.add(module.removeprefix(ROOT + "."))
+            if "Why one module:" not in doc and module.removeprefix(ROOT + ".") not in STILL_LONG:
+                unexplained.append(f"{module} ({lines} lines)")
     assert unexplained == []
+    assert set(STILL_LONG) - long == set(), "split: take it off STILL_LONG"
 
 
 def callers(pattern: str) -> set[str]:
@@ -251,6 +276,6 @@ def test_one_ranked_search_path_for_long_term_memories() -> None:
     assert arms == {
         f"{ROOT}.retrieval._arms",
         f"{ROOT}.consolidation._supersession",
-        f"{ROOT}.consolidation._pipeline",
+        f"{ROOT}.consolidation._write",
         f"{ROOT}.knowledge.vectors",
     }
