@@ -165,3 +165,23 @@ STOP_WORDS: frozenset[str] = frozenset(
         "got",
     ]
 )
+
+
+def append_evidence(existing: str, new: str, *, max_chars: int | None = None) -> str:
+    """Append a snippet to a ``; ``-separated evidence string, skipping exact repeats.
+
+    ``max_chars`` keeps the most recent end of a string that grew past it.
+
+    Example:
+        >>> append_evidence("said so", "said it again")
+        'said so; said it again'
+        >>> append_evidence("said so", "said so")
+        'said so'
+    """
+    if not new:
+        return existing
+    parts = [p.strip() for p in existing.split(";") if p.strip()] if existing else []
+    if new in parts:
+        return existing
+    joined = f"{existing}; {new}" if existing else new
+    return joined[-max_chars:] if max_chars is not None else joined

@@ -173,3 +173,14 @@ def to_utc(value: object, *, what: str = "timestamp") -> datetime:
 def utcnow() -> datetime:
     """The current time, aware, in UTC."""
     return datetime.now(UTC)
+
+
+def check_limit(value: object, *, maximum: int = 1000) -> int:
+    """Return a result limit in ``1..maximum`` (graph and knowledge queries).
+
+    Raises:
+        MemoryValidationError: Not an integer in range (booleans are not integers here).
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= maximum:
+        raise MemoryValidationError(f"limit must be an integer from 1 to {maximum}, got {value!r}")
+    return value

@@ -36,7 +36,6 @@ from langgraph.store.base import BaseStore
 from pydantic import BaseModel, Field
 
 from langgraph_prax_memory._routing import (
-    COMPONENTS,
     Component,
     ModelRoute,
     ModelRouting,
@@ -52,9 +51,6 @@ from langgraph_prax_memory.store import PraxMemoryStore
 from langgraph_prax_memory.tools import TOOL_NAMES, create_memory_tools
 
 __all__ = [
-    "COMPONENTS",
-    "DEFAULT_SYSTEM_PROMPT",
-    "MEMORY_AGENT_PROMPT",
     "Component",
     "ConsolidationTrigger",
     "MemoryAgentState",

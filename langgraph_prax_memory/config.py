@@ -30,9 +30,6 @@ from langgraph_prax_memory._routing import ModelRouting, describe_errors
 from langgraph_prax_memory.errors import ConfigError
 
 __all__ = [
-    "DEFAULT_MODELS",
-    "NEO4J_SCHEMES",
-    "PROVIDER_DIMENSIONS",
     "MemoryConfig",
     "RetrievalConfig",
     "check_neo4j_uri",

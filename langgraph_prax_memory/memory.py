@@ -634,20 +634,87 @@ class AsyncPraxMemory:
         return self.sync.parts
 
     @property
+    def graph(self) -> GraphStore:
+        """The knowledge graph (the sync store; its calls are quick and local or pooled)."""
+        return self.sync.graph
+
+    @property
+    def vectors(self) -> QdrantVectorStore:
+        """The vector store (see :attr:`PraxMemory.vectors`)."""
+        return self.sync.vectors
+
+    @property
+    def embeddings(self) -> ResilientEmbeddings:
+        """The dense embedder (LangChain ``Embeddings``: it has ``aembed_*`` itself)."""
+        return self.sync.embeddings
+
+    @property
+    def sparse_encoder(self) -> SparseTFEncoder:
+        """The sparse term encoder."""
+        return self.sync.sparse_encoder
+
+    @property
+    def stm(self) -> ScratchpadStore:
+        """The per-user scratchpad (see :attr:`PraxMemory.stm`)."""
+        return self.sync.stm
+
+    @property
+    def notes(self) -> UserNotes:
+        """The per-user ``user_notes.md`` (see :attr:`PraxMemory.notes`)."""
+        return self.sync.notes
+
+    @property
     def available(self) -> bool:
         """Whether long-term memory is enabled."""
         return self.sync.available
 
-    async def remember(self, user_id: str, content: str, **kwargs: Any) -> str:
+    async def remember(
+        self,
+        user_id: str,
+        content: str,
+        *,
+        importance: float = 0.5,
+        tags: Sequence[str] | str | None = None,
+        source: str = "conversation",
+        created_at: datetime | str | float | None = None,
+        entity_ids: Sequence[str] | None = None,
+        key: str | None = None,
+    ) -> str:
         """Store one memory (see :meth:`PraxMemory.remember`)."""
-        ids = await self.remember_many(user_id, [{"content": content, **kwargs}])
-        return ids[0]
+        return await asyncio.to_thread(
+            self.sync.remember,
+            user_id,
+            content,
+            importance=importance,
+            tags=tags,
+            source=source,
+            created_at=created_at,
+            entity_ids=entity_ids,
+            key=key,
+        )
 
     async def remember_conversation(
-        self, user_id: str, turns: Sequence[Turn], **kwargs: Any
+        self,
+        user_id: str,
+        turns: Sequence[Turn],
+        *,
+        created_at: datetime | str | float | None = None,
+        importance: float = 0.5,
+        tags: Sequence[str] | str | None = None,
+        source: str = "conversation",
+        previous: str | None = None,
     ) -> list[str]:
         """Store a conversation's turns (see :meth:`PraxMemory.remember_conversation`)."""
-        return await asyncio.to_thread(self.sync.remember_conversation, user_id, turns, **kwargs)
+        return await asyncio.to_thread(
+            self.sync.remember_conversation,
+            user_id,
+            turns,
+            created_at=created_at,
+            importance=importance,
+            tags=tags,
+            source=source,
+            previous=previous,
+        )
 
     async def remember_many(
         self, user_id: str, items: Sequence[Mapping[str, Any] | str]
@@ -655,9 +722,30 @@ class AsyncPraxMemory:
         """Store several memories (see :meth:`PraxMemory.remember_many`)."""
         return await asyncio.to_thread(self.sync.remember_many, user_id, items)
 
-    async def recall(self, user_id: str, query: str, **kwargs: Any) -> list[MemoryHit]:
+    async def recall(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        k: int = 5,
+        now: datetime | None = None,
+        reinforce: bool = True,
+        tags: Sequence[str] | None = None,
+        include_history: bool = False,
+        as_of: datetime | None = None,
+    ) -> list[MemoryHit]:
         """Recall (see :meth:`PraxMemory.recall`); reinforcement runs after returning."""
-        return (await self.recall_detailed(user_id, query, **kwargs)).hits
+        result = await self.recall_detailed(
+            user_id,
+            query,
+            k=k,
+            now=now,
+            reinforce=reinforce,
+            tags=tags,
+            include_history=include_history,
+            as_of=as_of,
+        )
+        return result.hits
 
     async def recall_detailed(
         self,
@@ -710,9 +798,18 @@ class AsyncPraxMemory:
         """Memories in first-write order."""
         return await asyncio.to_thread(self.sync.list_memories, user_id, limit=limit)
 
-    async def decay(self, user_id: str, **kwargs: Any) -> list[str]:
-        """The forgetting pass."""
-        return await asyncio.to_thread(self.sync.decay, user_id, **kwargs)
+    async def decay(
+        self,
+        user_id: str,
+        *,
+        now: datetime | None = None,
+        dry_run: bool = False,
+        progress: ProgressCallback | None = None,
+    ) -> list[str]:
+        """The forgetting pass (see :meth:`PraxMemory.decay`)."""
+        return await asyncio.to_thread(
+            self.sync.decay, user_id, now=now, dry_run=dry_run, progress=progress
+        )
 
     async def reembed(
         self, user_id: str, *, force: bool = False, progress: ProgressCallback | None = None

@@ -60,7 +60,6 @@ from langgraph_prax_memory.tools import (
 )
 
 __all__ = [
-    "MEMORY_TOOLS_PROMPT",
     "ConsolidationTrigger",
     "PraxMemoryMiddleware",
     "PraxMemoryState",

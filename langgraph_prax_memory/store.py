@@ -74,7 +74,7 @@ from langgraph_prax_memory.vectors import (
     user_filter,
 )
 
-__all__ = ["SHARED_TENANT", "STM_ROOT", "PraxMemoryStore", "StoreOptions"]
+__all__ = ["PraxMemoryStore", "StoreOptions"]
 
 logger = logging.getLogger(__name__)
 

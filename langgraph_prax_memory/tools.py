@@ -76,12 +76,6 @@ from langgraph_prax_memory.memory import AsyncPraxMemory, PraxMemory
 from langgraph_prax_memory.stm import StmEntry
 
 __all__ = [
-    "LTM_TOOL_NAMES",
-    "MEMORY_TOOL_NAMES",
-    "NOT_AVAILABLE",
-    "STM_TOOL_NAMES",
-    "TOOL_NAMES",
-    "USER_NOTES_TOOL_NAMES",
     "MemoryConsolidateTool",
     "MemoryEntityLookupTool",
     "MemoryForgetTool",

@@ -20,20 +20,30 @@ Example:
 """
 
 from langgraph_prax_memory.consolidation._batching import (
-    EXTRACTION_CHAR_BUDGET,
-    MAX_BATCHES_PER_RUN,
+    EXTRACTION_CHAR_BUDGET as EXTRACTION_CHAR_BUDGET,
+)
+from langgraph_prax_memory.consolidation._batching import (
+    MAX_BATCHES_PER_RUN as MAX_BATCHES_PER_RUN,
+)
+from langgraph_prax_memory.consolidation._batching import (
     BatchPlan,
     plan_batches,
 )
 from langgraph_prax_memory.consolidation._llm import (
-    EXTRACTION_PROMPT,
+    EXTRACTION_PROMPT as EXTRACTION_PROMPT,
+)
+from langgraph_prax_memory.consolidation._llm import (
     Extractor,
     LLMExtractor,
     parse_extraction,
 )
 from langgraph_prax_memory.consolidation._models import (
-    DEFAULT_CONFIDENCE,
-    UNSTATED_CONFIDENCE,
+    DEFAULT_CONFIDENCE as DEFAULT_CONFIDENCE,
+)
+from langgraph_prax_memory.consolidation._models import (
+    UNSTATED_CONFIDENCE as UNSTATED_CONFIDENCE,
+)
+from langgraph_prax_memory.consolidation._models import (
     Batch,
     BatchFailure,
     ConsolidationResult,
@@ -49,15 +59,22 @@ from langgraph_prax_memory.consolidation._models import (
     TraceItem,
 )
 from langgraph_prax_memory.consolidation._pipeline import (
-    CONFIDENCE_THRESHOLD,
-    DECAY_MIN_INTERVAL,
-    NEAR_DUPLICATE_COSINE,
+    CONFIDENCE_THRESHOLD as CONFIDENCE_THRESHOLD,
+)
+from langgraph_prax_memory.consolidation._pipeline import (
+    DECAY_MIN_INTERVAL as DECAY_MIN_INTERVAL,
+)
+from langgraph_prax_memory.consolidation._pipeline import (
+    NEAR_DUPLICATE_COSINE as NEAR_DUPLICATE_COSINE,
+)
+from langgraph_prax_memory.consolidation._pipeline import (
     ConsolidationInput,
     ConsolidationOutput,
     Consolidator,
     build_consolidation_graph,
 )
-from langgraph_prax_memory.consolidation._rules import KNOWN_VOCABULARY, RuleBasedExtractor
+from langgraph_prax_memory.consolidation._rules import KNOWN_VOCABULARY as KNOWN_VOCABULARY
+from langgraph_prax_memory.consolidation._rules import RuleBasedExtractor
 from langgraph_prax_memory.consolidation._sources import (
     CheckpointTraceSource,
     MessagesTraceSource,
@@ -66,27 +83,19 @@ from langgraph_prax_memory.consolidation._sources import (
     message_to_item,
     thread_key,
 )
-from langgraph_prax_memory.consolidation._state import STATE_FILENAME, StateFile
+from langgraph_prax_memory.consolidation._state import STATE_FILENAME as STATE_FILENAME
+from langgraph_prax_memory.consolidation._state import StateFile
 from langgraph_prax_memory.consolidation._summary import rule_based_summary
 from langgraph_prax_memory.consolidation._triggers import (
-    DEFAULT_EVERY_N_TURNS,
+    DEFAULT_EVERY_N_TURNS as DEFAULT_EVERY_N_TURNS,
+)
+from langgraph_prax_memory.consolidation._triggers import (
     ConsolidatingCheckpointer,
     consolidate_if_due,
     is_turn_end,
 )
 
 __all__ = [
-    "CONFIDENCE_THRESHOLD",
-    "DECAY_MIN_INTERVAL",
-    "DEFAULT_CONFIDENCE",
-    "DEFAULT_EVERY_N_TURNS",
-    "EXTRACTION_CHAR_BUDGET",
-    "EXTRACTION_PROMPT",
-    "KNOWN_VOCABULARY",
-    "MAX_BATCHES_PER_RUN",
-    "NEAR_DUPLICATE_COSINE",
-    "STATE_FILENAME",
-    "UNSTATED_CONFIDENCE",
     "Batch",
     "BatchFailure",
     "BatchPlan",

@@ -14,9 +14,15 @@ Example:
 """
 
 from langgraph_prax_memory.graph._decay import (
-    DEFAULT_GRAPH_HALFLIFE_DAYS,
-    ENTITY_PRUNE_THRESHOLD,
-    RELATION_PRUNE_THRESHOLD,
+    DEFAULT_GRAPH_HALFLIFE_DAYS as DEFAULT_GRAPH_HALFLIFE_DAYS,
+)
+from langgraph_prax_memory.graph._decay import (
+    ENTITY_PRUNE_THRESHOLD as ENTITY_PRUNE_THRESHOLD,
+)
+from langgraph_prax_memory.graph._decay import (
+    RELATION_PRUNE_THRESHOLD as RELATION_PRUNE_THRESHOLD,
+)
+from langgraph_prax_memory.graph._decay import (
     decay_lambda,
     effective_value,
     graph_halflife,
@@ -26,9 +32,15 @@ from langgraph_prax_memory.graph._decay import (
 from langgraph_prax_memory.graph._factory import create_async_graph_store, create_graph_store
 from langgraph_prax_memory.graph._protocol import AsyncGraphStore, GraphStore
 from langgraph_prax_memory.graph._types import (
-    DEFAULT_ENTITY_TYPE,
-    ENTITY_TYPES,
-    RELATION_TYPES,
+    DEFAULT_ENTITY_TYPE as DEFAULT_ENTITY_TYPE,
+)
+from langgraph_prax_memory.graph._types import (
+    ENTITY_TYPES as ENTITY_TYPES,
+)
+from langgraph_prax_memory.graph._types import (
+    RELATION_TYPES as RELATION_TYPES,
+)
+from langgraph_prax_memory.graph._types import (
     CausalLink,
     DecayResult,
     Entity,
@@ -45,12 +57,6 @@ from langgraph_prax_memory.graph.neo4j import AsyncNeo4jGraphStore, Neo4jGraphSt
 from langgraph_prax_memory.graph.sqlite import AsyncSQLiteGraphStore, SQLiteGraphStore
 
 __all__ = [
-    "DEFAULT_ENTITY_TYPE",
-    "DEFAULT_GRAPH_HALFLIFE_DAYS",
-    "ENTITY_PRUNE_THRESHOLD",
-    "ENTITY_TYPES",
-    "RELATION_PRUNE_THRESHOLD",
-    "RELATION_TYPES",
     "AsyncGraphStore",
     "AsyncNeo4jGraphStore",
     "AsyncSQLiteGraphStore",

@@ -207,13 +207,6 @@ def check_weight(value: object) -> float:
     return number
 
 
-def check_limit(value: object, *, maximum: int = 1000) -> int:
-    """Return a result limit in ``1..maximum``."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= maximum:
-        raise MemoryValidationError(f"limit must be an integer from 1 to {maximum}, got {value!r}")
-    return value
-
-
 def check_hops(value: object) -> int:
     """Return a traversal depth: 1 or 2."""
     if isinstance(value, bool) or value not in (1, 2):
@@ -225,16 +218,6 @@ def check_hops(value: object) -> int:
 def check_importance_or_default(value: object, default: float) -> float:
     """``check_importance`` with ``None`` meaning ``default``."""
     return default if value is None else check_importance(value)
-
-
-def append_evidence(existing: str, new: str) -> str:
-    """Append a snippet to a semicolon-separated evidence string, skipping exact repeats."""
-    if not new:
-        return existing
-    parts = [p.strip() for p in existing.split(";") if p.strip()] if existing else []
-    if new in parts:
-        return existing
-    return f"{existing}; {new}" if existing else new
 
 
 def entity_id(user_id: str, name: str) -> str:

@@ -45,7 +45,9 @@ from langgraph_prax_memory.knowledge.extract import (
     RuleBasedConceptExtractor,
 )
 from langgraph_prax_memory.knowledge.models import (
-    KNOWN_NAMESPACES,
+    KNOWN_NAMESPACES as KNOWN_NAMESPACES,
+)
+from langgraph_prax_memory.knowledge.models import (
     ConceptHit,
     ConceptInput,
     DocumentInput,
@@ -69,11 +71,10 @@ from langgraph_prax_memory.knowledge.okf import (
     import_okf,
 )
 from langgraph_prax_memory.knowledge.sqlite import AsyncSQLiteKnowledgeStore, SQLiteKnowledgeStore
-from langgraph_prax_memory.knowledge.vectors import KNOWLEDGE_COLLECTION, KnowledgeVectors
+from langgraph_prax_memory.knowledge.vectors import KNOWLEDGE_COLLECTION as KNOWLEDGE_COLLECTION
+from langgraph_prax_memory.knowledge.vectors import KnowledgeVectors
 
 __all__ = [
-    "KNOWLEDGE_COLLECTION",
-    "KNOWN_NAMESPACES",
     "AsyncKnowledgeBase",
     "AsyncKnowledgeStore",
     "AsyncNeo4jKnowledgeStore",

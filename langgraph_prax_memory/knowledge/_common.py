@@ -16,7 +16,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from langgraph_prax_memory._validation import check_importance, check_tags, check_user_id
+from langgraph_prax_memory._text import append_evidence as _append_evidence
+from langgraph_prax_memory._validation import (
+    check_importance,
+    check_tags,
+    check_user_id,
+)
 from langgraph_prax_memory.errors import MemoryValidationError
 from langgraph_prax_memory.graph import Moment
 from langgraph_prax_memory.knowledge.models import (
@@ -332,10 +337,7 @@ def prepare_batch(
 
 def append_evidence(old: str, new: str) -> str:
     """``old; new`` unless ``new`` is empty or already there (capped)."""
-    if not new or new in old.split("; "):
-        return old
-    joined = f"{old}; {new}" if old else new
-    return joined[-MAX_EVIDENCE_CHARS:]
+    return _append_evidence(old, new, max_chars=MAX_EVIDENCE_CHARS)
 
 
 def search_text(display_name: str, description: str, tags: Sequence[str]) -> str:
@@ -549,13 +551,6 @@ def search_terms(query: str) -> list[list[str]]:
 def exact_key(query: str) -> str:
     """The query as a canonical concept name (for the exact-name tie-break)."""
     return " ".join(query.split()).lower()[:512]
-
-
-def check_limit(limit: object, *, maximum: int = 1000) -> int:
-    """``limit`` as an int in ``[1, maximum]``."""
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= maximum:
-        raise MemoryValidationError(f"limit must be an integer between 1 and {maximum}")
-    return limit
 
 
 def check_direction(direction: object) -> str:

@@ -19,7 +19,7 @@ from langchain_core.language_models import BaseChatModel
 
 from langgraph_prax_memory._parts import HasParts, MemoryParts, parts_of
 from langgraph_prax_memory._progress import ProgressCallback, notify
-from langgraph_prax_memory._validation import check_text, check_user_id
+from langgraph_prax_memory._validation import check_limit, check_text, check_user_id
 from langgraph_prax_memory.errors import BackendUnavailable, ConfigError, PraxMemoryError
 from langgraph_prax_memory.graph import (
     AsyncNeo4jGraphStore,
@@ -29,7 +29,7 @@ from langgraph_prax_memory.graph import (
 )
 from langgraph_prax_memory.knowledge import code as code_mod
 from langgraph_prax_memory.knowledge import okf as okf_mod
-from langgraph_prax_memory.knowledge._common import check_limit, exact_key, prepare_batch
+from langgraph_prax_memory.knowledge._common import exact_key, prepare_batch
 from langgraph_prax_memory.knowledge._protocol import KnowledgeStore
 from langgraph_prax_memory.knowledge.documents import (
     DEFAULT_CHUNK_CHARS,

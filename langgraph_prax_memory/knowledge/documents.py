@@ -11,7 +11,6 @@ from langgraph_prax_memory._validation import check_unicode
 from langgraph_prax_memory.errors import MemoryValidationError
 
 __all__ = [
-    "DEFAULT_CHUNK_CHARS",
     "Chunk",
     "LoadedDocument",
     "chunk_text",

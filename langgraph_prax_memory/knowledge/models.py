@@ -23,9 +23,6 @@ from langgraph_prax_memory._validation import check_user_id
 from langgraph_prax_memory.errors import MemoryValidationError, PraxMemoryError
 
 __all__ = [
-    "DEFAULT_CONCEPT_KIND",
-    "KNOWN_NAMESPACES",
-    "MAX_CONCEPT_NAME_CHARS",
     "ConceptHit",
     "ConceptInput",
     "DocumentInput",

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 import neo4j
 
 from langgraph_prax_memory._breaker import CircuitBreaker
-from langgraph_prax_memory._validation import check_user_id
+from langgraph_prax_memory._validation import check_limit, check_user_id
 from langgraph_prax_memory.errors import ConfigError, MemoryValidationError, PraxMemoryError
 from langgraph_prax_memory.graph import (
     AsyncNeo4jGraphStore,
@@ -40,7 +40,6 @@ from langgraph_prax_memory.knowledge._base import BatchWriter
 from langgraph_prax_memory.knowledge._common import (
     PreparedBatch,
     check_direction,
-    check_limit,
     document_row,
     dump_json,
     exact_key,

@@ -58,7 +58,6 @@ from langgraph_prax_memory.knowledge.models import (
 )
 
 __all__ = [
-    "OKF_VERSION",
     "OkfExportResult",
     "OkfImportResult",
     "export_namespace_okf",

@@ -26,14 +26,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from langgraph_prax_memory._validation import check_user_id
+from langgraph_prax_memory._validation import check_limit, check_user_id
 from langgraph_prax_memory.errors import BackendUnavailable
 from langgraph_prax_memory.graph import Entity, Moment, SQLiteGraphStore
 from langgraph_prax_memory.knowledge._base import BatchWriter
 from langgraph_prax_memory.knowledge._common import (
     PreparedBatch,
     check_direction,
-    check_limit,
     chunked,
     document_row,
     dump_json,

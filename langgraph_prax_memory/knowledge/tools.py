@@ -26,7 +26,7 @@ from langgraph_prax_memory.errors import PraxMemoryError
 from langgraph_prax_memory.knowledge import code as code_mod
 from langgraph_prax_memory.knowledge.base import KnowledgeBase
 
-__all__ = ["KNOWLEDGE_TOOL_NAMES", "create_knowledge_tools"]
+__all__ = ["create_knowledge_tools"]
 
 KNOWLEDGE_TOOL_NAMES = (
     "knowledge_ingest",

@@ -22,7 +22,7 @@ from langgraph_prax_memory.errors import BackendUnavailable, MemoryWriteError
 from langgraph_prax_memory.knowledge.models import KnowledgeConcept, check_namespace
 from langgraph_prax_memory.vectors import QdrantVectorStore, VectorRecord, user_filter
 
-__all__ = ["KNOWLEDGE_COLLECTION", "KnowledgeVectors", "concept_text"]
+__all__ = ["KnowledgeVectors", "concept_text"]
 
 logger = logging.getLogger(__name__)
 

@@ -15,9 +15,15 @@ Example:
 
 from langgraph_prax_memory.notes._git import GitUnavailableError, NotesGitError
 from langgraph_prax_memory.notes.compaction import (
-    MAX_CHARS,
-    MAX_NON_BLANK_LINES,
-    MAX_SECTION_ITEMS,
+    MAX_CHARS as MAX_CHARS,
+)
+from langgraph_prax_memory.notes.compaction import (
+    MAX_NON_BLANK_LINES as MAX_NON_BLANK_LINES,
+)
+from langgraph_prax_memory.notes.compaction import (
+    MAX_SECTION_ITEMS as MAX_SECTION_ITEMS,
+)
+from langgraph_prax_memory.notes.compaction import (
     CompactionPlan,
     DroppedItem,
     compact_notes,
@@ -25,22 +31,38 @@ from langgraph_prax_memory.notes.compaction import (
 )
 from langgraph_prax_memory.notes.parsing import canonical_section, parse_notes
 from langgraph_prax_memory.notes.promotion import (
-    MAX_PROMOTIONS,
-    PROMOTION_SOURCE,
+    MAX_PROMOTIONS as MAX_PROMOTIONS,
+)
+from langgraph_prax_memory.notes.promotion import (
+    PROMOTION_SOURCE as PROMOTION_SOURCE,
+)
+from langgraph_prax_memory.notes.promotion import (
     Promotion,
     classify_item,
     select_promotions,
 )
 from langgraph_prax_memory.notes.retrieval import (
-    MAX_CONTEXT_CHARS,
-    MAX_CONTEXT_LINES,
+    MAX_CONTEXT_CHARS as MAX_CONTEXT_CHARS,
+)
+from langgraph_prax_memory.notes.retrieval import (
+    MAX_CONTEXT_LINES as MAX_CONTEXT_LINES,
+)
+from langgraph_prax_memory.notes.retrieval import (
     select_note_lines,
 )
 from langgraph_prax_memory.notes.store import (
-    COMPACT_COMMIT_MESSAGE,
-    DEFAULT_MAX_NOTES_BYTES,
-    NOTES_FILENAME,
-    UPDATE_COMMIT_MESSAGE,
+    COMPACT_COMMIT_MESSAGE as COMPACT_COMMIT_MESSAGE,
+)
+from langgraph_prax_memory.notes.store import (
+    DEFAULT_MAX_NOTES_BYTES as DEFAULT_MAX_NOTES_BYTES,
+)
+from langgraph_prax_memory.notes.store import (
+    NOTES_FILENAME as NOTES_FILENAME,
+)
+from langgraph_prax_memory.notes.store import (
+    UPDATE_COMMIT_MESSAGE as UPDATE_COMMIT_MESSAGE,
+)
+from langgraph_prax_memory.notes.store import (
     AsyncRememberSink,
     AsyncUserNotes,
     NotesUpdateResult,
@@ -49,17 +71,6 @@ from langgraph_prax_memory.notes.store import (
 )
 
 __all__ = [
-    "COMPACT_COMMIT_MESSAGE",
-    "DEFAULT_MAX_NOTES_BYTES",
-    "MAX_CHARS",
-    "MAX_CONTEXT_CHARS",
-    "MAX_CONTEXT_LINES",
-    "MAX_NON_BLANK_LINES",
-    "MAX_PROMOTIONS",
-    "MAX_SECTION_ITEMS",
-    "NOTES_FILENAME",
-    "PROMOTION_SOURCE",
-    "UPDATE_COMMIT_MESSAGE",
     "AsyncRememberSink",
     "AsyncUserNotes",
     "CompactionPlan",

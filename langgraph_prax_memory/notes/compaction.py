@@ -29,13 +29,6 @@ from langgraph_prax_memory.notes.parsing import (
 )
 
 __all__ = [
-    "MAX_CHARS",
-    "MAX_NON_BLANK_LINES",
-    "MAX_SECTION_ITEMS",
-    "TRIGGER_DUPLICATE_BULLET",
-    "TRIGGER_DUPLICATE_SCALAR",
-    "TRIGGER_TOO_LONG",
-    "TRIGGER_TOO_MANY_LINES",
     "CompactionPlan",
     "DroppedItem",
     "compact_notes",

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
-    "SCALAR_KEYS",
     "NoteItem",
     "NotesDocument",
     "Section",

@@ -17,10 +17,6 @@ from langgraph_prax_memory.notes.compaction import DroppedItem
 from langgraph_prax_memory.notes.parsing import normalise_item
 
 __all__ = [
-    "MAX_PROMOTIONS",
-    "PROMOTION_IMPORTANCE",
-    "PROMOTION_SOURCE",
-    "PROMOTION_TAGS",
     "Promotion",
     "classify_item",
     "select_promotions",

@@ -33,7 +33,7 @@ from langgraph_prax_memory.notes.parsing import (
     scalar_identity,
 )
 
-__all__ = ["MAX_CONTEXT_CHARS", "MAX_CONTEXT_LINES", "MAX_QUERY_CHARS", "select_note_lines"]
+__all__ = ["select_note_lines"]
 
 #: At most this many lines are injected.
 MAX_CONTEXT_LINES = 8

@@ -29,11 +29,6 @@ from langgraph_prax_memory.notes.promotion import PROMOTION_SOURCE, Promotion, s
 from langgraph_prax_memory.notes.retrieval import select_note_lines
 
 __all__ = [
-    "COMPACT_COMMIT_MESSAGE",
-    "DEFAULT_MAX_NOTES_BYTES",
-    "NOTES_FILENAME",
-    "RECOVER_COMMIT_MESSAGE",
-    "UPDATE_COMMIT_MESSAGE",
     "AsyncRememberSink",
     "AsyncUserNotes",
     "NotesUpdateResult",

@@ -1,7 +1,9 @@
 """Hybrid retrieval: intent weights, the arms, weighted RRF, decay, boost, reinforcement."""
 
 from langgraph_prax_memory.retrieval._fusion import (
-    RRF_K,
+    RRF_K as RRF_K,
+)
+from langgraph_prax_memory.retrieval._fusion import (
     FusedCandidate,
     boost_factor,
     decay_factor,
@@ -9,17 +11,19 @@ from langgraph_prax_memory.retrieval._fusion import (
     rank_candidates,
 )
 
-__all__ = ["RRF_K", "FusedCandidate", "boost_factor", "decay_factor", "fuse", "rank_candidates"]
+__all__ = ["FusedCandidate", "boost_factor", "decay_factor", "fuse", "rank_candidates"]
 
 from langgraph_prax_memory.retrieval._recall import (
-    LTM_ROOT,
+    LTM_ROOT as LTM_ROOT,
+)
+from langgraph_prax_memory.retrieval._recall import (
     RecallResult,
     assemble_hits,
     ltm_filter,
     ltm_namespace,
 )
 
-__all__ += ["LTM_ROOT", "RecallResult", "assemble_hits", "ltm_filter", "ltm_namespace"]
+__all__ += ["RecallResult", "assemble_hits", "ltm_filter", "ltm_namespace"]
 
 # used by the other packages of langgraph_prax_memory (not re-exported at the root)
 from langgraph_prax_memory.retrieval._arms import Recaller  # noqa: E402

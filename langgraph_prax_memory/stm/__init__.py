@@ -12,26 +12,30 @@ Example:
 
 from langgraph_prax_memory.stm.compaction import deterministic_summary
 from langgraph_prax_memory.stm.models import (
-    COMPACTED_TAG,
-    MAX_KEY_CHARS,
-    PENDING_REVIEW_TAG,
+    COMPACTED_TAG as COMPACTED_TAG,
+)
+from langgraph_prax_memory.stm.models import (
+    MAX_KEY_CHARS as MAX_KEY_CHARS,
+)
+from langgraph_prax_memory.stm.models import (
+    PENDING_REVIEW_TAG as PENDING_REVIEW_TAG,
+)
+from langgraph_prax_memory.stm.models import (
     StmEntry,
     check_key,
 )
-from langgraph_prax_memory.stm.render import SCRATCHPAD_TITLE, format_scratchpad
+from langgraph_prax_memory.stm.render import SCRATCHPAD_TITLE as SCRATCHPAD_TITLE
+from langgraph_prax_memory.stm.render import format_scratchpad
 from langgraph_prax_memory.stm.store import (
-    STM_FILENAME,
+    STM_FILENAME as STM_FILENAME,
+)
+from langgraph_prax_memory.stm.store import (
     AsyncScratchpadStore,
     ScratchpadStore,
     StmCorruptError,
 )
 
 __all__ = [
-    "COMPACTED_TAG",
-    "MAX_KEY_CHARS",
-    "PENDING_REVIEW_TAG",
-    "SCRATCHPAD_TITLE",
-    "STM_FILENAME",
     "AsyncScratchpadStore",
     "ScratchpadStore",
     "StmCorruptError",

@@ -19,8 +19,6 @@ if TYPE_CHECKING:  # langchain-core is imported lazily: the scratchpad works wit
     from langchain_core.messages import BaseMessage
 
 __all__ = [
-    "ITEM_PREVIEW_CHARS",
-    "SYSTEM_PROMPT",
     "deterministic_summary",
     "summarise",
     "asummarise",

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_valid
 from langgraph_prax_memory._validation import check_unicode, to_utc
 from langgraph_prax_memory.errors import MemoryValidationError
 
-__all__ = ["MAX_KEY_CHARS", "PENDING_REVIEW_TAG", "COMPACTED_TAG", "StmEntry", "check_key"]
+__all__ = ["StmEntry", "check_key"]
 
 #: Longest scratchpad key accepted.
 MAX_KEY_CHARS = 256

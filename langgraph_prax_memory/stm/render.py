@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from langgraph_prax_memory.stm.models import StmEntry
 
-__all__ = ["SCRATCHPAD_TITLE", "format_scratchpad"]
+__all__ = ["format_scratchpad"]
 
 SCRATCHPAD_TITLE = "Working Memory (Scratchpad)"
 

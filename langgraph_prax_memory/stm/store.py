@@ -42,7 +42,7 @@ from langgraph_prax_memory.stm.models import (
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-__all__ = ["STM_FILENAME", "AsyncScratchpadStore", "ScratchpadStore", "StmCorruptError"]
+__all__ = ["AsyncScratchpadStore", "ScratchpadStore", "StmCorruptError"]
 
 logger = logging.getLogger(__name__)
 

@@ -1,22 +1,19 @@
 """Qdrant long-term memory: collection schema, payloads, and the sync/async vector stores."""
 
+from langgraph_prax_memory.vectors._client import open_qdrant_client
 from langgraph_prax_memory.vectors._plan import (
-    VECTOR_PRUNE_THRESHOLD,
+    VECTOR_PRUNE_THRESHOLD as VECTOR_PRUNE_THRESHOLD,
+)
+from langgraph_prax_memory.vectors._plan import (
     StoredPoint,
     VectorRecord,
     decay_factor,
     point_id,
     user_filter,
 )
-from langgraph_prax_memory.vectors._store import (
-    AsyncQdrantVectorStore,
-    QdrantVectorStore,
-    open_qdrant_client,
-)
+from langgraph_prax_memory.vectors._store import QdrantVectorStore
 
 __all__ = [
-    "VECTOR_PRUNE_THRESHOLD",
-    "AsyncQdrantVectorStore",
     "QdrantVectorStore",
     "StoredPoint",
     "VectorRecord",
@@ -27,37 +24,39 @@ __all__ = [
 ]
 
 # used by the other packages of langgraph_prax_memory (not re-exported at the root)
+from langgraph_prax_memory.vectors._client import VectorClient
 from langgraph_prax_memory.vectors._edge import EdgeClient
 from langgraph_prax_memory.vectors._payload import (
-    NS_SEP,
+    NS_SEP as NS_SEP,
+)
+from langgraph_prax_memory.vectors._payload import (
     build_payload,
     content_hash,
     extract_text,
     keyword_text,
 )
 from langgraph_prax_memory.vectors._plan import (
-    EXPIRES_AT,
+    EXPIRES_AT as EXPIRES_AT,
+)
+from langgraph_prax_memory.vectors._plan import (
     decay_victims,
     existing_dimension,
     ids_condition,
     unexpired,
 )
-from langgraph_prax_memory.vectors._store import VectorClient
 
 __all__ += [
     "EdgeClient",
-    "NS_SEP",
     "build_payload",
     "content_hash",
     "extract_text",
     "keyword_text",
-    "EXPIRES_AT",
     "decay_victims",
     "existing_dimension",
     "ids_condition",
     "unexpired",
     "VectorClient",
 ]
-from langgraph_prax_memory.vectors._store import is_local_client, is_remote_client  # noqa: E402
+from langgraph_prax_memory.vectors._client import is_local_client, is_remote_client  # noqa: E402
 
 __all__ += ["is_local_client", "is_remote_client"]

@@ -1,7 +1,8 @@
 """Pure "plan" functions: what to ask Qdrant, with no I/O.
 
-The sync and async stores execute these plans against ``QdrantClient`` / ``AsyncQdrantClient``
-so both faces share one definition of the schema, the tenant filter and the decay rule.
+The vector store executes these plans against a ``QdrantClient`` or the embedded
+``EdgeClient``, so every engine shares one definition of the schema, the tenant filter and the
+decay rule.
 """
 
 from __future__ import annotations

@@ -1,41 +1,41 @@
 """The Qdrant vector store: one class over ``qdrant-client`` (or the embedded engine).
 
-It serves a server URL, an embedded on-disk folder or ``:memory:``, with a sync face and an
-async face. Embedded means qdrant-edge (:class:`~langgraph_prax_memory.vectors._edge.EdgeClient`,
-the default) or qdrant-client's local mode (``MEMORY_VECTOR_ENGINE=local``).
+It serves a server URL, an embedded on-disk folder or ``:memory:``. Embedded means
+qdrant-edge (:class:`~langgraph_prax_memory.vectors.EdgeClient`, the default) or
+qdrant-client's local mode (``MEMORY_VECTOR_ENGINE=local``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
-import math
 import threading
 import warnings
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-import httpx
-from qdrant_client import AsyncQdrantClient, QdrantClient, models
-from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+from qdrant_client import models
 
-from langgraph_prax_memory._breaker import CircuitBreaker, describe
+from langgraph_prax_memory._breaker import CircuitBreaker
 from langgraph_prax_memory._validation import check_user_id, utcnow
 from langgraph_prax_memory.config import (
     DEFAULT_BREAKER_COOLDOWN,
     DEFAULT_BREAKER_FAILURES,
-    MemoryConfig,
 )
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
     ConfigError,
     DiskFullError,
     MemoryWriteError,
-    StoreLockedError,
 )
-from langgraph_prax_memory.vectors._edge import EdgeClient, open_shared_edge
+from langgraph_prax_memory.vectors._client import (
+    VectorClient,
+    _why,
+    is_local_client,
+    is_remote_client,
+    qdrant_unavailable,
+)
 from langgraph_prax_memory.vectors._plan import (
     DENSE,
     PAYLOAD_INDEXES,
@@ -53,159 +53,11 @@ from langgraph_prax_memory.vectors._plan import (
     user_filter,
 )
 
-__all__ = [
-    "AsyncQdrantVectorStore",
-    "QdrantVectorStore",
-    "VectorClient",
-    "open_qdrant_client",
-    "qdrant_unavailable",
-]
+__all__ = ["QdrantVectorStore"]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 _SCROLL_PAGE = 512
-
-#: What the vector store talks to: qdrant-client (server or local mode) or the embedded engine.
-VectorClient = QdrantClient | EdgeClient
-
-#: HTTP statuses of a server (or its proxy) that is not serving: they count for the breaker.
-_UNAVAILABLE_STATUS = frozenset({502, 503, 504})
-
-
-def qdrant_unavailable(exc: BaseException) -> bool:
-    """Whether ``exc`` means the Qdrant server did not answer (timeout, refused, 502-504).
-
-    What the circuit breaker counts. An error the server answered with (a bad request, a
-    missing collection, a 500) does not: the server is up.
-    """
-    if isinstance(exc, ResponseHandlingException):
-        exc = exc.source
-    if isinstance(exc, UnexpectedResponse):
-        return exc.status_code in _UNAVAILABLE_STATUS
-    return isinstance(exc, httpx.TransportError | OSError)
-
-
-def _why(exc: BaseException) -> str:
-    """An exception as ``Type: message`` (qdrant-client's wrapper unwrapped)."""
-    if isinstance(exc, ResponseHandlingException):
-        return describe(exc.source)
-    return describe(exc)
-
-
-def _set_http_timeouts(client: QdrantClient | AsyncQdrantClient, config: MemoryConfig) -> None:
-    """Give a server client separate connect and read timeouts.
-
-    qdrant-client takes one timeout in whole seconds (it rounds 0.5 up to 1) for every phase;
-    its REST client is an httpx client, whose timeout is set here to ``QDRANT_CONNECT_TIMEOUT``
-    for connecting and ``QDRANT_READ_TIMEOUT`` for the rest. Should a qdrant-client release
-    keep its httpx client elsewhere, the single rounded timeout still applies.
-    """
-    timeout = httpx.Timeout(config.qdrant_read_timeout, connect=config.qdrant_connect_timeout)
-    api = getattr(client.http, "client", None)
-    for attr in ("_client", "_async_client"):
-        inner = getattr(api, attr, None)
-        if isinstance(inner, httpx.Client | httpx.AsyncClient):
-            inner.timeout = timeout
-
-
-def _server_client(config: MemoryConfig) -> QdrantClient:
-    key = config.qdrant_api_key.get_secret_value() if config.qdrant_api_key else None
-    client = QdrantClient(
-        url=config.qdrant_url, api_key=key, timeout=math.ceil(config.qdrant_read_timeout)
-    )
-    _set_http_timeouts(client, config)
-    return client
-
-
-def open_qdrant_client(config: MemoryConfig) -> VectorClient:
-    """Open the client the configuration asks for.
-
-    ``QDRANT_URL`` set → a server; ``:memory:`` → an in-process store; unset → the embedded
-    store under ``data_dir``. The embedded engine is ``MEMORY_VECTOR_ENGINE``: qdrant-edge
-    (``data_dir/qdrant-edge``, the default) or qdrant-client's local mode (``data_dir/qdrant``).
-    Both allow one client per folder: a second process gets :class:`StoreLockedError` with
-    what to do, never a hang.
-    """
-    url = config.qdrant_url
-    if url and url != ":memory:":
-        return _server_client(config)
-    engine = config.vector_engine
-    if engine == "edge" and url != ":memory:" and _keep_local_data(config):
-        engine = "local"
-    if engine == "edge":
-        headroom = config.disk_headroom_mb * 1024 * 1024
-        if url == ":memory:":
-            return EdgeClient(":memory:", min_free_bytes=headroom)
-        # one client per folder and process, shared by every PraxMemory on it;
-        # StoreLockedError (naming the holder's pid) when another process holds it
-        client = open_shared_edge(config.qdrant_edge_path, min_free_bytes=headroom)
-        _warn_if_local_data_left(config, client)
-        return client
-    if url == ":memory:":
-        return QdrantClient(location=":memory:")
-    path = config.qdrant_path
-    path.mkdir(parents=True, exist_ok=True)
-    try:
-        return QdrantClient(path=str(path))
-    except RuntimeError as exc:
-        if "already accessed" in str(exc):
-            raise StoreLockedError(
-                f"the embedded Qdrant store at {path} is open in another process (Qdrant's "
-                "local mode allows one client per folder). Close the other process, give this "
-                "one its own MEMORY_DATA_DIR, or run a Qdrant server and set QDRANT_URL so "
-                "several processes can share it."
-            ) from exc
-        raise
-
-
-def _keep_local_data(config: MemoryConfig) -> bool:
-    """Stay on local mode for a data folder that holds only local-mode memories.
-
-    Only when ``MEMORY_VECTOR_ENGINE`` was not chosen explicitly: a folder written before
-    qdrant-edge became the default keeps its memories instead of opening an empty store.
-    """
-    if "vector_engine" in config.model_fields_set:
-        return False
-    old = config.qdrant_path / "collection" / config.collection_name
-    new = config.qdrant_edge_path / config.collection_name / "collection.json"
-    if old.is_dir() and not new.is_file():
-        logger.warning(
-            "%s holds memories of qdrant-client's local mode and no qdrant-edge store: using "
-            "local mode for it. To move to qdrant-edge (the default, much faster): "
-            "`prax-memory export` now, then `prax-memory import` with "
-            "MEMORY_VECTOR_ENGINE=edge. Set MEMORY_VECTOR_ENGINE to silence this.",
-            config.data_dir,
-        )
-        return True
-    return False
-
-
-def _warn_if_local_data_left(config: MemoryConfig, client: EdgeClient) -> None:
-    """Say so when memories sit in a local-mode folder the edge engine does not read."""
-    old = config.qdrant_path / "collection" / config.collection_name
-    if old.is_dir() and not client.collection_exists(config.collection_name):
-        logger.warning(
-            "memories of qdrant-client's local mode exist at %s but the embedded engine is now "
-            "qdrant-edge (%s), which starts empty. Set MEMORY_VECTOR_ENGINE=local to keep using "
-            "them, or move them: `prax-memory export` with MEMORY_VECTOR_ENGINE=local, then "
-            "`prax-memory import` with the default engine.",
-            config.qdrant_path,
-            config.qdrant_edge_path,
-        )
-
-
-def is_remote_client(client: VectorClient) -> bool:
-    """A Qdrant server (HTTP): the only kind of vector client that can hang."""
-    return type(getattr(client, "_client", None)).__name__ == "QdrantRemote"
-
-
-def is_local_client(client: VectorClient) -> bool:
-    """qdrant-client's local mode: pure Python, no payload indexes, not thread-safe.
-
-    The edge engine is not "local" in this sense: it keeps payload indexes and its shards are
-    thread-safe, so it is treated like a server.
-    """
-    return type(getattr(client, "_client", None)).__name__ == "QdrantLocal"
 
 
 class QdrantVectorStore:
@@ -641,156 +493,3 @@ def _assert_pinned(flt: models.Filter, user_id: str) -> None:
         ):
             return
     raise BackendUnavailable("internal error: a vector query was not scoped by user_id")
-
-
-class AsyncQdrantVectorStore:
-    """The async face of :class:`QdrantVectorStore`, with the same method names.
-
-    Against a server it uses ``AsyncQdrantClient`` natively. Embedded (an on-disk folder or
-    ``:memory:``, qdrant-edge or local mode) the engine is an in-process library with no real
-    async API and a second client could not open the same folder, so the async face shares the
-    sync store and runs its calls in a worker thread — the event loop never blocks either way.
-
-    Example:
-        >>> from qdrant_client import QdrantClient
-        >>> sync = QdrantVectorStore(QdrantClient(":memory:"), dimension=384)
-        >>> store = AsyncQdrantVectorStore(sync)
-    """
-
-    def __init__(self, sync: QdrantVectorStore, client: AsyncQdrantClient | None = None) -> None:
-        self.sync = sync
-        self.collection = sync.collection
-        self._client = client
-
-    @classmethod
-    def from_config(cls, config: MemoryConfig, sync: QdrantVectorStore) -> AsyncQdrantVectorStore:
-        """The async face for ``sync`` (a native async client when ``QDRANT_URL`` is a server)."""
-        url = config.qdrant_url
-        if url and url != ":memory:":
-            key = config.qdrant_api_key.get_secret_value() if config.qdrant_api_key else None
-            client = AsyncQdrantClient(
-                url=url,
-                api_key=key,
-                timeout=math.ceil(config.qdrant_read_timeout),
-                check_compatibility=False,
-            )
-            _set_http_timeouts(client, config)
-            return cls(sync, client)
-        return cls(sync)
-
-    async def _run(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(getattr(self.sync, name), *args, **kwargs)
-
-    async def upsert(self, user_id: str, records: Sequence[VectorRecord]) -> list[str]:
-        """Write points; raises :class:`MemoryWriteError` unless every write landed."""
-        if self._client is None or not records:
-            return list(await self._run("upsert", user_id, records))
-        check_user_id(user_id)
-        if any(r.payload.get("user_id") != user_id for r in records):
-            raise MemoryWriteError("a record's user_id does not match the writer's")
-        await asyncio.to_thread(self.sync.ensure_collection)
-        try:
-            with self.sync.guard():  # the server's breaker, shared with the sync face
-                owners = await self._client.retrieve(
-                    self.collection, ids=[r.id for r in records], with_payload=True
-                )
-                if any((o.payload or {}).get("user_id") != user_id for o in owners):
-                    raise MemoryWriteError(
-                        "refusing to write point(s) that belong to another user (the same "
-                        "namespace and key stored under another tenant); nothing was written"
-                    )
-                result = await self._client.upsert(
-                    self.collection, points=[r.to_point() for r in records], wait=True
-                )
-        except MemoryWriteError:
-            raise
-        except Exception as exc:
-            raise MemoryWriteError(
-                f"Qdrant upsert of {len(records)} point(s) failed: {_why(exc)}"
-            ) from exc
-        if result.status != models.UpdateStatus.COMPLETED:
-            raise MemoryWriteError(f"Qdrant upsert did not complete: {result.status}")
-        return [r.id for r in records]
-
-    async def search_hybrid(
-        self,
-        user_id: str,
-        dense: list[float] | None,
-        sparse: Any | None,
-        *,
-        limit: int,
-        flt: models.Filter | None = None,
-        candidates: int | None = None,
-    ) -> list[StoredPoint]:
-        """Dense + sparse prefetch fused by RRF inside Qdrant."""
-        if self._client is None:
-            return list(
-                await self._run(
-                    "search_hybrid",
-                    user_id,
-                    dense,
-                    sparse,
-                    limit=limit,
-                    flt=flt,
-                    candidates=candidates,
-                )
-            )
-        flt = flt or user_filter(user_id)
-        _assert_pinned(flt, user_id)
-        plan = hybrid_query_plan(
-            dense, sparse, flt, limit=limit, candidates=candidates or 2 * limit
-        )
-        if not plan:
-            return []
-        await asyncio.to_thread(self.sync.ensure_collection)
-        try:
-            with self.sync.guard():
-                res = await self._client.query_points(self.collection, **plan)
-        except BackendUnavailable:
-            raise
-        except Exception as exc:
-            raise BackendUnavailable(f"Qdrant hybrid search failed: {_why(exc)}") from exc
-        return [to_stored(p) for p in res.points]
-
-    async def search_dense(self, user_id: str, vector: list[float], **kw: Any) -> list[StoredPoint]:
-        """Dense search (see :meth:`QdrantVectorStore.search_dense`)."""
-        return list(await self._run("search_dense", user_id, vector, **kw))
-
-    async def search_sparse(self, user_id: str, vector: Any, **kw: Any) -> list[StoredPoint]:
-        """Sparse search (see :meth:`QdrantVectorStore.search_sparse`)."""
-        return list(await self._run("search_sparse", user_id, vector, **kw))
-
-    async def retrieve(self, user_id: str, ids: Sequence[str]) -> list[StoredPoint]:
-        """Points of ``user_id`` among ``ids``."""
-        return list(await self._run("retrieve", user_id, ids))
-
-    async def scroll(self, user_id: str, **kw: Any) -> list[StoredPoint]:
-        """Points matching a filter (see :meth:`QdrantVectorStore.scroll`)."""
-        return list(await self._run("scroll", user_id, **kw))
-
-    async def count(self, user_id: str, flt: models.Filter | None = None) -> int:
-        """How many points ``user_id`` has."""
-        return int(await self._run("count", user_id, flt))
-
-    async def delete(self, user_id: str, ids: Sequence[str]) -> int:
-        """Delete points of ``user_id`` by id."""
-        return int(await self._run("delete", user_id, ids))
-
-    async def delete_user(self, user_id: str) -> int:
-        """Delete every point of ``user_id``."""
-        return int(await self._run("delete_user", user_id))
-
-    async def reinforce(
-        self, user_id: str, ids: Sequence[str], *, now: datetime | None = None
-    ) -> None:
-        """Strengthen on recall."""
-        await self._run("reinforce", user_id, ids, now=now)
-
-    async def decay_memories(self, user_id: str, **kw: Any) -> list[str]:
-        """The decay/prune pass (see :meth:`QdrantVectorStore.decay_memories`)."""
-        return list(await self._run("decay_memories", user_id, **kw))
-
-    async def close(self) -> None:
-        """Close the native async client, if any (the sync store is closed by its owner)."""
-        if self._client is not None:
-            await self._client.close()

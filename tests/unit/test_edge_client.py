@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 from qdrant_client import QdrantClient, models
 
-from langgraph_prax_memory import ConfigError, MemoryConfig, MemoryWriteError, StoreLockedError
+from langgraph_prax_memory import ConfigError, MemoryConfig, MemoryWriteError
+from langgraph_prax_memory.errors import StoreLockedError
 from langgraph_prax_memory.vectors import (
     QdrantVectorStore,
     VectorRecord,
@@ -608,7 +609,8 @@ def test_local_engine_keeps_its_lock_error(tmp_path: Path) -> None:
     try:
         code = textwrap.dedent(f"""
             import sys
-            from langgraph_prax_memory import MemoryConfig, StoreLockedError
+            from langgraph_prax_memory import MemoryConfig
+            from langgraph_prax_memory.errors import StoreLockedError
             from langgraph_prax_memory.vectors import open_qdrant_client
             try:
                 open_qdrant_client(MemoryConfig(data_dir={str(data)!r}, vector_engine="local"))

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from langgraph_prax_memory import ConfigError, EmbeddingError, MemoryConfig
+from langgraph_prax_memory import ConfigError, MemoryConfig
 from langgraph_prax_memory.embeddings import ResilientEmbeddings, create_dense_embeddings
 from langgraph_prax_memory.embeddings._dense import OllamaEmbeddings, PackagedMiniLMEmbeddings
+from langgraph_prax_memory.errors import EmbeddingError
 from tests.fakes import FailingEmbeddings, HashEmbeddings
 
 

@@ -22,7 +22,6 @@ from langchain_core.embeddings import Embeddings
 
 from langgraph_prax_memory import (
     ConfigError,
-    EmbeddingError,
     MemoryConfig,
     MemoryValidationError,
     PraxMemory,
@@ -30,6 +29,7 @@ from langgraph_prax_memory import (
 )
 from langgraph_prax_memory.cli import EXIT_BACKEND, main
 from langgraph_prax_memory.config import RetrievalConfig
+from langgraph_prax_memory.errors import EmbeddingError
 from langgraph_prax_memory.graph.neo4j import Neo4jGraphStore
 from langgraph_prax_memory.tools import create_memory_tools
 from tests.fakes import HashEmbeddings

@@ -20,7 +20,6 @@ from qdrant_client import QdrantClient
 
 from langgraph_prax_memory import (
     BackendUnavailable,
-    CircuitOpenError,
     ConfigError,
     MemoryConfig,
     MemoryWriteError,
@@ -28,6 +27,7 @@ from langgraph_prax_memory import (
     PraxMemoryError,
 )
 from langgraph_prax_memory._breaker import CircuitBreaker
+from langgraph_prax_memory.errors import CircuitOpenError
 from langgraph_prax_memory.graph import AsyncNeo4jGraphStore, Neo4jGraphStore
 from langgraph_prax_memory.vectors import QdrantVectorStore, VectorRecord, open_qdrant_client
 from langgraph_prax_memory.vectors._edge import EdgeClient

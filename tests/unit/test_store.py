@@ -11,13 +11,8 @@ from pathlib import Path
 import pytest
 from langgraph.store.base import PutOp
 
-from langgraph_prax_memory import (
-    MemoryConfig,
-    MemoryValidationError,
-    PraxMemory,
-    PraxMemoryStore,
-    StoreLockedError,
-)
+from langgraph_prax_memory import MemoryConfig, MemoryValidationError, PraxMemory, PraxMemoryStore
+from langgraph_prax_memory.errors import StoreLockedError
 from tests.fakes import HashEmbeddings
 
 
@@ -105,7 +100,8 @@ def test_second_process_gets_a_clear_lock_error(tmp_path: Path) -> None:
         mem.remember("alice", "held open by this process")
         code = textwrap.dedent(f"""
             import sys
-            from langgraph_prax_memory import MemoryConfig, PraxMemory, StoreLockedError
+            from langgraph_prax_memory import MemoryConfig, PraxMemory
+            from langgraph_prax_memory.errors import StoreLockedError
             from tests.fakes import HashEmbeddings
             # building the memory works (scratchpad and notes need no vectors) ...
             mem = PraxMemory(MemoryConfig(data_dir={str(tmp_path / "shared")!r}),

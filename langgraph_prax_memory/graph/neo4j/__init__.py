@@ -2,7 +2,9 @@
 
 from langgraph_prax_memory.graph.neo4j._async import AsyncNeo4jGraphStore
 from langgraph_prax_memory.graph.neo4j._scoped import (
-    SCOPED_CYPHER_INSTRUCTIONS,
+    SCOPED_CYPHER_INSTRUCTIONS as SCOPED_CYPHER_INSTRUCTIONS,
+)
+from langgraph_prax_memory.graph.neo4j._scoped import (
     CypherScopeError,
     ScopedCypherGraph,
     check_scoped_cypher,
@@ -11,7 +13,6 @@ from langgraph_prax_memory.graph.neo4j._scoped import (
 from langgraph_prax_memory.graph.neo4j._store import Neo4jGraphStore
 
 __all__ = [
-    "SCOPED_CYPHER_INSTRUCTIONS",
     "AsyncNeo4jGraphStore",
     "CypherScopeError",
     "Neo4jGraphStore",

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
+from langgraph_prax_memory._text import append_evidence
 from langgraph_prax_memory._validation import to_utc
 from langgraph_prax_memory.errors import MemoryValidationError
 from langgraph_prax_memory.graph._common import (
@@ -44,7 +45,6 @@ from langgraph_prax_memory.graph._types import (
     Neighbour,
     Relation,
     TemporalEvent,
-    append_evidence,
 )
 
 T = TypeVar("T")

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import neo4j
 
-from langgraph_prax_memory._validation import check_user_id
+from langgraph_prax_memory._validation import check_limit, check_user_id
 from langgraph_prax_memory.config import MemoryConfig, check_neo4j_uri
 from langgraph_prax_memory.errors import ConfigError, PraxMemoryError
 from langgraph_prax_memory.graph._common import (
@@ -40,7 +40,6 @@ from langgraph_prax_memory.graph._types import (
     TemporalEvent,
     Vocabulary,
     check_hops,
-    check_limit,
     entity_id,
 )
 from langgraph_prax_memory.graph.neo4j._common import (

@@ -21,7 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from langgraph_prax_memory._validation import check_user_id
+from langgraph_prax_memory._text import append_evidence
+from langgraph_prax_memory._validation import check_limit, check_user_id
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
     MemoryValidationError,
@@ -63,9 +64,7 @@ from langgraph_prax_memory.graph._types import (
     Relation,
     TemporalEvent,
     Vocabulary,
-    append_evidence,
     check_hops,
-    check_limit,
     entity_id,
 )
 

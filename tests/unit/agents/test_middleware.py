@@ -13,15 +13,9 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from langgraph_prax_memory import (
-    ConfigError,
-    MissingUserIdError,
-    PraxMemory,
-    PraxMemoryMiddleware,
-    PraxMemoryStore,
-)
+from langgraph_prax_memory import ConfigError, PraxMemory, PraxMemoryMiddleware, PraxMemoryStore
 from langgraph_prax_memory.middleware import MEMORY_TOOLS_PROMPT, resolve_run_user
-from langgraph_prax_memory.tools import TOOL_NAMES
+from langgraph_prax_memory.tools import TOOL_NAMES, MissingUserIdError
 from tests.scripted import ScriptedChatModel, calls, tool_call
 
 POLARS = "Alice prefers polars over pandas for large datasets"

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from langgraph_prax_memory._text import append_evidence
 from langgraph_prax_memory.errors import MemoryValidationError
 from langgraph_prax_memory.graph import (
     ENTITY_TYPES,
@@ -21,7 +22,6 @@ from langgraph_prax_memory.graph import (
     should_prune_relation,
 )
 from langgraph_prax_memory.graph._decay import days_between
-from langgraph_prax_memory.graph._types import append_evidence
 
 DAY = 86_400.0
 
