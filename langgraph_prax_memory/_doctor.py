@@ -67,13 +67,13 @@ def diagnose(
     except Exception as exc:
         return [Check("config", "fail", f"{type(exc).__name__}: {exc}", _ms(start))]
     try:
-        parts = parts_of(open_memory(config))
+        opened = open_memory(config)
     except Exception as exc:
         return [Check("open", "fail", f"{type(exc).__name__}: {exc}", _ms(start))]
     try:
-        return run_checks(parts)
+        return run_checks(opened)
     finally:
-        parts.close()
+        parts_of(opened).close()
 
 
 def _ms(start: float) -> float:

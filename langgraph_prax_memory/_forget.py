@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from langgraph_prax_memory._atomic import atomic_write_text
-from langgraph_prax_memory._parts import HasParts, MemoryParts, parts_of
+from langgraph_prax_memory._parts import MemoryParts
 from langgraph_prax_memory._validation import check_user_id, user_dir_name, utcnow
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
@@ -155,7 +155,7 @@ def resume_pending(
 
 
 def forget(
-    memory: MemoryParts | HasParts,
+    parts: MemoryParts,
     user_id: str,
     *,
     keep_notes: bool = False,
@@ -166,7 +166,8 @@ def forget(
     """Delete every trace of ``user_id`` the product holds; see the module docstring.
 
     Args:
-        memory: The memory (or its parts) whose stores to delete from.
+        parts: The parts of the memory whose stores to delete from
+            (:meth:`PraxMemory.forget_user` is the public entry point).
         user_id: The user to forget.
         keep_notes: Keep the workspace (``user_notes.md`` and its git history); everything
             else of the user in it (scratchpad, consolidation state, ``trace.log``) goes.
@@ -185,7 +186,6 @@ def forget(
             deletion resumes on the next call or the next open.
     """
     check_user_id(user_id)
-    parts = parts_of(memory)
     path = _marker_path(parts, user_id)
     previous = _load_marker(path) or {}
     done_at_open = (resumed or {}).pop(user_id, None)

@@ -65,10 +65,10 @@ class MemoryParts:
         self.notes = notes
         self._graph: GraphStore | None = None
         self._make_graph: Callable[[], GraphStore] | None = None
-        if callable(graph):
-            self._make_graph = graph
+        if isinstance(graph, GraphStore) or not callable(graph):
+            self._graph = graph  # a store (even a callable one) is used as given
         else:
-            self._graph = graph
+            self._make_graph = graph
         #: The LangGraph checkpointer whose threads hold the users' conversations (or None).
         self.checkpointer = checkpointer
         self._lock = threading.Lock()

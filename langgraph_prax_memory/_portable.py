@@ -18,7 +18,7 @@ import string
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from langgraph_prax_memory._parts import HasParts, MemoryParts, parts_of
 from langgraph_prax_memory._progress import ProgressCallback, notify
@@ -31,9 +31,6 @@ from langgraph_prax_memory._validation import (
 )
 from langgraph_prax_memory.errors import MemoryValidationError
 from langgraph_prax_memory.graph import Entity, Relation, entity_id
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = [
     "EXPORT_FORMAT",
@@ -94,13 +91,14 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def graph_entities(parts: MemoryParts, user_id: str) -> list[Entity]:
+def graph_entities(memory: MemoryParts | HasParts, user_id: str) -> list[Entity]:
     """Every entity of ``user_id`` the graph's substring search can reach, by name.
 
     The graph protocol has no "list all" call, so names are probed with each letter and
     digit (plus every other character seen in found names); compare with ``graph.stats`` to
     know whether the listing is complete.
     """
+    parts = parts_of(memory)
     graph = parts.graph
     found: dict[str, Entity] = {}
     probes = list(_PROBES)
@@ -117,9 +115,14 @@ def graph_entities(parts: MemoryParts, user_id: str) -> list[Entity]:
 
 
 def graph_relations(
-    parts: MemoryParts, user_id: str, entities: Iterable[Entity], *, include_superseded: bool
+    memory: MemoryParts | HasParts,
+    user_id: str,
+    entities: Iterable[Entity],
+    *,
+    include_superseded: bool,
 ) -> list[Relation]:
     """The relations touching ``entities`` (deduplicated), oldest ``valid_from`` first."""
+    parts = parts_of(memory)
     seen: dict[str, Relation] = {}
     for ent in entities:
         found = parts.graph.get_entity(user_id, ent.name, include_superseded=include_superseded)

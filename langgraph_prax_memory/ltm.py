@@ -188,18 +188,27 @@ class LongTermMemory:
                 # raise this error (naming the holder) while it is held.
                 logger.warning("long-term memory unavailable for now: %s", exc)
 
-    def write(self, user_id: str, records: Sequence[VectorRecord]) -> list[str]:
-        """Upsert records built elsewhere (the LangGraph store's items) in chunks.
+    def write(
+        self,
+        user_id: str,
+        records: Sequence[VectorRecord],
+        *,
+        chunk_size: int | None = _UPSERT_CHUNK,
+    ) -> list[str]:
+        """Upsert records built elsewhere (the LangGraph store's items), in chunks.
 
-        The one place long-term points are written; :meth:`remember_many` ends here too.
+        The one place long-term points are inserted; :meth:`remember_many` ends here too.
+        ``chunk_size=None`` sends them in one request (the store's batch: it is refused as a
+        whole when one of its points belongs to another tenant).
 
         Raises:
             MemoryWriteError: Qdrant did not take a chunk (the chunks before it are stored).
         """
         store = self.store()
+        size = chunk_size or max(1, len(records))
         written: list[str] = []
-        for start in range(0, len(records), _UPSERT_CHUNK):
-            written.extend(store.upsert(user_id, records[start : start + _UPSERT_CHUNK]))
+        for start in range(0, len(records), size):
+            written.extend(store.upsert(user_id, records[start : start + size]))
         return written
 
     def _open(self, client: VectorClient | None = None) -> QdrantVectorStore:

@@ -969,7 +969,7 @@ class PraxMemoryStore(BaseStore):
             dense = dense_by_text.get(p.text) if p.text else None
             sv = sparse.encode(p.text) if p.text else None
             records.append(VectorRecord(pid, payload, dense, sv))
-        self.memory.ltm.write(user, records)
+        self.memory.ltm.write(user, records, chunk_size=None)
 
     # -- scratchpad ---------------------------------------------------------------------
     def _stm_get(self, op: GetOp) -> Item | None:

@@ -2,7 +2,7 @@
 
 Chains written for a vector store (``langchain_qdrant.QdrantVectorStore``, ``InMemoryVectorStore``)
 call ``add_texts`` / ``add_documents``, ``similarity_search[_with_score]``, ``get_by_ids``,
-``delete`` and ``as_retriever()``. This view offers that surface over the memory facade, bound
+``delete`` and ``as_retriever()``. This view offers that surface over the long-term memory, bound
 to one user: writes go through :meth:`PraxMemory.remember_many` (validation, deduplication,
 dense + sparse vectors) and searches through :meth:`PraxMemory.recall` (the hybrid ranking,
 decay and importance), so a chain composed over the view ranks exactly as the agent's memory

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
@@ -43,9 +43,6 @@ from langgraph_prax_memory.errors import (
     MemoryValidationError,
     MemoryWriteError,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 class LoadStage(ConsolidatorBase):

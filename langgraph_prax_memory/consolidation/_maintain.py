@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from qdrant_client import models as qm
@@ -29,9 +29,6 @@ from langgraph_prax_memory.consolidation._summary import (
 from langgraph_prax_memory.models import Memory
 from langgraph_prax_memory.retrieval import ltm_filter, validity_filter
 from langgraph_prax_memory.vectors import user_filter
-
-if TYPE_CHECKING:
-    pass
 
 
 class MaintainStage(ConsolidatorBase):

@@ -1,12 +1,12 @@
 """The consolidation pipeline: a LangGraph ``StateGraph`` with one node per step.
 
 ``load → extract → gate → graph_upsert → vector_upsert → commit`` (repeated per batch) ``→
-decay → daily_summary → finish``. :class:`Consolidator` owns the collaborators (the memory
-facade, the extractor, the state file, the per-user lock) and builds the graph; ``run`` invokes
-it. The graph can also be invoked directly or added to a user's graph as a subgraph: its input
-is ``{"user_id"?, "messages"?, "thread_id"?, "trace_path"?, "now"?, "wait"?}`` (``user_id`` and
-``thread_id`` default to ``config["configurable"]``) and its output ``{"consolidation":
-ConsolidationResult}``.
+decay → daily_summary → finish``. :class:`Consolidator` owns the collaborators (the memory's
+parts, the extractor, the state file, the per-user lock) and builds the graph; ``run`` invokes
+it. Its stages live in ``_load``, ``_write`` and ``_maintain``. The graph can also be invoked
+directly or added to a user's graph as a subgraph: its input is ``{"user_id"?, "messages"?,
+"thread_id"?, "trace_path"?, "now"?, "wait"?}`` (``user_id`` and ``thread_id`` default to
+``config["configurable"]``) and its output ``{"consolidation": ConsolidationResult}``.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ class Consolidator(LoadStage, WriteStage, MaintainStage):
 
     Args:
         memory: A :class:`~langgraph_prax_memory.PraxMemory` or its
-            :class:`~langgraph_prax_memory.MemoryParts` (long-term memory, graph, STM).
+            :class:`~langgraph_prax_memory._parts.MemoryParts` (long-term memory, graph, STM).
         extractor: Any :class:`Extractor`. Default: an :class:`LLMExtractor` on ``chat_model``
             when one is given, else the :class:`RuleBasedExtractor` (works offline).
         chat_model: A chat model (or ``init_chat_model`` string) for extraction and summaries.

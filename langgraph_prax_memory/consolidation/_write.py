@@ -6,7 +6,7 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from qdrant_client import models as qm
@@ -51,9 +51,6 @@ from langgraph_prax_memory.errors import (
 from langgraph_prax_memory.graph import DEFAULT_ENTITY_TYPE, canonical_name, entity_id
 from langgraph_prax_memory.retrieval import ltm_filter, validity_filter
 from langgraph_prax_memory.vectors import content_hash
-
-if TYPE_CHECKING:
-    pass
 
 
 class WriteStage(ConsolidatorBase):

@@ -508,7 +508,7 @@ class KnowledgeBase:
         concept or the entity does not exist.
 
         Example:
-            >>> # kb.memory.graph.merge_entity("u1", "Alice")
+            >>> # kb.parts.graph.merge_entity("u1", "Alice")
             >>> # kb.connect("u1", "papers", "Attention", "Alice")  -> True
         """
         return self.store.connect_entity(

@@ -48,7 +48,7 @@ RECOVER_COMMIT_MESSAGE = "Record user notes changed outside an update"
 
 
 class RememberSink(Protocol):
-    """Where promoted notes go: the long-term memory facade's ``remember``."""
+    """Where promoted notes go: the memory's ``remember`` (wired by the facade)."""
 
     def __call__(
         self, user_id: str, content: str, /, *, importance: float, tags: list[str], source: str

@@ -181,10 +181,16 @@ def test_no_package_imports_another_packages_private_parts() -> None:
             home = owner(target)
             if home is not None and home != ROOT and not inside(mine, home):
                 found.append(f"{module}:{line} imports {target}")
-            target_home = package_of(target)
             for n in names:
-                private = n.startswith("_") and not n.startswith("__")
-                if private and f"{target}.{n}" not in modules() and not inside(mine, target_home):
+                if not n.startswith("_") or n.startswith("__"):
+                    continue
+                if f"{target}.{n}" in modules():  # a private submodule: its package only
+                    if not inside(mine, target):
+                        found.append(f"{module}:{line} imports {target}.{n}")
+                    continue
+                # a private name: its own package only (root modules: root siblings only)
+                home_pkg = package_of(target)
+                if mine != home_pkg and (home_pkg == ROOT or not inside(mine, home_pkg)):
                     found.append(f"{module}:{line} imports {target}.{n}")
     assert found == []
 
@@ -264,10 +270,12 @@ def test_one_write_path_for_long_term_memories() -> None:
 
 
 def test_one_ranked_search_path_for_long_term_memories() -> None:
-    # recall's arms are the only hybrid ranking of memories; the store, the retriever, the
-    # tools and the context all call LongTermMemory.recall_detailed
+    # recall's arms are the only hybrid ranking of memories, built by the long-term memory
+    # alone; the store, the retriever, the tools and the context all call recall
+    assert callers(r"\bRecaller\(") == {f"{ROOT}.ltm"}
     ranked = callers(r"\.recall_detailed\(|\.recall\(")
-    assert f"{ROOT}.store" in ranked and f"{ROOT}.ltm" in ranked
+    doors = {"store", "ltm", "retriever", "tools", "context", "vectorstore", "memory"}
+    assert {f"{ROOT}.{d}" for d in doors} <= ranked
     arms = callers(r"\.search_dense\(|\.search_sparse\(|\.search_hybrid\(")
     arms -= {f"{ROOT}.vectors._store", f"{ROOT}.vectors._edge"}
     # consolidation's lookups are not rankings: superseded-fact candidates, near-duplicates

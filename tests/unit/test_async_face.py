@@ -22,6 +22,12 @@ def test_the_async_face_has_every_method() -> None:
     assert set(public(PraxMemory)) - set(public(AsyncPraxMemory)) == set()
 
 
+def test_the_async_face_has_the_same_parts() -> None:
+    for name in ("ltm", "parts", "stm", "notes", "graph", "vectors", "embeddings"):
+        assert isinstance(getattr(AsyncPraxMemory, name), property), name
+    assert "self.config = self.sync.config" in inspect.getsource(AsyncPraxMemory.__init__)
+
+
 def test_the_constructors_take_the_same_arguments() -> None:
     assert inspect.signature(AsyncPraxMemory.__init__) == inspect.signature(PraxMemory.__init__)
 

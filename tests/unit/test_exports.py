@@ -27,12 +27,16 @@ def test_the_root_is_small() -> None:
     assert not [n for n in langgraph_prax_memory.__all__ if n.isupper()]  # no constants
 
 
-def test_names_that_left_the_root_still_import_with_a_warning() -> None:
-    from langgraph_prax_memory.graph import create_graph_store
+@pytest.mark.parametrize("name", sorted(langgraph_prax_memory._MOVED))
+def test_names_that_left_the_root_still_import_with_a_warning(name: str) -> None:
+    home = langgraph_prax_memory._MOVED[name]
+    assert name not in langgraph_prax_memory.__all__
+    with pytest.warns(DeprecationWarning, match=home.replace(".", r"\.")):
+        moved = getattr(langgraph_prax_memory, name)
+    assert moved is getattr(importlib.import_module(home), name)
 
-    with pytest.warns(DeprecationWarning, match="langgraph_prax_memory.graph"):
-        moved = langgraph_prax_memory.create_graph_store  # type: ignore[attr-defined]
-    assert moved is create_graph_store
+
+def test_an_unknown_root_name_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError):
         _ = langgraph_prax_memory.not_a_name  # type: ignore[attr-defined]
 
