@@ -36,7 +36,7 @@ from langgraph_prax_memory.graph import (
 from langgraph_prax_memory.graph.neo4j import Op, Query, to_entity, translate
 from langgraph_prax_memory.graph.neo4j import arun_op as _arun_op
 from langgraph_prax_memory.graph.neo4j import run_op as _run_op
-from langgraph_prax_memory.knowledge._base import BatchWriter
+from langgraph_prax_memory.knowledge._batch import BatchWriter
 from langgraph_prax_memory.knowledge._common import (
     PreparedBatch,
     check_direction,

@@ -29,7 +29,7 @@ from typing import Any
 from langgraph_prax_memory._validation import check_limit, check_user_id
 from langgraph_prax_memory.errors import BackendUnavailable
 from langgraph_prax_memory.graph import Entity, Moment, SQLiteGraphStore
-from langgraph_prax_memory.knowledge._base import BatchWriter
+from langgraph_prax_memory.knowledge._batch import BatchWriter
 from langgraph_prax_memory.knowledge._common import (
     PreparedBatch,
     check_direction,

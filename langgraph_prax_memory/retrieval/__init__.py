@@ -26,7 +26,7 @@ from langgraph_prax_memory.retrieval._recall import (
 __all__ += ["RecallResult", "assemble_hits", "ltm_filter", "ltm_namespace"]
 
 # used by the other packages of langgraph_prax_memory (not re-exported at the root)
-from langgraph_prax_memory.retrieval._arms import Recaller  # noqa: E402
 from langgraph_prax_memory.retrieval._recall import validity_filter  # noqa: E402
+from langgraph_prax_memory.retrieval._recaller import Recaller  # noqa: E402
 
 __all__ += ["Recaller", "validity_filter"]

@@ -280,7 +280,7 @@ def test_one_ranked_search_path_for_long_term_memories() -> None:
     arms -= {f"{ROOT}.vectors._store", f"{ROOT}.vectors._edge"}
     # consolidation's lookups are not rankings: superseded-fact candidates, near-duplicates
     assert arms == {
-        f"{ROOT}.retrieval._arms",
+        f"{ROOT}.retrieval._recaller",
         f"{ROOT}.consolidation._supersession",
         f"{ROOT}.consolidation._write",
         f"{ROOT}.knowledge.vectors",

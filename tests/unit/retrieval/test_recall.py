@@ -13,7 +13,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory._parts import MemoryParts
 from langgraph_prax_memory.config import RetrievalConfig
-from langgraph_prax_memory.retrieval._arms import Recaller
+from langgraph_prax_memory.retrieval._recaller import Recaller
 from tests.fakes import HashEmbeddings
 
 
