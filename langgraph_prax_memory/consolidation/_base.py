@@ -1,9 +1,10 @@
 """What the stages of the consolidation pipeline share: settings, state types, addressing.
 
 The pipeline is split by stage: :mod:`._load` (sources, reconciliation, the retry queues),
-:mod:`._write` (graph and memory writes, supersession of memories, near-duplicates),
-:mod:`._maintain` (decay and the summary hierarchy) and :mod:`._pipeline` (the
-:class:`Consolidator`, extraction, the gate, commit, and the LangGraph wiring).
+:mod:`._write` (graph and memory writes, near-duplicates) on :mod:`._supersede` (what an
+extraction supersedes, and retiring the memories that stated it), :mod:`._maintain` (decay
+and the summary hierarchy) and :mod:`._pipeline` (the :class:`Consolidator`, extraction, the
+gate, commit, and the LangGraph wiring).
 """
 
 from __future__ import annotations

@@ -3,10 +3,11 @@
 ``load → extract → gate → graph_upsert → vector_upsert → commit`` (repeated per batch) ``→
 decay → daily_summary → finish``. :class:`Consolidator` owns the collaborators (the memory's
 parts, the extractor, the state file, the per-user lock) and builds the graph; ``run`` invokes
-it. Its stages live in ``_load``, ``_write`` and ``_maintain``. The graph can also be invoked
-directly or added to a user's graph as a subgraph: its input is ``{"user_id"?, "messages"?,
-"thread_id"?, "trace_path"?, "now"?, "wait"?}`` (``user_id`` and ``thread_id`` default to
-``config["configurable"]``) and its output ``{"consolidation": ConsolidationResult}``.
+it. Its stages live in ``_load``, ``_write`` (on ``_supersede``) and ``_maintain``. The graph
+can also be invoked directly or added to a user's graph as a subgraph: its input is
+``{"user_id"?, "messages"?, "thread_id"?, "trace_path"?, "now"?, "wait"?}`` (``user_id`` and
+``thread_id`` default to ``config["configurable"]``) and its output ``{"consolidation":
+ConsolidationResult}``.
 """
 
 from __future__ import annotations

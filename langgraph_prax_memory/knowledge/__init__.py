@@ -21,12 +21,9 @@ Example:
     >>> _ = kb.delete_user("u1"); mem.close()
 """
 
+from langgraph_prax_memory.knowledge._async import AsyncKnowledgeBase
 from langgraph_prax_memory.knowledge._protocol import AsyncKnowledgeStore, KnowledgeStore
-from langgraph_prax_memory.knowledge.base import (
-    AsyncKnowledgeBase,
-    KnowledgeBase,
-    create_knowledge_store,
-)
+from langgraph_prax_memory.knowledge.base import KnowledgeBase, create_knowledge_store
 from langgraph_prax_memory.knowledge.code import (
     DependencyReport,
     FileStructure,

@@ -36,12 +36,9 @@ STILL_LONG = {
     "knowledge.sqlite": "the knowledge operations on SQLite, with their SQL",
     "tools": "every memory tool and its schema",
     "memory": "the facade's docstrings and its async face (to be generated from it)",
-    "knowledge.base": "the knowledge service: ingestion, search, links, OKF",
     "config": "every setting with its documentation",
     "graph.neo4j._cypher": "the Cypher of every graph operation",
-    "_forget": "deletion steps, markers, compaction and the remaining-data report",
     "graph.neo4j._store": "the Neo4j graph store and its connection handling",
-    "consolidation._write": "graph and memory writes of the pipeline",
 }
 #: ``namedtuple`` API, whose names start with an underscore by design.
 NAMEDTUPLE_API = {"_replace", "_asdict", "_fields", "_make"}

@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from langgraph_prax_memory import MemoryConfig, MemoryValidationError, PraxMemory
-from langgraph_prax_memory._forget import PENDING_DIR, STEPS, remaining_notes
+from langgraph_prax_memory._forget import PENDING_DIR, STEPS
 from langgraph_prax_memory._portable import export_user
+from langgraph_prax_memory._remaining import remaining_notes
 from langgraph_prax_memory._validation import user_dir_name
 from langgraph_prax_memory.cli import EXIT_BACKEND, EXIT_OK, main
 from langgraph_prax_memory.errors import BackendUnavailable, DeletionIncomplete
