@@ -280,18 +280,12 @@ class LongTermMemory:
     def remember_many(self, user_id: str, items: Sequence[Mapping[str, Any] | str]) -> list[str]:
         """Store several memories with batched embedding; every item is validated first.
 
-        Each item is a string (its content, every other field at its default) or a mapping
-        with ``content`` and optionally ``importance``, ``tags``,
-        ``source``, ``created_at``, ``entity_ids``, ``key``, ``summary_level`` and
-        ``context``: text indexed with the memory's keywords (the sparse vector) but not part of
-        it — e.g. the previous turn of a conversation, so that "Yes, last May!" is found by
-        the words of what it answers. The dense vector encodes the content alone: mixing the
-        context into it blurs what the memory itself says (docs/retrieval.md has figures).
+        The item fields are those of :meth:`~langgraph_prax_memory.PraxMemory.remember_many`.
+        Returns the ids in order (an item already stored gives the existing id).
 
-        Example:
-            >>> ids = memory.remember_many(  # doctest: +SKIP
-            ...     "alice", ["Alice drinks green tea", {"content": "Alice is a nurse"}]
-            ... )
+        Raises:
+            MemoryValidationError: A bad item; nothing was stored.
+            MemoryWriteError: Qdrant did not take the write.
         """
         if isinstance(items, str):
             raise MemoryValidationError("items must be a list of memories, not one string")
@@ -473,22 +467,8 @@ class LongTermMemory:
     ) -> list[MemoryHit]:
         """The best ``k`` memories of ``user_id`` for ``query``, best first.
 
-        The query's intent sets the arm weights; the dense, sparse and graph-neighbourhood arms
-        run concurrently, each returning its top ``max(20, 2k)``; they are fused by weighted
-        RRF, then weighed by recency (days since last access; ``config.retrieval.decay_mode``,
-        see docs/retrieval.md) and by ``0.5 + importance``. ``now`` sets the clock (replaying
-        an old conversation scores it at its own time). Returned memories are reinforced in the
-        background unless ``reinforce=False``.
-
-        Memories whose fact was superseded (``valid_until`` set by consolidation: "I now
-        prefer light mode" retires "prefers dark mode") are left out; ``include_history=True``
-        brings them back (marked ``valid_until`` / ``superseded_by``), ``as_of=<datetime>``
-        recalls what was current at that moment.
-
-        Example:
-            >>> hits = memory.recall("alice", "theme?", include_history=True)  # doctest: +SKIP
-            >>> [h.memory.superseded_by for h in hits]                        # doctest: +SKIP
-            [None, 'light mode']
+        The ranking, the clock (``now``), reinforcement and the history options are those of
+        :meth:`~langgraph_prax_memory.PraxMemory.recall`, which documents them.
         """
         return self.recall_detailed(
             user_id,
@@ -514,15 +494,9 @@ class LongTermMemory:
         include_history: bool = False,
         as_of: datetime | None = None,
     ) -> RecallResult:
-        """Like :meth:`recall`, with diagnostics.
+        """Like :meth:`recall`, with diagnostics and an engine filter ``where``.
 
-        The result carries the intent, the weights, each arm's candidate count, the arms that
-        failed, the time taken and each hit's stored point. ``where`` (advanced; what
-        :class:`PraxMemoryStore` uses for any namespace) is a Qdrant filter that replaces the
-        long-term-memory scope; it must be pinned to ``user_id`` and runs in the engine on
-        every arm, so every door ranks with this one pipeline (the vector store refuses a
-        filter that is not pinned). ``include_history`` / ``as_of``: see :meth:`recall`
-        (they apply to ``where`` too).
+        See :meth:`~langgraph_prax_memory.PraxMemory.recall_detailed`.
         """
         text = _check_query(user_id, query, k)
         when = to_utc(now) if now is not None else utcnow()

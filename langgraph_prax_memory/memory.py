@@ -494,11 +494,11 @@ class PraxMemory:
         """The best ``k`` memories of ``user_id`` for ``query``, best first.
 
         The query's intent sets the arm weights; the dense, sparse and graph-neighbourhood arms
-        run concurrently, each returning its top ``max(20, 2k)``; they are fused by weighted
-        RRF, then weighed by recency (days since last access; ``config.retrieval.decay_mode``,
-        see docs/retrieval.md) and by ``0.5 + importance``. ``now`` sets the clock (replaying
-        an old conversation scores it at its own time). Returned memories are reinforced in the
-        background unless ``reinforce=False``.
+        run concurrently, each returning its top ``max(20, 2k)``; they are fused (evidence
+        fusion by default, weighted RRF as an option) and modulated by bounded recency and
+        importance terms (``config.retrieval``; docs/retrieval.md). ``now`` sets the clock
+        (replaying an old conversation scores it at its own time). Returned memories are
+        reinforced in the background unless ``reinforce=False``.
 
         Memories whose fact was superseded (``valid_until`` set by consolidation: "I now
         prefer light mode" retires "prefers dark mode") are left out; ``include_history=True``
