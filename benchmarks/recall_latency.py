@@ -7,6 +7,10 @@ the cheapest useful recall: embed the query with the same model and take the top
 (``vectors.search_dense``) from the same store. The query cache is defeated (every query text
 is new), so every figure includes a real model call.
 
+The embedded engine optimises its segments in the background after every 10k written points
+(the package's plan: exact int8 scans rescored, no HNSW graph); figures are taken once it is
+idle, and the wait is counted in the ingest rate.
+
 Ingest stores the synthetic sentences with *hashed unit vectors* as their dense vectors (the
 engine's exact scan costs the same whatever the values; embedding 100k texts would take ~7
 minutes here), while queries are embedded for real. Quality is measured elsewhere
@@ -31,6 +35,7 @@ from langchain_core.embeddings import Embeddings
 from benchmarks._common import percentiles, print_table, synthetic_texts
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings
+from langgraph_prax_memory.vectors import EdgeClient
 
 QUESTIONS = [
     "which dataframe library does the user like",
@@ -73,6 +78,14 @@ def measure(size: int, queries: int, model: PackagedMiniLMEmbeddings, root: Path
         for i in range(0, size, 1000):
             memory.remember_many("u", [{"content": t} for t in texts[i : i + 1000]])
         ingest = time.perf_counter() - start
+        # the embedded engine's background optimiser (what a server's optimizer does): the
+        # steady state an agent recalls from; its time counts as ingest
+        client = memory.vectors.client
+        settle = time.perf_counter()
+        if isinstance(client, EdgeClient):
+            client.wait_optimized()
+        settled = time.perf_counter() - settle
+        ingest += settled
         asks = [f"{QUESTIONS[i % len(QUESTIONS)]} (ask {i})" for i in range(queries)]
         for q in asks[:5]:  # warm-up
             memory.recall("u", q + " warm", k=10, reinforce=False)
@@ -89,7 +102,7 @@ def measure(size: int, queries: int, model: PackagedMiniLMEmbeddings, root: Path
         d50, d95 = percentiles(dense)
         return [
             f"{size:,}",
-            f"{size / ingest:,.0f}",
+            f"{size / ingest:,.0f} ({settled:.1f} s settling)",
             f"{p50:.1f} / {p95:.1f}",
             f"{d50:.1f} / {d95:.1f}",
             f"{p50 / d50:.2f}×",

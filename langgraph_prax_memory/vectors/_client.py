@@ -24,6 +24,7 @@ from langgraph_prax_memory.vectors._edge import EdgeClient, open_shared_edge
 
 __all__ = [
     "VectorClient",
+    "is_edge_client",
     "is_local_client",
     "is_remote_client",
     "open_qdrant_client",
@@ -164,6 +165,11 @@ def _warn_if_local_data_left(config: MemoryConfig, client: EdgeClient) -> None:
 def is_remote_client(client: VectorClient) -> bool:
     """A Qdrant server (HTTP): the only kind of vector client that can hang."""
     return type(getattr(client, "_client", None)).__name__ == "QdrantRemote"
+
+
+def is_edge_client(client: VectorClient) -> bool:
+    """The in-process qdrant-edge engine (the embedded default)."""
+    return isinstance(client, EdgeClient)
 
 
 def is_local_client(client: VectorClient) -> bool:

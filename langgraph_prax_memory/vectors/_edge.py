@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import math
 import os
 import re
@@ -52,6 +53,7 @@ from langgraph_prax_memory.errors import DiskFullError, StoreLockedError
 
 __all__ = ["EdgeClient", "open_shared_edge"]
 
+logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 #: qdrant-client's RRF constant when a ``FusionQuery`` gives none (``hybrid/fusion.py``).
@@ -70,6 +72,8 @@ _FRESH = "shard.compacting"
 _FRESH_DONE = "shard.compacting.done"
 _STALE = "shard.stale"
 _COPY_PAGE = 256
+#: Points written to a collection between two background optimisations (see EdgeClient).
+DEFAULT_OPTIMIZE_EVERY = 10_000
 
 
 def _engine_error(exc: BaseException) -> bool:
@@ -133,10 +137,21 @@ class EdgeClient:
     :class:`~langgraph_prax_memory.errors.DiskFullError` (a ``MemoryWriteError`` and a
     ``BackendUnavailable``) while there is not enough. Nothing is written by a refused call.
 
+    **Optimisation.** A Qdrant server's optimizer merges segments and builds indexes in the
+    background; the edge shard does it only when asked. For a collection whose dense vectors
+    have no HNSW graph (``hnsw_config.m == 0``: exact scans, the package's plan for the
+    embedded engine, over int8 copies when quantized), this client asks: after every
+    ``optimize_every`` written points, and once when such a shard of at least that size is
+    opened, :meth:`optimize` runs on a background thread while queries and writes go on
+    (about 2 s per 100k points of 384 dimensions here). Collections with an HNSW graph are
+    never optimised implicitly: building the graph takes minutes; call :meth:`optimize`.
+
     Args:
         path: The data folder, or ``":memory:"``.
         min_free_bytes: Headroom kept free besides the sparse files' holes (default 100 MiB,
             ``MEMORY_DISK_HEADROOM_MB``); ``0`` turns the check off.
+        optimize_every: Written points between two background optimisations of a collection
+            without an HNSW graph (default 10,000); ``0`` turns them off.
 
     Example:
         >>> from qdrant_client import models
@@ -157,11 +172,23 @@ class EdgeClient:
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, min_free_bytes: int = DEFAULT_HEADROOM
+        self,
+        path: str | os.PathLike[str],
+        *,
+        min_free_bytes: int = DEFAULT_HEADROOM,
+        optimize_every: int = DEFAULT_OPTIMIZE_EVERY,
     ) -> None:
         if min_free_bytes < 0:
             raise ValueError("min_free_bytes must be >= 0")
+        if optimize_every < 0:
+            raise ValueError("optimize_every must be >= 0")
         self.min_free_bytes = min_free_bytes
+        self.optimize_every = optimize_every
+        # background optimisation: points written since the last one, collections under way
+        self._written: dict[str, int] = {}
+        self._optimizing: dict[str, threading.Thread] = {}
+        #: Optimisations completed by this client (background or asked for).
+        self.optimizations = 0
         self._debt: tuple[float, int] = (-math.inf, 0)  # (measured at, bytes), cached briefly
         self._temporary = str(path) == ":memory:"
         root = Path(tempfile.mkdtemp(prefix="prax-qdrant-edge-")) if self._temporary else Path(path)
@@ -202,13 +229,17 @@ class EdgeClient:
         collection_name: str,
         vectors_config: models.VectorParams | Mapping[str, models.VectorParams] | None = None,
         sparse_vectors_config: Mapping[str, models.SparseVectorParams] | None = None,
+        optimizers_config: models.OptimizersConfigDiff | None = None,
     ) -> bool:
         """Create a collection of named dense and sparse vectors (an unnamed dense one too).
 
+        Of ``optimizers_config`` the engine takes ``default_segment_number``,
+        ``max_segment_size``, ``indexing_threshold`` and ``deleted_threshold``.
+
         Raises:
             ValueError: The collection exists (as in local mode).
-            NotImplementedError: A vector option edge is not given here (HNSW, quantization,
-                multivectors, datatypes).
+            NotImplementedError: A vector option edge is not given here (multivectors,
+                datatypes, quantization other than scalar int8, HNSW's ``payload_m``).
         """
         with self._registry:
             self._check_open()
@@ -228,6 +259,8 @@ class EdgeClient:
                     k: v.model_dump(mode="json", exclude_none=True) for k, v in sparse.items()
                 },
             }
+            if optimizers_config is not None:
+                meta["optimizers"] = optimizers_config.model_dump(mode="json", exclude_none=True)
             config = _edge_config(meta)  # validates before anything is written
             self._check_space("create a collection")
             folder = self._dir(collection_name)
@@ -321,7 +354,9 @@ class EdgeClient:
             raise NotImplementedError("EdgeClient.upsert takes PointStruct lists, not a Batch")
         self._check_vectors(collection_name, [p.vector for p in points])
         op = qe.UpdateOperation.upsert_points([_point(p) for p in points])
-        return self._update(collection_name, "upsert", [op])[0]
+        result = self._update(collection_name, "upsert", [op])[0]
+        self._wrote(collection_name, len(points))
+        return result
 
     def update_vectors(
         self,
@@ -336,7 +371,9 @@ class EdgeClient:
             [qe.PointVectors(_id_in(p.id), _vectors_in(p.vector)) for p in points],
             condition=_filter(update_filter),
         )
-        return self._update(collection_name, "vector update", [op])[0]
+        result = self._update(collection_name, "vector update", [op])[0]
+        self._wrote(collection_name, len(points))
+        return result
 
     def set_payload(
         self,
@@ -566,6 +603,84 @@ class EdgeClient:
             d.name for d in self.path.iterdir() if _NAME.match(d.name) and (d / _META).is_file()
         )
 
+    def optimize(self, collection_name: str) -> None:
+        """Merge the collection's segments and build their indexes now.
+
+        What a Qdrant server's optimizer does in the background: small appendable segments
+        become one optimised segment (with the int8 copies of a quantized dense vector, the
+        sparse vectors' inverted index, and an HNSW graph only where the collection asks for
+        one). Queries and writes go on meanwhile; a compaction waits for it.
+
+        Raises:
+            ValueError: The collection does not exist.
+            DiskFullError: The disk cannot hold the rewritten segments.
+            RuntimeError: The engine failed (the collection is unchanged).
+        """
+        self._check_space("optimize a collection")
+        self._read(collection_name, "optimize", lambda shard: shard.optimize())
+        with self._registry:
+            self.optimizations += 1
+
+    def wait_optimized(self, timeout: float | None = None) -> bool:
+        """Wait until no background optimisation runs; ``False`` if ``timeout`` ran out."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._registry:
+                running = list(self._optimizing.values())
+            if not running:
+                return True
+            for thread in running:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                thread.join(left)
+                if thread.is_alive():
+                    return False
+
+    def _flat(self, collection_name: str) -> bool:
+        """Whether every dense vector of the collection is scanned without an HNSW graph."""
+        dense = self._meta(collection_name)["vectors"].values()
+        return bool(dense) and all((v.get("hnsw_config") or {}).get("m") == 0 for v in dense)
+
+    def _wrote(self, collection_name: str, count: int) -> None:
+        if not self.optimize_every:
+            return
+        with self._registry:
+            total = self._written.get(collection_name, 0) + count
+            self._written[collection_name] = total
+            if total >= self.optimize_every:
+                self._optimize_later(collection_name)
+
+    def _optimize_later(self, collection_name: str) -> None:
+        """Start a background :meth:`optimize` of a graph-less collection (one at a time)."""
+        with self._registry:
+            if self._closed or collection_name in self._optimizing:
+                return
+            if not self._flat(collection_name):
+                return
+            self._written[collection_name] = 0
+            # not a daemon: the interpreter waits for it before the finaliser closes shards
+            thread = threading.Thread(
+                target=self._optimize_in_background,
+                args=(collection_name,),
+                name=f"prax-edge-optimize-{collection_name}",
+            )
+            self._optimizing[collection_name] = thread
+            thread.start()
+
+    def _optimize_in_background(self, collection_name: str) -> None:
+        try:
+            if not self._closed:
+                self.optimize(collection_name)
+        except Exception as exc:  # queries still work on unoptimised segments
+            log = logger.debug if self._closed else logger.warning
+            log("background optimisation of %r skipped: %s", collection_name, exc)
+        except BaseException as exc:
+            if not _engine_error(exc):
+                raise
+            logger.warning("background optimisation of %r failed: %s", collection_name, exc)
+        finally:
+            with self._registry:
+                self._optimizing.pop(collection_name, None)
+
     def compact(self, collection_name: str) -> int:
         """Rewrite the collection's files without the bytes of deleted points.
 
@@ -687,6 +802,10 @@ class EdgeClient:
             self._closed = True  # new calls are refused from here on ...
             while self._active or self._compacting:  # ... and calls under way finish first
                 self._gate.wait()
+            running = [t for t in self._optimizing.values() if t is not threading.current_thread()]
+        for thread in running:  # a background optimisation ends (or is refused) first
+            thread.join()
+        with _SHARED_LOCK, self._registry:
             errors: list[Exception] = self._release() or []
             if errors:
                 raise RuntimeError(f"closing qdrant-edge shards failed: {errors[0]}") from errors[0]
@@ -760,6 +879,10 @@ class EdgeClient:
                 raise RuntimeError(f"cannot open the qdrant-edge shard at {folder}: {exc}") from exc
             self._debt = (-math.inf, 0)  # loading may map new files: measure again
             self._shards[collection_name] = shard
+            if self.optimize_every and self._flat(collection_name):
+                with contextlib.suppress(BaseException):
+                    if shard.info().points_count >= self.optimize_every:
+                        self._optimize_later(collection_name)
             return shard
 
     @contextlib.contextmanager
@@ -1074,19 +1197,69 @@ def _edge_config(meta: Mapping[str, Any]) -> qe.EdgeConfig:
     }
     if not dense and not sparse:
         raise ValueError("a collection needs at least one dense or sparse vector")
-    return qe.EdgeConfig(vectors=dense or None, sparse_vectors=sparse or None)
+    return qe.EdgeConfig(
+        vectors=dense or None,
+        sparse_vectors=sparse or None,
+        optimizers=_optimizers(meta.get("optimizers")),
+    )
+
+
+def _optimizers(raw: Mapping[str, Any] | None) -> qe.EdgeOptimizersConfig | None:
+    if not raw:
+        return None
+    given = models.OptimizersConfigDiff.model_validate(raw)
+    taken = {
+        "default_segment_number",
+        "max_segment_size",
+        "indexing_threshold",
+        "deleted_threshold",
+    }
+    extra = sorted(k for k, v in given.model_dump(exclude_none=True).items() if k not in taken)
+    if extra:
+        raise NotImplementedError(f"EdgeClient does not translate OptimizersConfigDiff {extra}")
+    return qe.EdgeOptimizersConfig(
+        default_segment_number=given.default_segment_number,
+        max_segment_size=given.max_segment_size,
+        indexing_threshold=given.indexing_threshold,
+        deleted_threshold=given.deleted_threshold,
+    )
 
 
 def _dense_params(params: models.VectorParams) -> qe.EdgeVectorParams:
     extra = [
         name
-        for name in ("hnsw_config", "quantization_config", "multivector_config", "datatype")
+        for name in ("multivector_config", "datatype")
         if getattr(params, name, None) is not None
     ]
     if extra:
         raise NotImplementedError(f"EdgeClient does not translate VectorParams {extra}")
+    hnsw = None
+    if params.hnsw_config is not None:
+        h = params.hnsw_config
+        if h.payload_m is not None or h.max_indexing_threads:
+            raise NotImplementedError(
+                "EdgeClient translates HNSW m, ef_construct, full_scan_threshold and on_disk only"
+            )
+        hnsw = qe.HnswIndexConfig(
+            m=16 if h.m is None else h.m,
+            ef_construct=100 if h.ef_construct is None else h.ef_construct,
+            full_scan_threshold=10_000 if h.full_scan_threshold is None else h.full_scan_threshold,
+            on_disk=h.on_disk,
+        )
+    quantization = None
+    if params.quantization_config is not None:
+        q = params.quantization_config
+        if not isinstance(q, models.ScalarQuantization):
+            raise NotImplementedError("EdgeClient translates scalar (int8) quantization only")
+        quantization = qe.ScalarQuantizationConfig(
+            type=qe.ScalarType.Int8, quantile=q.scalar.quantile, always_ram=q.scalar.always_ram
+        )
     return qe.EdgeVectorParams(
-        size=params.size, distance=_DISTANCES[params.distance], on_disk=params.on_disk
+        size=params.size,
+        distance=_DISTANCES[params.distance],
+        on_disk=params.on_disk,
+        hnsw_config=hnsw,
+        quantization_config=quantization,
     )
 
 

@@ -32,12 +32,14 @@ from langgraph_prax_memory.errors import (
 from langgraph_prax_memory.vectors._client import (
     VectorClient,
     _why,
+    is_edge_client,
     is_local_client,
     is_remote_client,
     qdrant_unavailable,
 )
 from langgraph_prax_memory.vectors._plan import (
     DENSE,
+    DENSE_SEARCH,
     PAYLOAD_INDEXES,
     SPARSE,
     StoredPoint,
@@ -106,6 +108,8 @@ class QdrantVectorStore:
                 explain=_why,
             )
         self.local = is_local_client(client)
+        #: Rescoring of quantized dense scans (local mode scans exactly and warns about any).
+        self._dense_params = None if self.local else DENSE_SEARCH
         self._ready = False
         self._closed = False
         self._lock = threading.Lock()
@@ -141,9 +145,8 @@ class QdrantVectorStore:
                         self._check_width(info)
                         indexed = set(info.payload_schema)
                     else:
-                        self.client.create_collection(
-                            self.collection, **collection_plan(self.dimension)
-                        )
+                        plan = collection_plan(self.dimension, embedded=is_edge_client(self.client))
+                        self.client.create_collection(self.collection, **plan)
                     if not self.local:
                         for name, schema in PAYLOAD_INDEXES.items():
                             if name not in indexed:
@@ -402,7 +405,12 @@ class QdrantVectorStore:
         res = self.call(
             "dense search",
             lambda: self.client.query_points(
-                self.collection, query=vector, using=DENSE, query_filter=flt, limit=limit
+                self.collection,
+                query=vector,
+                using=DENSE,
+                query_filter=flt,
+                limit=limit,
+                search_params=self._dense_params,
             ),
         )
         return [to_stored(p) for p in res.points]
@@ -442,7 +450,12 @@ class QdrantVectorStore:
         flt = flt or user_filter(user_id)
         _assert_pinned(flt, user_id)
         plan = hybrid_query_plan(
-            dense, sparse, flt, limit=limit, candidates=candidates or 2 * limit
+            dense,
+            sparse,
+            flt,
+            limit=limit,
+            candidates=candidates or 2 * limit,
+            dense_params=self._dense_params,
         )
         if not plan:
             return []
