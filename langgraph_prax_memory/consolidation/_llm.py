@@ -1,4 +1,9 @@
-"""The LLM extractor and the tolerant JSON parse-and-repair path for almost-JSON answers."""
+"""The LLM extractor and the tolerant JSON parse-and-repair path for almost-JSON answers.
+
+The prompt, its re-ask and the records the model must return live in
+:mod:`langgraph_prax_memory.prompts.extraction` (``EXTRACTION_PROMPT`` and ``REASK_PROMPT``
+are re-exported here).
+"""
 
 from __future__ import annotations
 
@@ -24,6 +29,12 @@ from langgraph_prax_memory.consolidation._models import (
     ExtractionError,
 )
 from langgraph_prax_memory.errors import ConfigError
+from langgraph_prax_memory.prompts.extraction import (
+    EXTRACTION_PROMPT,
+    REASK_PROMPT,
+    extraction_messages,
+    reask_message,
+)
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -58,25 +69,6 @@ class Extractor(Protocol):
     ) -> Extraction:
         """Extract entities, relations, facts, events and causal links from ``items``."""
         ...
-
-
-EXTRACTION_PROMPT = """\
-You extract durable long-term memory from a conversation excerpt. Return ONE JSON object with \
-these keys (use [] when there is nothing):
-- "entities": [{"name", "type" (person|topic|project|tool|url|concept|organization), \
-"display_name", "importance", "confidence"}]
-- "relations": [{"source", "type" (works_on|interested_in|prefers|related_to|part_of|\
-caused_by|mentioned_with), "target", "weight", "evidence", "confidence", "valid_from" \
-(ISO date or null), "supersedes" (the OLD target this relation replaces, e.g. "dark mode" \
-when the user now prefers light mode; null otherwise)}]
-- "facts": [{"content" (a self-contained sentence), "importance", "confidence", \
-"entities" (names it mentions)}]
-- "temporal_events": [{"description", "occurred_at" (ISO datetime or null), "importance", \
-"participants"}]
-- "causal_links": [{"cause", "effect", "cause_entities", "effect_entities", "importance"}]
-Importance (0-1): 0.8-1.0 critical preferences and decisions; 0.4-0.7 useful context; \
-0.1-0.3 minor mentions. Confidence (0-1): how sure you are the item is true and durable.
-Only include what the excerpt supports. Answer with JSON only."""
 
 
 def load_chat_model(model: BaseChatModel | str, *, temperature: float = 0.2) -> BaseChatModel:
@@ -324,14 +316,6 @@ def extraction_from_dict(data: dict[str, Any]) -> Extraction:
     return Extraction(**found, rejected=rejected)
 
 
-REASK_PROMPT = (
-    "Your previous answer could not be used: {error}\n"
-    "Answer again with ONE JSON object and nothing else, with the keys entities, relations, "
-    "facts, temporal_events and causal_links (lists; [] when empty); give every item a "
-    "numeric confidence between 0 and 1."
-)
-
-
 class LLMExtractor:
     """Extraction with any LangChain chat model.
 
@@ -384,7 +368,7 @@ class LLMExtractor:
                 "extractor input of %d chars over its cap %d was cut", len(text), self.max_chars
             )
             text = text[: self.max_chars]
-        return [("system", self.prompt), ("human", f"Conversation excerpt:\n{text}")]
+        return extraction_messages([text], prompt=self.prompt)
 
     def extract(
         self, items: Sequence[str], *, times: Sequence[datetime | None] | None = None
@@ -413,7 +397,7 @@ class LLMExtractor:
         retry = [
             *messages,
             ("ai", raw or "(no usable answer)"),
-            ("human", REASK_PROMPT.format(error=error)),
+            reask_message(error),
         ]
         try:
             second, _ = self._ask(retry)

@@ -1,21 +1,28 @@
 """Pydantic records of consolidation: what an extractor returns, what a run reports, the state.
 
-The extraction records follow the seed's shapes (entities, relations, facts, temporal events,
-causal links, each with a confidence) and are deliberately tolerant: a local model that returns
-``"importance": "0.8"`` or ``1.3`` is coerced and clamped rather than losing the batch.
+What an LLM extractor must return (:class:`Extraction` and its items, with their confidence
+defaults) lives beside its prompt in :mod:`langgraph_prax_memory.prompts.extraction`; the
+names are re-exported here.
 """
 
 from __future__ import annotations
 
-import math
 from datetime import date, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-from pydantic.json_schema import SkipJsonSchema
+from pydantic import BaseModel, ConfigDict, Field
 
-from langgraph_prax_memory._validation import to_utc
-from langgraph_prax_memory.errors import MemoryValidationError, PraxMemoryError
+from langgraph_prax_memory.errors import PraxMemoryError
+from langgraph_prax_memory.prompts.extraction import (
+    DEFAULT_CONFIDENCE,
+    UNSTATED_CONFIDENCE,
+    ExtractedCausalLink,
+    ExtractedEntity,
+    ExtractedEvent,
+    ExtractedFact,
+    ExtractedRelation,
+    Extraction,
+)
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
@@ -36,242 +43,9 @@ __all__ = [
     "TraceItem",
 ]
 
-#: Confidence of an item built in Python without one (the rule-based extractor always states
-#: one; this default is for programmatic construction only).
-DEFAULT_CONFIDENCE = 0.7
-#: Confidence given to an item whose model answer states none, or one that is not a number
-#: (``"low"``, ``"high"``): below every gate, so it goes to pending review, never to memory.
-UNSTATED_CONFIDENCE = 0.0
-
 
 class ExtractionError(PraxMemoryError):
     """An extractor could not turn a batch into an :class:`Extraction` (e.g. unparseable JSON)."""
-
-
-def _unit(value: Any, default: float) -> float:
-    """Coerce a model-provided 0-1 score: strings and out-of-range numbers are tolerated."""
-    if value is None or isinstance(value, bool):
-        return default
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return default
-    if not math.isfinite(number):
-        return default
-    if number > 1.0 and number <= 10.0:  # a 1-10 scale slipped through
-        number /= 10.0
-    return min(1.0, max(0.0, number))
-
-
-def _opt_time(value: Any) -> datetime | None:
-    if value is None or value == "":
-        return None
-    try:
-        return to_utc(value)
-    except MemoryValidationError:
-        return None
-
-
-class _Item(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
-
-    confidence: float = Field(
-        default=DEFAULT_CONFIDENCE, description="0-1: how sure the extractor is"
-    )
-
-    @field_validator("confidence", mode="before")
-    @classmethod
-    def _confidence(cls, value: Any) -> float:
-        if isinstance(value, str):
-            try:
-                value = float(value.strip())
-            except ValueError:
-                return UNSTATED_CONFIDENCE  # "low" / "high" is not a number: review it
-        return _unit(value, UNSTATED_CONFIDENCE)
-
-
-class ExtractedEntity(_Item):
-    """A person, project, tool, topic ... mentioned in the batch."""
-
-    name: str = Field(min_length=1, description="the entity's name as written")
-    type: str = Field(
-        default="concept", description="person|topic|project|tool|url|concept|organization"
-    )
-    display_name: str | None = None
-    importance: float = Field(
-        default=0.3, description="0.8-1 critical, 0.4-0.7 useful, 0.1-0.3 minor"
-    )
-    spans: SkipJsonSchema[list[str]] = Field(
-        default_factory=list,
-        description="hashes of the trace lines that mention it (set by the pipeline): a "
-        "replayed line does not count as a new mention",
-    )
-    properties: SkipJsonSchema[dict[str, Any]] = Field(
-        default_factory=dict,
-        description="merged into the graph entity's properties (the alias resolver of "
-        "_resolve.py records the other names it was mentioned by: 'aliases')",
-    )
-
-    @field_validator("importance", mode="before")
-    @classmethod
-    def _importance(cls, value: Any) -> float:
-        return _unit(value, 0.3)
-
-    @field_validator("type", mode="before")
-    @classmethod
-    def _type(cls, value: Any) -> str:
-        return str(value or "concept").strip().lower() or "concept"
-
-
-class ExtractedRelation(_Item):
-    """A typed edge ``source -[type]-> target``.
-
-    ``supersedes`` names the *old target* of the same ``source -[type]->`` edge that this one
-    replaces ("now prefers light mode" supersedes "dark mode"). When it equals ``target`` the
-    edge is only closed ("no longer likes jazz").
-    """
-
-    source: str = Field(min_length=1)
-    type: str = Field(
-        default="related_to", description="works_on|interested_in|prefers|related_to|..."
-    )
-    target: str = Field(min_length=1)
-    weight: float = 1.0
-    evidence: str | None = None
-    valid_from: datetime | None = None
-    supersedes: str | None = None
-
-    @field_validator("weight", mode="before")
-    @classmethod
-    def _weight(cls, value: Any) -> float:
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            return 1.0
-        return number if math.isfinite(number) and number > 0 else 1.0
-
-    @field_validator("valid_from", mode="before")
-    @classmethod
-    def _valid_from(cls, value: Any) -> datetime | None:
-        return _opt_time(value)
-
-    @field_validator("type", mode="before")
-    @classmethod
-    def _type(cls, value: Any) -> str:
-        return str(value or "related_to").strip().lower().replace(" ", "_") or "related_to"
-
-    @field_validator("supersedes", "evidence", mode="before")
-    @classmethod
-    def _opt_text(cls, value: Any) -> str | None:
-        if value is None or isinstance(value, bool):
-            return None
-        text = str(value).strip()
-        return text or None
-
-
-class ExtractedFact(_Item):
-    """A durable statement worth remembering (becomes a long-term memory)."""
-
-    content: str = Field(min_length=1)
-    importance: float = Field(
-        default=0.5, description="0.8-1 critical, 0.4-0.7 useful, 0.1-0.3 minor"
-    )
-    entities: list[str] = Field(default_factory=list, description="entity names it mentions")
-    tags: list[str] = Field(default_factory=list)
-    source_index: int | None = Field(
-        None, description="index of the batch item the fact came from (for its timestamp)"
-    )
-
-    @field_validator("importance", mode="before")
-    @classmethod
-    def _importance(cls, value: Any) -> float:
-        return _unit(value, 0.5)
-
-    @field_validator("entities", "tags", mode="before")
-    @classmethod
-    def _names(cls, value: Any) -> list[str]:
-        if value is None:
-            return []
-        if isinstance(value, str):
-            value = [value]
-        return [str(v).strip() for v in value if str(v).strip()]
-
-
-class ExtractedEvent(_Item):
-    """Something that happened at a moment, and who took part."""
-
-    description: str = Field(min_length=1)
-    occurred_at: datetime | None = None
-    importance: float = 0.5
-    participants: list[str] = Field(default_factory=list)
-
-    @field_validator("occurred_at", mode="before")
-    @classmethod
-    def _occurred(cls, value: Any) -> datetime | None:
-        return _opt_time(value)
-
-    @field_validator("importance", mode="before")
-    @classmethod
-    def _importance(cls, value: Any) -> float:
-        return _unit(value, 0.5)
-
-    @field_validator("participants", mode="before")
-    @classmethod
-    def _names(cls, value: Any) -> list[str]:
-        return ExtractedFact._names(value)
-
-
-class ExtractedCausalLink(_Item):
-    """``cause`` led to ``effect``; the entities on each side are linked to the link node."""
-
-    cause: str = Field(min_length=1)
-    effect: str = Field(min_length=1)
-    cause_entities: list[str] = Field(default_factory=list)
-    effect_entities: list[str] = Field(default_factory=list)
-    importance: float = 0.5
-
-    @field_validator("importance", mode="before")
-    @classmethod
-    def _importance(cls, value: Any) -> float:
-        return _unit(value, 0.5)
-
-    @field_validator("cause_entities", "effect_entities", mode="before")
-    @classmethod
-    def _names(cls, value: Any) -> list[str]:
-        return ExtractedFact._names(value)
-
-
-class Extraction(BaseModel):
-    """Everything an extractor found in one batch.
-
-    Example:
-        >>> Extraction(facts=[{"content": "Alice prefers dark mode", "importance": 0.8}]).size
-        1
-    """
-
-    model_config = ConfigDict(extra="ignore")
-
-    entities: list[ExtractedEntity] = Field(default_factory=list)
-    relations: list[ExtractedRelation] = Field(default_factory=list)
-    facts: list[ExtractedFact] = Field(default_factory=list)
-    temporal_events: list[ExtractedEvent] = Field(default_factory=list)
-    causal_links: list[ExtractedCausalLink] = Field(default_factory=list)
-    rejected: SkipJsonSchema[list[str]] = Field(
-        default_factory=list,
-        description="items of the model's answer that did not validate even after a re-ask "
-        "(their raw JSON): they go to pending review instead of being lost",
-    )
-
-    @property
-    def size(self) -> int:
-        """Number of extracted items of every kind."""
-        return (
-            len(self.entities)
-            + len(self.relations)
-            + len(self.facts)
-            + len(self.temporal_events)
-            + len(self.causal_links)
-        )
 
 
 class TraceItem(BaseModel):

@@ -2,7 +2,8 @@
 
 Each level is built from the one below (a day from its current memories, a week from its
 daily summaries, the global one from the weekly summaries) and is bounded: a model answer
-outside the bounds is re-asked once, then trimmed.
+outside the bounds is re-asked once, then trimmed. The prompts live in
+:mod:`langgraph_prax_memory.prompts.summary` (``SUMMARY_PROMPT`` is re-exported here).
 """
 
 from __future__ import annotations
@@ -15,6 +16,13 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from langgraph_prax_memory.models import Memory
+from langgraph_prax_memory.prompts.summary import (
+    SUMMARY_PROMPT,
+    daily_summary_prompt,
+    global_summary_prompt,
+    summary_reask_prompt,
+    weekly_summary_prompt,
+)
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -35,27 +43,10 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-SUMMARY_PROMPT = (
-    "Summarise what was learned about the user on {day} in 3-5 plain sentences. Keep "
-    "preferences, decisions and plans; drop chit-chat. Memories, most important first:\n{items}"
-)
 #: Sentence bounds of each level (the seed's 3-5 for a day).
 DAILY_SENTENCES = (3, 5)
 WEEKLY_SENTENCES = (3, 7)
 GLOBAL_SENTENCES = (3, 10)
-WEEKLY_PROMPT = (
-    "Summarise what was learned about the user in {label} in {lo}-{hi} plain sentences, "
-    "from these daily summaries (oldest first). Keep durable preferences, decisions and "
-    "plans; drop chit-chat:\n{items}"
-)
-GLOBAL_PROMPT = (
-    "Write a profile of the user in {lo}-{hi} plain sentences from these weekly summaries "
-    "(newest first). Keep what is still true; drop what was replaced:\n{items}"
-)
-REASK = (
-    "Your summary has {n} sentences. Rewrite it in {lo} to {hi} plain sentences, keeping the "
-    "most important facts:\n{text}"
-)
 _SPLIT = re.compile(r"(?<=[.!?…])\s+(?=\S)")
 _CAPS = re.compile(r"\b[A-Z][a-zA-Z]{2,}\b")
 _SPEAKER = re.compile(r"^\s*[\w .'-]{1,40}:\s+")
@@ -107,7 +98,7 @@ def _ask(chat_model: Any, prompt: str, bounds: tuple[int, int], what: str) -> st
             return None
         n = len(sentences(text))
         if not lo <= n <= hi:
-            again = chat_model.invoke(REASK.format(n=n, lo=lo, hi=hi, text=text))
+            again = chat_model.invoke(summary_reask_prompt(text, n, bounds))
             retry = again.content if isinstance(again.content, str) else ""
             retry = " ".join(retry.split())
             if retry and abs(len(sentences(retry)) - hi) <= abs(n - hi):
@@ -152,13 +143,8 @@ def summarise_day(day: date, memories: list[Memory], chat_model: BaseChatModel |
     """The day's summary (3-5 sentences): the model's when it answers, else the rule-based one."""
     if chat_model is not None and memories:
         ranked = sorted(memories, key=lambda m: (-m.importance, m.created_at))[:40]
-        items = "\n".join(f"- {m.content[:500]}" for m in ranked)
-        text = _ask(
-            chat_model,
-            SUMMARY_PROMPT.format(day=day.isoformat(), items=items),
-            DAILY_SENTENCES,
-            "daily",
-        )
+        prompt = daily_summary_prompt(day, [m.content for m in ranked])
+        text = _ask(chat_model, prompt, DAILY_SENTENCES, "daily")
         if text:
             return text
     return rule_based_summary(day, memories)
@@ -169,13 +155,8 @@ def summarise_week(label: str, dailies: Sequence[Memory], chat_model: BaseChatMo
     ordered = sorted(dailies, key=lambda m: m.created_at)
     lo, hi = WEEKLY_SENTENCES
     if chat_model is not None and ordered:
-        items = "\n".join(f"- {m.content[:1000]}" for m in ordered)
-        text = _ask(
-            chat_model,
-            WEEKLY_PROMPT.format(label=label, lo=lo, hi=hi, items=items),
-            WEEKLY_SENTENCES,
-            "weekly",
-        )
+        prompt = weekly_summary_prompt(label, [m.content for m in ordered], WEEKLY_SENTENCES)
+        text = _ask(chat_model, prompt, WEEKLY_SENTENCES, "weekly")
         if text:
             return text
     parts = [f"In {label}, {len(ordered)} day(s) were summarised."]
@@ -194,13 +175,8 @@ def summarise_global(weeklies: Sequence[Memory], chat_model: BaseChatModel | Non
     ordered = sorted(weeklies, key=lambda m: m.created_at, reverse=True)
     lo, hi = GLOBAL_SENTENCES
     if chat_model is not None and ordered:
-        items = "\n".join(f"- {m.content[:1500]}" for m in ordered[:26])
-        text = _ask(
-            chat_model,
-            GLOBAL_PROMPT.format(lo=lo, hi=hi, items=items),
-            GLOBAL_SENTENCES,
-            "global",
-        )
+        prompt = global_summary_prompt([m.content for m in ordered[:26]], GLOBAL_SENTENCES)
+        text = _ask(chat_model, prompt, GLOBAL_SENTENCES, "global")
         if text:
             return text
     parts = [f"Across {len(ordered)} week(s) of memory, the most recent first:"]

@@ -5,24 +5,30 @@ structured output (``with_structured_output``) when the model supports it, and o
 JSON that it parses tolerantly (code fences, prose around the object, trailing commas,
 ``"importance": "0.8"`` or ``8`` on a 1–10 scale). A chunk it cannot extract raises
 :class:`ConceptExtractionError`; ingestion then falls back to the rule-based extractor for that
-chunk and reports it (``IngestResult.extractor_fallbacks``).
+chunk and reports it (``IngestResult.extractor_fallbacks``). The LLM's prompt and the records
+it must return live in :mod:`langgraph_prax_memory.prompts.knowledge_extraction` (re-exported
+here).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import math
 import re
 from collections import Counter
 from typing import Any, Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from langchain_core.messages import BaseMessage
+from pydantic import BaseModel, ValidationError
 
-from langgraph_prax_memory.errors import MemoryValidationError, PraxMemoryError
-from langgraph_prax_memory.knowledge.models import check_relation_type
+from langgraph_prax_memory.errors import PraxMemoryError
+from langgraph_prax_memory.prompts.knowledge_extraction import (
+    ConceptExtraction,
+    ExtractedConcept,
+    ExtractedRelation,
+    concept_extraction_messages,
+)
 
 __all__ = [
     "ConceptExtraction",
@@ -38,80 +44,6 @@ __all__ = [
 
 class ConceptExtractionError(PraxMemoryError):
     """An extractor could not turn a chunk into a :class:`ConceptExtraction`."""
-
-
-def _unit(value: Any, default: float) -> float:
-    if value is None or isinstance(value, bool):
-        return default
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return default
-    if not math.isfinite(number):
-        return default
-    if 1.0 < number <= 10.0:
-        number /= 10.0
-    return min(1.0, max(0.0, number))
-
-
-class ExtractedConcept(BaseModel):
-    """A concept found in a chunk."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    name: str = Field(min_length=1, max_length=512)
-    description: str = ""
-    kind: str = "concept"
-    importance: float = 0.5
-
-    @field_validator("importance", mode="before")
-    @classmethod
-    def _importance(cls, value: Any) -> float:
-        return _unit(value, 0.5)
-
-    @field_validator("kind", mode="before")
-    @classmethod
-    def _kind(cls, value: Any) -> str:
-        try:
-            return check_relation_type(str(value or "concept"))
-        except MemoryValidationError:
-            return "concept"
-
-    @field_validator("description", mode="before")
-    @classmethod
-    def _description(cls, value: Any) -> str:
-        return "" if value is None else str(value)
-
-
-class ExtractedRelation(BaseModel):
-    """A typed relation between two concepts of a chunk."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    source: str = Field(min_length=1, max_length=512)
-    target: str = Field(min_length=1, max_length=512)
-    type: str = "related_to"
-    confidence: float = 0.7
-
-    @field_validator("type", mode="before")
-    @classmethod
-    def _type(cls, value: Any) -> str:
-        try:
-            return check_relation_type(str(value or "related_to"))
-        except MemoryValidationError:
-            return "related_to"
-
-    @field_validator("confidence", mode="before")
-    @classmethod
-    def _confidence(cls, value: Any) -> float:
-        return _unit(value, 0.7)
-
-
-class ConceptExtraction(BaseModel):
-    """What an extractor found in one chunk."""
-
-    concepts: list[ExtractedConcept] = Field(default_factory=list)
-    relations: list[ExtractedRelation] = Field(default_factory=list)
 
 
 @runtime_checkable
@@ -339,22 +271,6 @@ class RuleBasedConceptExtractor:
 
 # ----------------------------------------------------------------------------- LLM
 
-_SYSTEM = """You extract a knowledge graph from a document chunk.
-Return the important domain concepts (named methods, models, systems, theories, datasets,
-terms the text defines or relies on) and the typed relations between them.
-- name: the concept as written (short, no articles)
-- description: one sentence, from the text
-- kind: concept | method | model | dataset | metric | person | organization | tool | term
-- importance: 0.0-1.0 (how central it is to the text)
-- relations: source and target are concept names from your list; type is a short snake_case
-  verb such as uses, is_a, part_of, depends_on, based_on, outperforms, contains, related_to
-At most {max_concepts} concepts. Do not invent facts that are not in the text."""
-
-_JSON_HINT = """
-Answer with ONLY a JSON object of this shape, no prose:
-{"concepts": [{"name": "...", "description": "...", "kind": "concept", "importance": 0.5}],
- "relations": [{"source": "...", "target": "...", "type": "related_to", "confidence": 0.8}]}"""
-
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
@@ -459,11 +375,9 @@ class LLMConceptExtractor:
                 self._structured_runnable = None
 
     def _messages(self, text: str, headings: tuple[str, ...], json_mode: bool) -> list[BaseMessage]:
-        system = _SYSTEM.format(max_concepts=self.max_concepts)
-        if json_mode:
-            system += _JSON_HINT
-        where = f"Section: {' > '.join(headings)}\n\n" if headings else ""
-        return [SystemMessage(system), HumanMessage(f"{where}{text}")]
+        return concept_extraction_messages(
+            text, headings=headings, max_concepts=self.max_concepts, json_mode=json_mode
+        )
 
     def _finish(self, raw: Any) -> ConceptExtraction:
         out = parse_extraction(raw)

@@ -1,7 +1,8 @@
 """Optional precision passes (off by default): query expansion and LLM rerank.
 
 Both degrade to the plain order when the model is missing or fails: retrieval never breaks
-because an assist model did.
+because an assist model did. Their prompts and answer models live in
+:mod:`langgraph_prax_memory.prompts.expansion` and :mod:`langgraph_prax_memory.prompts.rerank`.
 """
 
 from __future__ import annotations
@@ -13,35 +14,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
+
+from langgraph_prax_memory.prompts.expansion import QueryVariants, expansion_messages
+from langgraph_prax_memory.prompts.rerank import RerankJudgement, rerank_messages
 
 __all__ = ["QueryVariants", "RerankJudgement", "expand_query", "rerank_order"]
 
 logger = logging.getLogger(__name__)
-
-
-class QueryVariants(BaseModel):
-    """Paraphrases of a query, and optionally a hypothetical answer (HyDE)."""
-
-    variants: list[str] = Field(default_factory=list)
-
-
-class RerankJudgement(BaseModel):
-    """Relevance of each numbered candidate to the query, 0–10."""
-
-    scores: dict[int, float] = Field(default_factory=dict)
-
-
-_EXPAND = (
-    "Rewrite the user's memory-search query as {n} short alternative phrasings, and add one "
-    "plausible sentence that a stored memory answering it might contain. Reply as JSON: "
-    '{{"variants": ["...", "..."]}}'
-)
-_RERANK = (
-    "Score how well each numbered memory answers the query, from 0 (irrelevant) to 10 "
-    '(answers it). Reply as JSON: {"scores": {"0": 7, "1": 2, ...}}'
-)
 
 
 def _text(content: Any) -> str:
@@ -63,7 +43,7 @@ def expand_query(model: BaseChatModel | None, query: str, n: int) -> list[str]:
     """Up to ``n`` + 1 variants of ``query``; ``[]`` when there is no model or it fails."""
     if model is None:
         return []
-    messages = [SystemMessage(_EXPAND.format(n=n)), HumanMessage(query)]
+    messages = expansion_messages(query, n)
     try:
         reply = model.invoke(messages)
         parsed = QueryVariants.model_validate(_json_object(_text(reply.content)))
@@ -85,8 +65,7 @@ def rerank_order(model: BaseChatModel | None, query: str, candidates: Sequence[s
     plain = list(range(len(candidates)))
     if model is None or len(candidates) < 2:
         return plain
-    listing = "\n".join(f"{i}. {c[:500]}" for i, c in enumerate(candidates))
-    messages = [SystemMessage(_RERANK), HumanMessage(f"Query: {query}\n\nMemories:\n{listing}")]
+    messages = rerank_messages(query, candidates)
     try:
         reply = model.invoke(messages)
         judged = RerankJudgement.model_validate(_json_object(_text(reply.content)))

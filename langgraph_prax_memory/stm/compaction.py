@@ -12,6 +12,8 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from langgraph_prax_memory.prompts.compaction import SYSTEM_PROMPT as SYSTEM_PROMPT
+from langgraph_prax_memory.prompts.compaction import compaction_messages
 from langgraph_prax_memory.stm.models import COMPACTED_TAG, StmEntry
 
 if TYPE_CHECKING:  # langchain-core is imported lazily: the scratchpad works without a model
@@ -30,12 +32,6 @@ logger = logging.getLogger(__name__)
 #: Longest slice of one entry's content copied into a deterministic summary (earlier
 #: summaries are copied whole).
 ITEM_PREVIEW_CHARS = 500
-
-SYSTEM_PROMPT = (
-    "You compact an assistant's short-term scratchpad. Summarise the entries below into one "
-    "concise note that keeps every fact, decision, identifier and open question that may still "
-    "matter; drop chatter and repetition. Answer with the summary text only."
-)
 
 
 def _one_line(text: str) -> str:
@@ -74,15 +70,11 @@ def deterministic_summary(entries: Sequence[StmEntry], *, max_chars: int) -> str
 
 
 def summary_messages(entries: Sequence[StmEntry]) -> list[BaseMessage]:
-    """The chat messages sent to the model to summarise ``entries``."""
-    from langchain_core.messages import HumanMessage, SystemMessage
+    """The chat messages sent to the model to summarise ``entries``.
 
-    listing = "\n".join(
-        f"- key={e.key!r} importance={e.importance:.2f} tags={','.join(e.tags) or '-'} "
-        f"created_at={e.to_json_dict()['created_at']}: {e.content}"
-        for e in entries
-    )
-    return [SystemMessage(SYSTEM_PROMPT), HumanMessage(f"Scratchpad entries:\n{listing}")]
+    The prompt lives in :mod:`langgraph_prax_memory.prompts.compaction`.
+    """
+    return compaction_messages(entries)
 
 
 def _model_text(content: object) -> str:
