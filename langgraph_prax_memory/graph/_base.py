@@ -20,7 +20,7 @@ import asyncio
 from abc import ABCMeta, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from langgraph_prax_memory.graph._inputs import name_map, prep_causal, prep_event
 from langgraph_prax_memory.graph._ops import (
@@ -128,6 +128,12 @@ class GraphStore(metaclass=StructuralMeta):
     @abstractmethod
     def close(self) -> None:
         """Release connections (a store passed an existing driver leaves it open)."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def merge_entity(
         self,
@@ -400,7 +406,7 @@ class AsyncGraphStore(metaclass=StructuralMeta):
         async with self._call_lock:
             return await asyncio.to_thread(fn, *args)
 
-    async def __aenter__(self) -> AsyncGraphStore:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

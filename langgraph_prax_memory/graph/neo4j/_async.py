@@ -134,6 +134,3 @@ class AsyncNeo4jGraphStore(CypherOps, AsyncGraphStore):
     async def close(self) -> None:
         """Close the driver if this store created it."""
         await self._conn.aclose()
-
-    async def __aenter__(self) -> AsyncNeo4jGraphStore:
-        return self

@@ -7,7 +7,7 @@ an op's Cypher generator (``_cypher_ops.py``) to the connection (``_connection.p
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import neo4j
@@ -49,19 +49,28 @@ def _is_langchain_graph(value: Any) -> bool:
 def connect(
     connection: object,
     driver_type: type[D],
-    factory: Any,
+    factory: Callable[..., D],
     *,
     auth: Any,
     database: str | None,
     halflife_days: float | None,
     auto_setup: bool,
-    **resilience: float | None,
+    connection_timeout: float | None,
+    max_retry_time: float | None,
+    breaker_failures: int | None,
+    breaker_cooldown: float | None,
 ) -> tuple[Neo4jConnection[D], float] | None:
     """The connection of a Neo4j graph store and its half-life (``None``: not a connection).
 
     Shared by the sync and the async store; ``driver_type`` / ``factory`` pick the driver.
     """
-    limits = Resilience.resolve(connection, **resilience)  # type: ignore[arg-type]
+    limits = Resilience.resolve(
+        connection,
+        connection_timeout=connection_timeout,
+        max_retry_time=max_retry_time,
+        breaker_failures=breaker_failures,
+        breaker_cooldown=breaker_cooldown,
+    )
     opened = open_driver(
         connection,
         auth=auth,
@@ -313,9 +322,3 @@ class Neo4jGraphStore(CypherOps, GraphStore):
     def close(self) -> None:
         """Close the driver if this store created it."""
         self._conn.close()
-
-    def __enter__(self) -> Neo4jGraphStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

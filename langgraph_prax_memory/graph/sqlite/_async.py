@@ -70,6 +70,3 @@ class AsyncSQLiteGraphStore(AsyncGraphStore):
     @halflife_days.setter
     def halflife_days(self, value: float) -> None:
         self.sync_store.halflife_days = value
-
-    async def __aenter__(self) -> AsyncSQLiteGraphStore:
-        return self

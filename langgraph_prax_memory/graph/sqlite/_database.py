@@ -24,7 +24,7 @@ from langgraph_prax_memory.graph.sqlite._sql import SCHEMA, SCHEMA_VERSION
 
 __all__ = ["SQLiteDatabase"]
 
-logger = logging.getLogger("langgraph_prax_memory.graph.sqlite._store")
+logger = logging.getLogger("langgraph_prax_memory.graph.sqlite")  # one logger for the backend
 
 
 class SQLiteDatabase:

@@ -147,12 +147,6 @@ class SQLiteGraphStore(SQLiteDatabase, GraphStore):
         self.halflife_days = check_halflife(halflife_days)
         super().__init__(path, timeout=timeout)
 
-    def __enter__(self) -> SQLiteGraphStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def run(self, op: GraphOp[T]) -> T:
         """Run one op: a write in one ``BEGIN IMMEDIATE`` transaction, a read under the lock.
 

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from langgraph_prax_memory.errors import MemoryValidationError
+from langgraph_prax_memory.errors import BackendUnavailable, MemoryValidationError
 from langgraph_prax_memory.graph import (
     AsyncGraphStore,
     AsyncSQLiteGraphStore,
@@ -118,3 +118,14 @@ def test_duck_typed_stores_pass_isinstance_as_with_a_protocol() -> None:
 def test_the_base_class_cannot_be_built_without_a_runner() -> None:
     with pytest.raises(TypeError, match="abstract"):
         GraphStore()  # type: ignore[abstract]
+
+
+async def test_both_faces_close_on_leaving_a_with_block() -> None:
+    with SQLiteGraphStore(":memory:") as store:
+        store.merge_entity("u1", "Alice")
+    with pytest.raises(BackendUnavailable, match="closed"):
+        store.stats("u1")
+    async with AsyncSQLiteGraphStore(":memory:") as astore:
+        await astore.merge_entity("u1", "Alice")
+    with pytest.raises(BackendUnavailable, match="closed"):
+        await astore.stats("u1")
