@@ -360,8 +360,9 @@ class AsyncGraphStore(metaclass=StructuralMeta):
     thread); a backend with a native async driver overrides :meth:`arun`, :meth:`setup` and
     :meth:`close` instead.
 
-    Args:
-        sync_store: The synchronous store to run in a worker thread.
+    Attributes:
+        sync_store: The synchronous store the default runner calls in a worker thread (a
+            subclass sets it in its constructor, as :class:`AsyncSQLiteGraphStore` does).
 
     Example:
         >>> import asyncio
