@@ -1,8 +1,9 @@
 """The knowledge graph: entities, bi-temporal relations, temporal events and causal links.
 
-One protocol (:class:`GraphStore`, and :class:`AsyncGraphStore` with the same method names),
-two backends: :class:`SQLiteGraphStore` (embedded default) and :class:`Neo4jGraphStore`
-(a Neo4j server through the official driver). :func:`create_graph_store` picks one from a
+One base class (:class:`GraphStore`, and its async face :class:`AsyncGraphStore` with the same
+method names) whose public methods are written once over op objects; two backends that run
+the ops: :class:`SQLiteGraphStore` (embedded default) and :class:`Neo4jGraphStore` (a Neo4j
+server through the official driver). :func:`create_graph_store` picks one from a
 :class:`~langgraph_prax_memory.config.MemoryConfig`. See ``docs/graph.md``.
 
 Example:
@@ -13,6 +14,7 @@ Example:
     ['Prax']
 """
 
+from langgraph_prax_memory.graph._base import AsyncGraphStore, GraphStore
 from langgraph_prax_memory.graph._decay import (
     DEFAULT_GRAPH_HALFLIFE_DAYS as DEFAULT_GRAPH_HALFLIFE_DAYS,
 )
@@ -30,7 +32,6 @@ from langgraph_prax_memory.graph._decay import (
     should_prune_relation,
 )
 from langgraph_prax_memory.graph._factory import create_async_graph_store, create_graph_store
-from langgraph_prax_memory.graph._protocol import AsyncGraphStore, GraphStore
 from langgraph_prax_memory.graph._types import (
     DEFAULT_ENTITY_TYPE as DEFAULT_ENTITY_TYPE,
 )
@@ -84,6 +85,7 @@ __all__ = [
 ]
 
 # used by the other packages of langgraph_prax_memory (not re-exported at the root)
-from langgraph_prax_memory.graph._common import Moment, OutageLog
+from langgraph_prax_memory.graph._inputs import Moment
+from langgraph_prax_memory.graph._outage import OutageLog
 
 __all__ += ["Moment", "OutageLog"]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from langgraph_prax_memory.config import MemoryConfig
+from langgraph_prax_memory.graph._base import AsyncGraphStore, GraphStore
 from langgraph_prax_memory.graph._decay import graph_halflife
-from langgraph_prax_memory.graph._protocol import AsyncGraphStore, GraphStore
 from langgraph_prax_memory.graph._types import Vocabulary
 
 __all__ = ["create_async_graph_store", "create_graph_store"]

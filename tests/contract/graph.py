@@ -2,13 +2,17 @@
 
 Subclass :class:`GraphStoreContract` (sync) / :class:`AsyncGraphStoreContract` (async) in a test
 module and provide a ``store`` / ``astore`` fixture that yields a fresh store. Every test works
-on its own random user ids and deletes them afterwards, so a shared server is fine.
+on its own random user ids and deletes them afterwards, so a shared server is fine. The whole
+sync contract also runs against an async face through :class:`AwaitedFace` (each call awaited
+on one event loop), so the async faces of both backends meet every rule too.
 
 SQLite runs it in ``tests/unit/graph``; the real Neo4j server in ``tests/integration/graph``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -72,6 +76,44 @@ class _Failing:
         if self.when is not None and self.when(*args, **kwargs):
             raise RuntimeError("injected fault half-way through the transaction")
         return self.original(*args, **kwargs)
+
+
+class AwaitedFace:
+    """An :class:`AsyncGraphStore` seen through the sync contract: each call awaited on ``loop``.
+
+    Fault injection (``_link_participant`` / ``_link_causal``) goes to the object that owns
+    the hooks: the wrapped sync store of a threaded face, else the async store itself.
+    """
+
+    def __init__(self, astore: AsyncGraphStore, loop: asyncio.AbstractEventLoop) -> None:
+        object.__setattr__(self, "astore", astore)
+        object.__setattr__(self, "loop", loop)
+        object.__setattr__(self, "hooks", getattr(astore, "sync_store", astore))
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            return getattr(self.hooks, name)
+        value = getattr(self.astore, name)
+        if inspect.iscoroutinefunction(value):
+            return lambda *args, **kwargs: self.loop.run_until_complete(value(*args, **kwargs))
+        return value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.hooks if name.startswith("_") else self.astore, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(self.hooks if name.startswith("_") else self.astore, name)
+
+
+def awaited(make: Callable[[], AsyncGraphStore]) -> Iterator[AwaitedFace]:
+    """A fresh async store (built by ``make`` on a new event loop), seen as a sync one."""
+    loop = asyncio.new_event_loop()
+    astore = make()
+    try:
+        yield AwaitedFace(astore, loop)
+    finally:
+        loop.run_until_complete(astore.close())
+        loop.close()
 
 
 class GraphStoreContract:

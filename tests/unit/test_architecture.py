@@ -31,14 +31,11 @@ STILL_LONG = {
     "store": "BaseStore: planning, filters, TTL and STM namespaces; filters to their module",
     "knowledge.code": "code analysis: parsing, dependencies, AST search",
     "knowledge.neo4j": "sync and async knowledge stores; the async twin is called by nobody",
-    "graph.sqlite._store": "schema, SQL and execution mixed; to database / store / sql",
     "consolidation._rules": "the rule-based extractor: same-shape pattern blocks to a table",
     "knowledge.sqlite": "the knowledge operations on SQLite, with their SQL",
     "tools": "every memory tool and its schema",
     "memory": "the facade's docstrings and its async face (to be generated from it)",
     "config": "every setting with its documentation",
-    "graph.neo4j._cypher": "the Cypher of every graph operation",
-    "graph.neo4j._store": "the Neo4j graph store and its connection handling",
 }
 #: ``namedtuple`` API, whose names start with an underscore by design.
 NAMEDTUPLE_API = {"_replace", "_asdict", "_fields", "_make"}

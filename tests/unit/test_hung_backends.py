@@ -514,7 +514,7 @@ def test_timeouts_and_breaker_settings_from_the_environment(
     assert (cfg.qdrant_connect_timeout, cfg.qdrant_read_timeout) == (0.5, 1.5)
     store = Neo4jGraphStore(cfg)
     try:
-        assert store._max_retry_time == 3.0
+        assert store.max_retry_time == 3.0
         assert (store.breaker.failures, store.breaker.cooldown) == (2, 5.0)
     finally:
         store.close()

@@ -22,9 +22,14 @@ __all__ = [
 ]
 
 # used by the other packages of langgraph_prax_memory (not re-exported at the root)
-from langgraph_prax_memory.graph.neo4j._async import arun_op
-from langgraph_prax_memory.graph.neo4j._common import translate
-from langgraph_prax_memory.graph.neo4j._cypher import Op, Query, to_entity
-from langgraph_prax_memory.graph.neo4j._store import run_op
+from langgraph_prax_memory.graph.neo4j._connection import (
+    Neo4jConnection,
+    Op,
+    Query,
+    arun_op,
+    run_op,
+    translate,
+)
+from langgraph_prax_memory.graph.neo4j._cypher_ops import to_entity
 
-__all__ += ["arun_op", "translate", "Op", "Query", "to_entity", "run_op"]
+__all__ += ["Neo4jConnection", "arun_op", "translate", "Op", "Query", "to_entity", "run_op"]

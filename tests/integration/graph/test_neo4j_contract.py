@@ -9,7 +9,7 @@ import neo4j
 import pytest
 
 from langgraph_prax_memory.graph import AsyncNeo4jGraphStore, Neo4jGraphStore
-from tests.contract.graph import AsyncGraphStoreContract, GraphStoreContract
+from tests.contract.graph import AsyncGraphStoreContract, GraphStoreContract, awaited
 
 pytestmark = pytest.mark.integration
 
@@ -39,3 +39,11 @@ class TestAsyncNeo4jContract(AsyncGraphStoreContract):
         store = AsyncNeo4jGraphStore(neo4j_server.uri, auth=neo4j_server.auth)
         yield store
         await store.close()
+
+
+class TestAsyncNeo4jFullContract(GraphStoreContract):
+    """The whole contract through the native async runner (each call awaited on one loop)."""
+
+    @pytest.fixture
+    def store(self, neo4j_server: Any) -> Iterator[Any]:
+        yield from awaited(lambda: AsyncNeo4jGraphStore(neo4j_server.uri, auth=neo4j_server.auth))

@@ -53,10 +53,10 @@ def test_down_at_start_is_backend_unavailable_quickly(caplog: pytest.LogCaptureF
 
 
 def test_down_at_start_through_the_factory() -> None:
-    config = MemoryConfig(neo4j_uri=f"bolt://127.0.0.1:{_closed_port()}")
+    config = MemoryConfig(neo4j_uri=f"bolt://127.0.0.1:{_closed_port()}", neo4j_max_retry_time=0.5)
     store = create_graph_store(config)
     assert isinstance(store, Neo4jGraphStore)
-    store._max_retry_time = 0.5
+    assert store.max_retry_time == 0.5
     with pytest.raises(BackendUnavailable):
         store.search_entities("u1", "x")
     store.close()
@@ -116,5 +116,5 @@ def test_config_credentials_and_halflife() -> None:
     )
     store = Neo4jGraphStore(config)
     assert store.halflife_days == pytest.approx(6.0)
-    assert store._database == "graphdb"
+    assert store.database == "graphdb"
     store.close()

@@ -123,11 +123,11 @@ def test_unopenable_path_is_unavailable(tmp_path: Path) -> None:
 
 
 def test_neighbourhood_query_uses_indexes() -> None:
-    from langgraph_prax_memory.graph.sqlite._store import _NEIGHBOURS
+    from langgraph_prax_memory.graph.sqlite._sql import NEIGHBOURS
 
     store = SQLiteGraphStore(":memory:")
     plan = store._conn.execute(
-        "EXPLAIN QUERY PLAN " + _NEIGHBOURS,
+        "EXPLAIN QUERY PLAN " + NEIGHBOURS,
         {"start": "x", "hops": 2, "limit": 5, "user_id": "u1"},
     ).fetchall()
     details = " ".join(str(row[-1]) for row in plan)
@@ -155,13 +155,13 @@ async def test_async_wrapper_runs_off_the_loop(tmp_path: Path) -> None:
     store = AsyncSQLiteGraphStore(tmp_path / "g.sqlite3")
     loop_thread = threading.get_ident()
     seen: list[int] = []
-    original = store.sync_store.merge_entity
+    original = store.sync_store.run
 
     def spy(*args: object, **kwargs: object) -> object:
         seen.append(threading.get_ident())
         return original(*args, **kwargs)  # type: ignore[arg-type]
 
-    store.sync_store.merge_entity = spy  # type: ignore[method-assign,assignment]
+    store.sync_store.run = spy  # type: ignore[method-assign,assignment]
     await asyncio.gather(*(store.merge_entity("u1", "Alice", now=T0) for _ in range(10)))
     assert seen and all(ident != loop_thread for ident in seen)
     got = await store.get_entity("u1", "alice")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from langgraph_prax_memory.graph import AsyncSQLiteGraphStore, SQLiteGraphStore
-from tests.contract.graph import AsyncGraphStoreContract, GraphStoreContract
+from tests.contract.graph import AsyncGraphStoreContract, GraphStoreContract, awaited
 
 
 class TestSQLiteFileContract(GraphStoreContract):
@@ -33,3 +34,11 @@ class TestAsyncSQLiteContract(AsyncGraphStoreContract):
         store = AsyncSQLiteGraphStore(tmp_path / "graph.sqlite3")
         yield store
         await store.close()
+
+
+class TestAsyncSQLiteFullContract(GraphStoreContract):
+    """The whole contract through the async face (the generic one: a worker thread per call)."""
+
+    @pytest.fixture
+    def store(self, tmp_path: Path) -> Iterator[Any]:
+        yield from awaited(lambda: AsyncSQLiteGraphStore(tmp_path / "graph.sqlite3"))

@@ -1,14 +1,14 @@
-"""Argument checking and normalisation shared by every backend.
+"""The checked, normalised inputs of the graph operations, and the checks that make them.
 
-Each public method of a store turns its arguments into one of the frozen ``*In`` records
-below *before* touching the database, so bad input never reaches a query and both backends
-see exactly the same normalised values (canonical names, ids, UTC times, epoch seconds).
+Each public method of a store turns its arguments into these frozen records (inside the op
+objects of ``_ops.py``) *before* touching the database, so bad input never reaches a query and
+every backend sees exactly the same normalised values (canonical names, ids, UTC times, epoch
+seconds).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -329,37 +329,3 @@ def name_map(user_id: str, names: Iterable[str]) -> dict[str, str]:
     if isinstance(names, str):
         raise MemoryValidationError("pass a list of entity names, not a single string")
     return {name: entity_id(user_id, name) for name in names}
-
-
-class OutageLog:
-    """Logs a backend outage once (a warning), then quietly until the backend answers again."""
-
-    def __init__(self, logger: logging.Logger, backend: str) -> None:
-        self._logger = logger
-        self._backend = backend
-        self._down = False
-
-    @property
-    def down(self) -> bool:
-        """Whether the last call failed because the backend was unavailable."""
-        return self._down
-
-    def failed(self, exc: BaseException) -> None:
-        """Record a failed call: a warning the first time, debug afterwards."""
-        if self._down:
-            self._logger.debug("%s still unavailable: %s", self._backend, exc)
-        else:
-            self._down = True
-            self._logger.warning(
-                "%s is unavailable (%s: %s); graph calls raise BackendUnavailable until it "
-                "answers again",
-                self._backend,
-                type(exc).__name__,
-                exc,
-            )
-
-    def ok(self) -> None:
-        """Record a successful call (the next outage is logged again)."""
-        if self._down:
-            self._down = False
-            self._logger.info("%s is reachable again", self._backend)
