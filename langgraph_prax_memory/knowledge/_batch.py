@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from langgraph_prax_memory.errors import MemoryValidationError
-from langgraph_prax_memory.knowledge._common import PreparedBatch, prepare_batch
+from langgraph_prax_memory.knowledge._rows import PreparedBatch, prepare_batch
 from langgraph_prax_memory.knowledge.models import (
     ConceptInput,
     DocumentInput,

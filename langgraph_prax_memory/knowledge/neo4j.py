@@ -37,21 +37,20 @@ from langgraph_prax_memory.graph.neo4j import Op, Query, to_entity, translate
 from langgraph_prax_memory.graph.neo4j import arun_op as _arun_op
 from langgraph_prax_memory.graph.neo4j import run_op as _run_op
 from langgraph_prax_memory.knowledge._batch import BatchWriter
-from langgraph_prax_memory.knowledge._common import (
+from langgraph_prax_memory.knowledge._rows import (
     PreparedBatch,
     check_direction,
     document_row,
     dump_json,
-    exact_key,
     load_json,
     merge_concept_row,
     merge_relation_row,
     prepare_batch,
-    search_terms,
     to_concept,
     to_document,
     to_relation,
 )
+from langgraph_prax_memory.knowledge._terms import exact_key, search_terms
 from langgraph_prax_memory.knowledge.models import (
     ConceptHit,
     ConceptInput,

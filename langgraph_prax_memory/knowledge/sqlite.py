@@ -30,21 +30,20 @@ from langgraph_prax_memory._validation import check_limit, check_user_id
 from langgraph_prax_memory.errors import BackendUnavailable
 from langgraph_prax_memory.graph import Entity, Moment, SQLiteGraphStore
 from langgraph_prax_memory.knowledge._batch import BatchWriter
-from langgraph_prax_memory.knowledge._common import (
+from langgraph_prax_memory.knowledge._rows import (
     PreparedBatch,
     check_direction,
     chunked,
     document_row,
     dump_json,
-    exact_key,
     load_json,
     merge_concept_row,
     merge_relation_row,
-    search_terms,
     to_concept,
     to_document,
     to_relation,
 )
+from langgraph_prax_memory.knowledge._terms import exact_key, search_terms
 from langgraph_prax_memory.knowledge.models import (
     ConceptHit,
     ConceptInput,

@@ -19,7 +19,8 @@ MODULES = [
     "langgraph_prax_memory.knowledge.sqlite",
     "langgraph_prax_memory.knowledge.tools",
     "langgraph_prax_memory.knowledge.vectors",
-    "langgraph_prax_memory.knowledge._common",
+    "langgraph_prax_memory.knowledge._async",
+    "langgraph_prax_memory.knowledge._terms",
 ]
 
 

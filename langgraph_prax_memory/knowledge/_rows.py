@@ -1,6 +1,7 @@
-"""Normalisation and merge rules shared by the SQLite and Neo4j knowledge stores.
+"""Knowledge rows: a write validated, merged with the stored row, decoded into a record.
 
-Every write is turned into a :class:`PreparedBatch` before any query runs, so bad input never
+The normalisation and merge rules shared by the SQLite and Neo4j knowledge stores. Every
+write is turned into a :class:`PreparedBatch` before any query runs, so bad input never
 reaches a backend, and both backends apply the *same* merge functions to the rows they read
 back (:func:`merge_concept_row`, :func:`merge_relation_row`). Rows are plain dicts: ISO times
 plus epoch seconds, ``tags`` a list, ``properties`` a dict (each backend encodes them).
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -47,69 +47,6 @@ DEFAULT_IMPORTANCE = 0.5
 MAX_PROPERTIES_CHARS = 100_000
 MAX_EVIDENCE_CHARS = 4_000
 MAX_BATCH = 50_000
-_WORD = re.compile(r"[^\W_][\w.\-+#]*", re.UNICODE)
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "say",
-        "says",
-        "that",
-        "the",
-        "their",
-        "them",
-        "this",
-        "to",
-        "was",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "with",
-        "you",
-        "your",
-        "about",
-        "into",
-        "than",
-        "then",
-        "there",
-        "these",
-        "those",
-        "do",
-        "did",
-        "know",
-        "tell",
-        "show",
-    ]
-)
-MAX_SEARCH_TERMS = 8
 
 
 def dump_json(value: Mapping[str, Any], *, what: str = "properties") -> str:
@@ -501,56 +438,6 @@ def _dt(value: Any) -> datetime:
     if isinstance(value, datetime):
         return value
     return datetime.fromisoformat(str(value))
-
-
-def _singular(word: str) -> str | None:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("ses", "xes", "ches", "shes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return None
-
-
-def search_terms(query: str) -> list[list[str]]:
-    """The keyword arm's terms: each a list of lower-case variants (any one matching counts).
-
-    The whole phrase (when it has several words) is one term, then each non-stop-word token
-    with its singular form and its ``-``/``_``-to-space form; at most 8 terms.
-
-    Example:
-        >>> search_terms("How do attention heads work?")
-        [['attention heads work'], ['attention'], ['heads', 'head'], ['work']]
-    """
-    text = query.lower().strip()
-    words = [w.strip(".-") for w in _WORD.findall(text)]
-    words = [w for w in words if w and (len(w) > 1 or w.isdigit()) and w not in _STOPWORDS]
-    terms: list[list[str]] = []
-    if len(words) > 1:
-        terms.append([" ".join(words)[:200]])
-    seen: set[str] = set()
-    for word in words:
-        if word in seen:
-            continue
-        seen.add(word)
-        variants = [word[:200]]
-        single = _singular(word)
-        if single:
-            variants.append(single)
-        if "-" in word or "_" in word:
-            variants.append(re.sub(r"[-_]+", " ", word))
-        terms.append(variants)
-        if len(terms) >= MAX_SEARCH_TERMS:
-            break
-    if not terms and text:
-        terms.append([text[:200]])
-    return terms
-
-
-def exact_key(query: str) -> str:
-    """The query as a canonical concept name (for the exact-name tie-break)."""
-    return " ".join(query.split()).lower()[:512]
 
 
 def check_direction(direction: object) -> str:
