@@ -17,7 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph_prax_memory._parts import HasParts, MemoryParts
 from langgraph_prax_memory._progress import ProgressCallback
 from langgraph_prax_memory.knowledge import okf as okf_mod
-from langgraph_prax_memory.knowledge._protocol import KnowledgeStore
+from langgraph_prax_memory.knowledge._store import KnowledgeStore
 from langgraph_prax_memory.knowledge.base import KnowledgeBase
 from langgraph_prax_memory.knowledge.documents import DEFAULT_CHUNK_CHARS
 from langgraph_prax_memory.knowledge.extract import ConceptExtractor

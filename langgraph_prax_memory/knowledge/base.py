@@ -27,8 +27,8 @@ from langgraph_prax_memory.graph import (
 )
 from langgraph_prax_memory.knowledge import code as code_mod
 from langgraph_prax_memory.knowledge import okf as okf_mod
-from langgraph_prax_memory.knowledge._protocol import KnowledgeStore
 from langgraph_prax_memory.knowledge._rows import prepare_batch
+from langgraph_prax_memory.knowledge._store import KnowledgeStore
 from langgraph_prax_memory.knowledge._terms import exact_key
 from langgraph_prax_memory.knowledge.documents import (
     DEFAULT_CHUNK_CHARS,

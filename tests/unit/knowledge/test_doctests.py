@@ -9,7 +9,7 @@ import pytest
 
 MODULES = [
     "langgraph_prax_memory.knowledge",
-    "langgraph_prax_memory.knowledge._protocol",
+    "langgraph_prax_memory.knowledge._store",
     "langgraph_prax_memory.knowledge.base",
     "langgraph_prax_memory.knowledge.code",
     "langgraph_prax_memory.knowledge.documents",
