@@ -257,10 +257,9 @@ def callers(pattern: str) -> set[str]:
 
 def test_one_write_path_for_long_term_memories() -> None:
     # the vector stores' own module defines upsert; the long-term memory is its one caller,
-    # and knowledge concepts (their own collection) go through KnowledgeVectors
+    # for memories and for knowledge concepts (their own collection) alike
     assert callers(r"\.upsert\(") - {f"{ROOT}.vectors._store", f"{ROOT}.vectors._edge"} == {
-        f"{ROOT}.ltm",
-        f"{ROOT}.knowledge.vectors",
+        f"{ROOT}.ltm"
     }
 
 
@@ -273,10 +272,11 @@ def test_one_ranked_search_path_for_long_term_memories() -> None:
     assert {f"{ROOT}.{d}" for d in doors} <= ranked
     arms = callers(r"\.search_dense\(|\.search_sparse\(|\.search_hybrid\(")
     arms -= {f"{ROOT}.vectors._store", f"{ROOT}.vectors._edge"}
-    # consolidation's lookups are not rankings: superseded-fact candidates, near-duplicates
+    # consolidation's lookups are not rankings: superseded-fact candidates, near-duplicates;
+    # knowledge concepts are searched by the long-term memory's search_texts
     assert arms == {
         f"{ROOT}.retrieval._recaller",
         f"{ROOT}.consolidation._supersession",
         f"{ROOT}.consolidation._write",
-        f"{ROOT}.knowledge.vectors",
+        f"{ROOT}.ltm",
     }
