@@ -26,11 +26,13 @@ from langgraph_prax_memory.knowledge._rows import (
     document_row,
     dump_json,
     load_json,
-    merge_concept_row,
-    merge_relation_row,
+    merge_concepts,
+    merge_relations,
+    namespace_infos,
     to_concept,
     to_document,
     to_relation,
+    write_result,
 )
 from langgraph_prax_memory.knowledge.models import (
     ConceptHit,
@@ -284,13 +286,7 @@ class KnowledgeOps:
         uid = batch.user_id
         rows = yield Query(_GET_CONCEPTS, {"ids": batch.concept_ids, "user_id": uid})
         existing = {r["c"]["id"]: _concept(r["c"]) for r in rows}
-        final: dict[str, dict[str, Any]] = {}
-        written = []
-        for c in batch.concepts:
-            row = merge_concept_row(existing.get(c.id), c, batch)
-            if row is not None:
-                written.append(row)
-            final[c.id] = row if row is not None else existing[c.id]
+        written, final = merge_concepts(batch, existing)
         if written:
             yield Query(_UPSERT_CONCEPTS, {"rows": [_encode(r) for r in written]})
         rel_rows: list[dict[str, Any]] = []
@@ -298,9 +294,7 @@ class KnowledgeOps:
             ids = [r.id for r in batch.relations]
             found = yield Query(_GET_RELATIONS_BY_ID, {"ids": ids, "user_id": uid})
             rel_existing = {r["r"]["id"]: dict(r["r"]) for r in found}
-            rel_rows = [
-                merge_relation_row(rel_existing.get(r.id), r, batch) for r in batch.relations
-            ]
+            rel_rows = merge_relations(batch, rel_existing)
             yield Query(_UPSERT_RELATIONS, {"rows": rel_rows, "user_id": uid})
         doc = None
         drow = document_row(batch)
@@ -310,14 +304,7 @@ class KnowledgeOps:
             ids = [c.id for c in batch.concepts if not c.placeholder]
             if ids:
                 yield Query(_LINK_DOCUMENT, {"doc_id": drow["id"], "ids": ids, "user_id": uid})
-        names = {cid: row["name"] for cid, row in final.items()}
-        return WriteResult(
-            concepts=[to_concept(final[c.id]) for c in batch.concepts if not c.placeholder],
-            relations=[
-                to_relation(r, names[r["source_id"]], names[r["target_id"]]) for r in rel_rows
-            ],
-            document=doc,
-        )
+        return write_result(batch, final, rel_rows, doc)
 
     @staticmethod
     def op_get_concepts(user_id: str, ids: list[str]) -> Op[list[KnowledgeConcept]]:
@@ -397,15 +384,7 @@ class KnowledgeOps:
             rows = yield Query(text, {"user_id": user_id})
             for r in rows:
                 counts.setdefault(r["ns"], {})[field] = int(r["n"])
-        return [
-            NamespaceInfo(
-                namespace=ns,
-                concepts=c.get("concepts", 0),
-                relations=c.get("relations", 0),
-                documents=c.get("documents", 0),
-            )
-            for ns, c in sorted(counts.items())
-        ]
+        return namespace_infos(counts)
 
     @staticmethod
     def op_stats(user_id: str, ns: str | None) -> Op[KnowledgeStats]:

@@ -32,7 +32,9 @@ from langgraph_prax_memory.knowledge.models import (
     KnowledgeConcept,
     KnowledgeDocument,
     KnowledgeRelation,
+    NamespaceInfo,
     RelationInput,
+    WriteResult,
     canonical_concept_name,
     check_kind,
     check_namespace,
@@ -358,6 +360,57 @@ def merge_relation_row(
     if now.ts > row["updated_at_ts"]:
         row["updated_at"], row["updated_at_ts"] = now.iso, now.ts
     return row
+
+
+def merge_concepts(
+    batch: PreparedBatch, existing: Mapping[str, dict[str, Any]]
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """``(rows to write, every concept's final row)`` for the batch, given the stored rows."""
+    written: list[dict[str, Any]] = []
+    final: dict[str, dict[str, Any]] = {}
+    for c in batch.concepts:
+        row = merge_concept_row(existing.get(c.id), c, batch)
+        if row is not None:
+            written.append(row)
+        final[c.id] = row if row is not None else dict(existing[c.id])
+    return written, final
+
+
+def merge_relations(
+    batch: PreparedBatch, existing: Mapping[str, Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The rows to write for the batch's relations, given the stored ones."""
+    return [merge_relation_row(existing.get(r.id), r, batch) for r in batch.relations]
+
+
+def write_result(
+    batch: PreparedBatch,
+    final: Mapping[str, Mapping[str, Any]],
+    relation_rows: Sequence[Mapping[str, Any]],
+    document: KnowledgeDocument | None,
+) -> WriteResult:
+    """What a batch write returns: its concepts (placeholders left out), relations, document."""
+    names = {cid: row["name"] for cid, row in final.items()}
+    return WriteResult(
+        concepts=[to_concept(final[c.id]) for c in batch.concepts if not c.placeholder],
+        relations=[
+            to_relation(r, names[r["source_id"]], names[r["target_id"]]) for r in relation_rows
+        ],
+        document=document,
+    )
+
+
+def namespace_infos(counts: Mapping[str, Mapping[str, int]]) -> list[NamespaceInfo]:
+    """:class:`NamespaceInfo` records by name from ``{namespace: {field: count}}``."""
+    return [
+        NamespaceInfo(
+            namespace=ns,
+            concepts=c.get("concepts", 0),
+            relations=c.get("relations", 0),
+            documents=c.get("documents", 0),
+        )
+        for ns, c in sorted(counts.items())
+    ]
 
 
 def document_row(batch: PreparedBatch) -> dict[str, Any] | None:

@@ -28,11 +28,13 @@ from langgraph_prax_memory.knowledge._rows import (
     document_row,
     dump_json,
     load_json,
-    merge_concept_row,
-    merge_relation_row,
+    merge_concepts,
+    merge_relations,
+    namespace_infos,
     to_concept,
     to_document,
     to_relation,
+    write_result,
 )
 from langgraph_prax_memory.knowledge.models import (
     ConceptHit,
@@ -240,13 +242,7 @@ def _write(db: SQLiteGraphStore, op: _ops.WriteBatch) -> WriteResult:
             return conn.execute(sql, params).fetchall()
 
         existing = _concepts_by_id(read, batch.user_id, batch.concept_ids)
-        written: list[dict[str, Any]] = []
-        final: dict[str, dict[str, Any]] = {}
-        for c in batch.concepts:
-            row = merge_concept_row(existing.get(c.id), c, batch)
-            if row is not None:
-                written.append(row)
-            final[c.id] = row if row is not None else existing[c.id]
+        written, final = merge_concepts(batch, existing)
         conn.executemany(_UPSERT_CONCEPT, [_encode_concept(r) for r in written])
         rel_existing: dict[str, dict[str, Any]] = {}
         for ids in chunked([r.id for r in batch.relations]):
@@ -256,7 +252,7 @@ def _write(db: SQLiteGraphStore, op: _ops.WriteBatch) -> WriteResult:
                 [batch.user_id, *ids],
             )
             rel_existing.update((r["id"], dict(r)) for r in rows)
-        rel_rows = [merge_relation_row(rel_existing.get(r.id), r, batch) for r in batch.relations]
+        rel_rows = merge_relations(batch, rel_existing)
         conn.executemany(_UPSERT_RELATION, rel_rows)
         doc = None
         drow = document_row(batch)
@@ -271,12 +267,7 @@ def _write(db: SQLiteGraphStore, op: _ops.WriteBatch) -> WriteResult:
                 f"SELECT {_DOC_COLS} FROM knowledge_documents d WHERE d.id = ?", (drow["id"],)
             ).fetchone()
             doc = _doc(stored)
-    names = {cid: row["name"] for cid, row in final.items()}
-    return WriteResult(
-        concepts=[to_concept(final[c.id]) for c in batch.concepts if not c.placeholder],
-        relations=[to_relation(r, names[r["source_id"]], names[r["target_id"]]) for r in rel_rows],
-        document=doc,
-    )
+    return write_result(batch, final, rel_rows, doc)
 
 
 def _get_concepts(db: SQLiteGraphStore, op: _ops.GetConcepts) -> list[KnowledgeConcept]:
@@ -391,15 +382,7 @@ def _namespaces(db: SQLiteGraphStore, op: _ops.Namespaces) -> list[NamespaceInfo
         )
         for r in rows:
             counts.setdefault(r["namespace"], {})[field] = int(r["n"])
-    return [
-        NamespaceInfo(
-            namespace=ns,
-            concepts=c.get("concepts", 0),
-            relations=c.get("relations", 0),
-            documents=c.get("documents", 0),
-        )
-        for ns, c in sorted(counts.items())
-    ]
+    return namespace_infos(counts)
 
 
 def _counts(conn: sqlite3.Connection, user_id: str, namespace: str | None) -> KnowledgeStats:
