@@ -194,22 +194,64 @@ class LongTermMemory:
         records: Sequence[VectorRecord],
         *,
         chunk_size: int | None = _UPSERT_CHUNK,
+        into: QdrantVectorStore | None = None,
     ) -> list[str]:
         """Upsert records built elsewhere (the LangGraph store's items), in chunks.
 
         The one place long-term points are inserted; :meth:`remember_many` ends here too.
         ``chunk_size=None`` sends them in one request (the store's batch: it is refused as a
-        whole when one of its points belongs to another tenant).
+        whole when one of its points belongs to another tenant); ``into``: another collection.
 
         Raises:
             MemoryWriteError: Qdrant did not take a chunk (the chunks before it are stored).
         """
-        store = self.store()
+        store = into or self.store()
         size = chunk_size or max(1, len(records))
         written: list[str] = []
         for start in range(0, len(records), size):
             written.extend(store.upsert(user_id, records[start : start + size]))
         return written
+
+    def open_collection(self, name: str) -> QdrantVectorStore:
+        """A store on another collection: same client, breaker and width (knowledge concepts)."""
+        main = self.store()
+        return QdrantVectorStore(
+            main.client, collection=name, dimension=self.dense.dimension, breaker=main.breaker
+        )
+
+    def _dense_or_pending(self, texts: list[str], what: str) -> list[list[float]] | None:
+        try:
+            return self.dense.embed_documents(texts)
+        except EmbeddingError as exc:
+            logger.warning("storing %s without dense vectors: %s", what, exc)
+            return None
+
+    def write_texts(
+        self, store: QdrantVectorStore, user_id: str, points: Sequence[tuple[str, str, Any]]
+    ) -> list[str]:
+        """Embed (dense, else sparse alone: ``dense_pending``) and :meth:`write` into ``store``."""
+        texts = [text for _, text, _ in points]
+        dense = self._dense_or_pending(texts, f"{len(texts)} point(s) of {store.collection}")
+        sparse = self.sparse.embed_documents(texts)
+        records = [
+            VectorRecord(
+                pid, {**payload, "dense_pending": not dense}, dense[i] if dense else None, v
+            )
+            for i, ((pid, _, payload), v) in enumerate(zip(points, sparse, strict=True))
+        ]
+        return self.write(user_id, records, into=store)
+
+    def search_texts(
+        self, store: QdrantVectorStore, user_id: str, query: str, *, limit: int, flt: Any = None
+    ) -> list[StoredPoint]:
+        """Dense + sparse search of ``store``'s collection fused by RRF (dense may fail)."""
+        try:
+            dense: list[float] | None = self.dense.embed_query(query)
+        except EmbeddingError as exc:
+            logger.warning("query embedding failed (%s); searching sparse only", exc)
+            dense = None
+        sparse = self.sparse.embed_query(query)
+        return store.search_hybrid(user_id, dense, sparse, limit=limit, flt=flt)
 
     def _open(self, client: VectorClient | None = None) -> QdrantVectorStore:
         with self._opening:
@@ -296,13 +338,7 @@ class LongTermMemory:
             return []
         ids, todo, alias = self._dedupe(user_id, prepared, store)
         if todo:
-            try:
-                dense: list[list[float]] | None = self.dense.embed_documents(
-                    [p.text for _, p in todo]
-                )
-            except EmbeddingError as exc:
-                logger.warning("storing %d memories without dense vectors: %s", len(todo), exc)
-                dense = None
+            dense = self._dense_or_pending([p.text for _, p in todo], f"{len(todo)} memories")
             ns = ltm_namespace(user_id)
             previous = {
                 p.id: p

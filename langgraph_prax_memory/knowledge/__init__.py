@@ -22,7 +22,7 @@ Example:
 """
 
 from langgraph_prax_memory.knowledge._async import AsyncKnowledgeBase
-from langgraph_prax_memory.knowledge._protocol import AsyncKnowledgeStore, KnowledgeStore
+from langgraph_prax_memory.knowledge._store import AsyncKnowledgeStore, KnowledgeStore
 from langgraph_prax_memory.knowledge.base import KnowledgeBase, create_knowledge_store
 from langgraph_prax_memory.knowledge.code import (
     DependencyReport,

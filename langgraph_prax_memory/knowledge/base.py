@@ -27,8 +27,9 @@ from langgraph_prax_memory.graph import (
 )
 from langgraph_prax_memory.knowledge import code as code_mod
 from langgraph_prax_memory.knowledge import okf as okf_mod
-from langgraph_prax_memory.knowledge._common import exact_key, prepare_batch
-from langgraph_prax_memory.knowledge._protocol import KnowledgeStore
+from langgraph_prax_memory.knowledge._rows import prepare_batch
+from langgraph_prax_memory.knowledge._store import KnowledgeStore
+from langgraph_prax_memory.knowledge._terms import exact_key
 from langgraph_prax_memory.knowledge.documents import (
     DEFAULT_CHUNK_CHARS,
     chunk_text,
@@ -58,9 +59,8 @@ from langgraph_prax_memory.knowledge.models import (
 )
 from langgraph_prax_memory.knowledge.neo4j import Neo4jKnowledgeStore
 from langgraph_prax_memory.knowledge.sqlite import SQLiteKnowledgeStore
-from langgraph_prax_memory.knowledge.vectors import KNOWLEDGE_COLLECTION, KnowledgeVectors
+from langgraph_prax_memory.knowledge.vectors import KnowledgeVectors
 from langgraph_prax_memory.retrieval import fuse
-from langgraph_prax_memory.vectors import QdrantVectorStore
 
 __all__ = ["KnowledgeBase", "create_knowledge_store"]
 
@@ -144,14 +144,8 @@ class KnowledgeBase:
         self.vectors: KnowledgeVectors | None = None
         if hybrid:
             try:
-                qstore = QdrantVectorStore(
-                    parts.ltm.vectors.client,
-                    collection=KNOWLEDGE_COLLECTION,
-                    dimension=parts.ltm.embeddings.dimension,
-                    breaker=parts.ltm.vectors.breaker,  # one breaker per Qdrant server
-                )
-                ltm = parts.ltm
-                self.vectors = KnowledgeVectors(qstore, ltm.embeddings, ltm.sparse_encoder)
+                # the long-term memory's client and breaker, write path and hybrid search
+                self.vectors = KnowledgeVectors(parts.ltm)
             except BackendUnavailable as exc:
                 logger.warning("knowledge search is keyword-only: %s", exc)
 

@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from langgraph_prax_memory._validation import check_user_id, to_utc, utcnow
 from langgraph_prax_memory.errors import MemoryValidationError, PraxMemoryError
 from langgraph_prax_memory.graph import entity_id
-from langgraph_prax_memory.knowledge._protocol import KnowledgeStore
+from langgraph_prax_memory.knowledge._store import KnowledgeStore
 from langgraph_prax_memory.knowledge.models import (
     ConceptInput,
     DocumentInput,

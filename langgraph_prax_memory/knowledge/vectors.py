@@ -4,7 +4,9 @@ One point per concept (point id = concept id), with the memory's named dense + s
 and a payload of ``user_id`` (the mandatory filter), ``namespace``, ``name``, ``kind``,
 ``importance`` and the embedded text. It lives beside ``prax_memories`` on the *same* Qdrant
 client (local mode allows one client per folder), never in it, so memory recall cannot return
-a concept.
+a concept. Writes and searches go through the long-term memory's write path and hybrid
+search (:class:`~langgraph_prax_memory.ltm.LongTermMemory`), the one caller of the vector
+store's upsert and search.
 """
 
 from __future__ import annotations
@@ -13,14 +15,13 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from langchain_core.embeddings import Embeddings
 from qdrant_client import models
 
 from langgraph_prax_memory._validation import check_user_id
-from langgraph_prax_memory.embeddings import SparseTFEncoder
 from langgraph_prax_memory.errors import BackendUnavailable, MemoryWriteError
 from langgraph_prax_memory.knowledge.models import KnowledgeConcept, check_namespace
-from langgraph_prax_memory.vectors import QdrantVectorStore, VectorRecord, user_filter
+from langgraph_prax_memory.ltm import LongTermMemory
+from langgraph_prax_memory.vectors import QdrantVectorStore, user_filter
 
 __all__ = ["KnowledgeVectors", "concept_text"]
 
@@ -28,7 +29,6 @@ logger = logging.getLogger(__name__)
 
 #: The collection of concept embeddings (the seed's name).
 KNOWLEDGE_COLLECTION = "prax_knowledge_concepts"
-_UPSERT_CHUNK = 256
 
 
 def concept_text(concept: KnowledgeConcept) -> str:
@@ -55,20 +55,24 @@ class VectorHit:
 class KnowledgeVectors:
     """Index and search concept embeddings (dense + sparse, fused by Qdrant's RRF).
 
+    The vectors are written and searched by the long-term memory's one write path and one
+    hybrid search (:meth:`LongTermMemory.write_texts`, :meth:`LongTermMemory.search_texts`),
+    on its own collection ``prax_knowledge_concepts`` of the memory's Qdrant client.
+
     Args:
-        store: A :class:`~langgraph_prax_memory.vectors.QdrantVectorStore` on the collection
-            ``prax_knowledge_concepts`` (sharing the memory's client).
-        dense: The dense embedder (the memory's, with its cache and fallbacks).
-        sparse: The sparse TF encoder.
+        ltm: The long-term memory whose client, breaker and embedders to share.
+        collection: The collection of concept vectors.
+
+    Raises:
+        BackendUnavailable: Long-term memory is disabled.
 
     Example:
         >>> from datetime import UTC, datetime
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> from qdrant_client import QdrantClient
-        >>> store = QdrantVectorStore(
-        ...     QdrantClient(":memory:"), collection=KNOWLEDGE_COLLECTION, dimension=16
-        ... )
-        >>> vecs = KnowledgeVectors(store, DeterministicFakeEmbedding(size=16), SparseTFEncoder())
+        >>> import tempfile
+        >>> from langgraph_prax_memory import MemoryConfig
+        >>> from langgraph_prax_memory.ltm import LongTermMemory
+        >>> ltm = LongTermMemory(MemoryConfig(qdrant_url=":memory:", data_dir=tempfile.mkdtemp()))
+        >>> vecs = KnowledgeVectors(ltm)
         >>> t = datetime(2026, 1, 1, tzinfo=UTC)
         >>> c = KnowledgeConcept(id="5b0d6c1e-0000-5000-8000-000000000001", user_id="u1",
         ...     namespace="docs", name="qdrant", display_name="Qdrant", created_at=t, updated_at=t)
@@ -76,14 +80,15 @@ class KnowledgeVectors:
         1
         >>> [h.concept_id for h in vecs.search("u1", "Qdrant")] == [c.id]
         True
+        >>> ltm.recall_detailed("u1", "Qdrant").hits  # memory recall never sees a concept
+        []
+        >>> ltm.close()
     """
 
-    def __init__(
-        self, store: QdrantVectorStore, dense: Embeddings, sparse: SparseTFEncoder
-    ) -> None:
-        self.store = store
-        self.dense = dense
-        self.sparse = sparse
+    def __init__(self, ltm: LongTermMemory, *, collection: str = KNOWLEDGE_COLLECTION) -> None:
+        self.ltm = ltm
+        #: The vector store on the concepts' collection (same client and breaker as memory).
+        self.store: QdrantVectorStore = ltm.open_collection(collection)
 
     def ensure(self) -> None:
         """Create the collection (and a ``namespace`` index on a server)."""
@@ -109,37 +114,20 @@ class KnowledgeVectors:
         if not mine:
             return 0
         self.ensure()
-        written = 0
-        for start in range(0, len(mine), _UPSERT_CHUNK):
-            part = mine[start : start + _UPSERT_CHUNK]
-            texts = [concept_text(c) for c in part]
-            dense: list[list[float]] | None
-            try:
-                dense = self.dense.embed_documents(texts)
-            except Exception as exc:
-                logger.warning("concept embeddings failed (%s); indexing sparse only", exc)
-                dense = None
-            sparse = self.sparse.embed_documents(texts)
-            records = [
-                VectorRecord(
-                    c.id,
-                    {
-                        "user_id": user_id,
-                        "namespace": c.namespace,
-                        "concept_id": c.id,
-                        "name": c.name,
-                        "kind": c.kind,
-                        "importance": c.importance,
-                        "content": texts[i],
-                        "dense_pending": dense is None,
-                    },
-                    dense[i] if dense is not None else None,
-                    sparse[i],
-                )
-                for i, c in enumerate(part)
-            ]
-            written += len(self.store.upsert(user_id, records))
-        return written
+        points = []
+        for c in mine:
+            text = concept_text(c)
+            payload = {
+                "user_id": user_id,
+                "namespace": c.namespace,
+                "concept_id": c.id,
+                "name": c.name,
+                "kind": c.kind,
+                "importance": c.importance,
+                "content": text,
+            }
+            points.append((c.id, text, payload))
+        return len(self.ltm.write_texts(self.store, user_id, points))
 
     def search(
         self, user_id: str, query: str, *, namespace: str | None = None, limit: int = 20
@@ -157,13 +145,7 @@ class KnowledgeVectors:
                 )
             )
         flt = user_filter(user_id, *extra)
-        try:
-            dense: list[float] | None = self.dense.embed_query(query)
-        except Exception as exc:
-            logger.warning("query embedding failed (%s); semantic arm uses sparse only", exc)
-            dense = None
-        sparse = self.sparse.embed_query(query)
-        points = self.store.search_hybrid(user_id, dense, sparse, limit=limit, flt=flt)
+        points = self.ltm.search_texts(self.store, user_id, query, limit=limit, flt=flt)
         return [VectorHit(str(p.payload.get("concept_id", p.id)), p.score or 0.0) for p in points]
 
     def delete_namespace(self, user_id: str, namespace: str) -> None:

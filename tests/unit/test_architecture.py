@@ -30,9 +30,7 @@ STILL_LONG = {
     "cli": "one function per command; split by command group",
     "store": "BaseStore: planning, filters, TTL and STM namespaces; filters to their module",
     "knowledge.code": "code analysis: parsing, dependencies, AST search",
-    "knowledge.neo4j": "sync and async knowledge stores; the async twin is called by nobody",
     "consolidation._rules": "the rule-based extractor: same-shape pattern blocks to a table",
-    "knowledge.sqlite": "the knowledge operations on SQLite, with their SQL",
     "tools": "every memory tool and its schema",
     "memory": "the facade's docstrings and its async face (to be generated from it)",
     "config": "every setting with its documentation",
@@ -256,10 +254,9 @@ def callers(pattern: str) -> set[str]:
 
 def test_one_write_path_for_long_term_memories() -> None:
     # the vector stores' own module defines upsert; the long-term memory is its one caller,
-    # and knowledge concepts (their own collection) go through KnowledgeVectors
+    # for memories and for knowledge concepts (their own collection) alike
     assert callers(r"\.upsert\(") - {f"{ROOT}.vectors._store", f"{ROOT}.vectors._edge"} == {
-        f"{ROOT}.ltm",
-        f"{ROOT}.knowledge.vectors",
+        f"{ROOT}.ltm"
     }
 
 
@@ -272,10 +269,11 @@ def test_one_ranked_search_path_for_long_term_memories() -> None:
     assert {f"{ROOT}.{d}" for d in doors} <= ranked
     arms = callers(r"\.search_dense\(|\.search_sparse\(|\.search_hybrid\(")
     arms -= {f"{ROOT}.vectors._store", f"{ROOT}.vectors._edge"}
-    # consolidation's lookups are not rankings: superseded-fact candidates, near-duplicates
+    # consolidation's lookups are not rankings: superseded-fact candidates, near-duplicates;
+    # knowledge concepts are searched by the long-term memory's search_texts
     assert arms == {
         f"{ROOT}.retrieval._recaller",
         f"{ROOT}.consolidation._supersession",
         f"{ROOT}.consolidation._write",
-        f"{ROOT}.knowledge.vectors",
+        f"{ROOT}.ltm",
     }

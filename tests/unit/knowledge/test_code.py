@@ -167,7 +167,7 @@ def test_codebase_ingestion_of_this_package(memory: PraxMemory) -> None:
         direction="out",
         relation_type="inherits",
     )
-    assert [r.target for r in inherits] == ["langgraph_prax_memory.knowledge._batch.batchwriter"]
+    assert [r.target for r in inherits] == ["langgraph_prax_memory.knowledge._store.knowledgestore"]
     calls = store.get_relations(
         "dev",
         "codebase",

@@ -9,7 +9,7 @@ import pytest
 
 MODULES = [
     "langgraph_prax_memory.knowledge",
-    "langgraph_prax_memory.knowledge._protocol",
+    "langgraph_prax_memory.knowledge._store",
     "langgraph_prax_memory.knowledge.base",
     "langgraph_prax_memory.knowledge.code",
     "langgraph_prax_memory.knowledge.documents",
@@ -19,7 +19,8 @@ MODULES = [
     "langgraph_prax_memory.knowledge.sqlite",
     "langgraph_prax_memory.knowledge.tools",
     "langgraph_prax_memory.knowledge.vectors",
-    "langgraph_prax_memory.knowledge._common",
+    "langgraph_prax_memory.knowledge._async",
+    "langgraph_prax_memory.knowledge._terms",
 ]
 
 

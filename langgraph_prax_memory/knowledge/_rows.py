@@ -1,6 +1,7 @@
-"""Normalisation and merge rules shared by the SQLite and Neo4j knowledge stores.
+"""Knowledge rows: a write validated, merged with the stored row, decoded into a record.
 
-Every write is turned into a :class:`PreparedBatch` before any query runs, so bad input never
+The normalisation and merge rules shared by the SQLite and Neo4j knowledge stores. Every
+write is turned into a :class:`PreparedBatch` before any query runs, so bad input never
 reaches a backend, and both backends apply the *same* merge functions to the rows they read
 back (:func:`merge_concept_row`, :func:`merge_relation_row`). Rows are plain dicts: ISO times
 plus epoch seconds, ``tags`` a list, ``properties`` a dict (each backend encodes them).
@@ -10,13 +11,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from langgraph_prax_memory._text import append_evidence as _append_evidence
+from langgraph_prax_memory._time import to_datetime
 from langgraph_prax_memory._validation import (
     check_importance,
     check_tags,
@@ -32,7 +33,9 @@ from langgraph_prax_memory.knowledge.models import (
     KnowledgeConcept,
     KnowledgeDocument,
     KnowledgeRelation,
+    NamespaceInfo,
     RelationInput,
+    WriteResult,
     canonical_concept_name,
     check_kind,
     check_namespace,
@@ -47,69 +50,6 @@ DEFAULT_IMPORTANCE = 0.5
 MAX_PROPERTIES_CHARS = 100_000
 MAX_EVIDENCE_CHARS = 4_000
 MAX_BATCH = 50_000
-_WORD = re.compile(r"[^\W_][\w.\-+#]*", re.UNICODE)
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "say",
-        "says",
-        "that",
-        "the",
-        "their",
-        "them",
-        "this",
-        "to",
-        "was",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "with",
-        "you",
-        "your",
-        "about",
-        "into",
-        "than",
-        "then",
-        "there",
-        "these",
-        "those",
-        "do",
-        "did",
-        "know",
-        "tell",
-        "show",
-    ]
-)
-MAX_SEARCH_TERMS = 8
 
 
 def dump_json(value: Mapping[str, Any], *, what: str = "properties") -> str:
@@ -423,6 +363,57 @@ def merge_relation_row(
     return row
 
 
+def merge_concepts(
+    batch: PreparedBatch, existing: Mapping[str, dict[str, Any]]
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """``(rows to write, every concept's final row)`` for the batch, given the stored rows."""
+    written: list[dict[str, Any]] = []
+    final: dict[str, dict[str, Any]] = {}
+    for c in batch.concepts:
+        row = merge_concept_row(existing.get(c.id), c, batch)
+        if row is not None:
+            written.append(row)
+        final[c.id] = row if row is not None else dict(existing[c.id])
+    return written, final
+
+
+def merge_relations(
+    batch: PreparedBatch, existing: Mapping[str, Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The rows to write for the batch's relations, given the stored ones."""
+    return [merge_relation_row(existing.get(r.id), r, batch) for r in batch.relations]
+
+
+def write_result(
+    batch: PreparedBatch,
+    final: Mapping[str, Mapping[str, Any]],
+    relation_rows: Sequence[Mapping[str, Any]],
+    document: KnowledgeDocument | None,
+) -> WriteResult:
+    """What a batch write returns: its concepts (placeholders left out), relations, document."""
+    names = {cid: row["name"] for cid, row in final.items()}
+    return WriteResult(
+        concepts=[to_concept(final[c.id]) for c in batch.concepts if not c.placeholder],
+        relations=[
+            to_relation(r, names[r["source_id"]], names[r["target_id"]]) for r in relation_rows
+        ],
+        document=document,
+    )
+
+
+def namespace_infos(counts: Mapping[str, Mapping[str, int]]) -> list[NamespaceInfo]:
+    """:class:`NamespaceInfo` records by name from ``{namespace: {field: count}}``."""
+    return [
+        NamespaceInfo(
+            namespace=ns,
+            concepts=c.get("concepts", 0),
+            relations=c.get("relations", 0),
+            documents=c.get("documents", 0),
+        )
+        for ns, c in sorted(counts.items())
+    ]
+
+
 def document_row(batch: PreparedBatch) -> dict[str, Any] | None:
     """The row of the batch's document (``None`` when it has none)."""
     d = batch.document
@@ -458,8 +449,8 @@ def to_concept(row: Mapping[str, Any]) -> KnowledgeConcept:
         source_type=row["source_type"],
         tags=list(row["tags"]),
         properties=dict(row["properties"]),
-        created_at=_dt(row["created_at"]),
-        updated_at=_dt(row["updated_at"]),
+        created_at=to_datetime(row["created_at"]),
+        updated_at=to_datetime(row["updated_at"]),
     )
 
 
@@ -476,8 +467,8 @@ def to_relation(row: Mapping[str, Any], source: str, target: str) -> KnowledgeRe
         type=row["type"],
         weight=float(row["weight"]),
         evidence=row["evidence"],
-        created_at=_dt(row["created_at"]),
-        updated_at=_dt(row["updated_at"]),
+        created_at=to_datetime(row["created_at"]),
+        updated_at=to_datetime(row["updated_at"]),
     )
 
 
@@ -493,64 +484,8 @@ def to_document(row: Mapping[str, Any]) -> KnowledgeDocument:
         content_hash=row["content_hash"],
         chunks=int(row["chunks"]),
         properties=dict(row["properties"]),
-        created_at=_dt(row["created_at"]),
+        created_at=to_datetime(row["created_at"]),
     )
-
-
-def _dt(value: Any) -> datetime:
-    if isinstance(value, datetime):
-        return value
-    return datetime.fromisoformat(str(value))
-
-
-def _singular(word: str) -> str | None:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("ses", "xes", "ches", "shes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return None
-
-
-def search_terms(query: str) -> list[list[str]]:
-    """The keyword arm's terms: each a list of lower-case variants (any one matching counts).
-
-    The whole phrase (when it has several words) is one term, then each non-stop-word token
-    with its singular form and its ``-``/``_``-to-space form; at most 8 terms.
-
-    Example:
-        >>> search_terms("How do attention heads work?")
-        [['attention heads work'], ['attention'], ['heads', 'head'], ['work']]
-    """
-    text = query.lower().strip()
-    words = [w.strip(".-") for w in _WORD.findall(text)]
-    words = [w for w in words if w and (len(w) > 1 or w.isdigit()) and w not in _STOPWORDS]
-    terms: list[list[str]] = []
-    if len(words) > 1:
-        terms.append([" ".join(words)[:200]])
-    seen: set[str] = set()
-    for word in words:
-        if word in seen:
-            continue
-        seen.add(word)
-        variants = [word[:200]]
-        single = _singular(word)
-        if single:
-            variants.append(single)
-        if "-" in word or "_" in word:
-            variants.append(re.sub(r"[-_]+", " ", word))
-        terms.append(variants)
-        if len(terms) >= MAX_SEARCH_TERMS:
-            break
-    if not terms and text:
-        terms.append([text[:200]])
-    return terms
-
-
-def exact_key(query: str) -> str:
-    """The query as a canonical concept name (for the exact-name tie-break)."""
-    return " ".join(query.split()).lower()[:512]
 
 
 def check_direction(direction: object) -> str:
