@@ -62,6 +62,7 @@ from langchain_core.tools import BaseTool, ToolException
 from langgraph.prebuilt import ToolNode
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from langgraph_prax_memory._async_memory import AsyncPraxMemory
 from langgraph_prax_memory._graph_query import answer_graph_question, describe_relation
 from langgraph_prax_memory._stats import collect_stats
 from langgraph_prax_memory._untrusted import one_line
@@ -72,7 +73,7 @@ from langgraph_prax_memory.errors import (
     MemoryValidationError,
     MemoryWriteError,
 )
-from langgraph_prax_memory.memory import AsyncPraxMemory, PraxMemory
+from langgraph_prax_memory.memory import PraxMemory
 from langgraph_prax_memory.stm import StmEntry
 
 __all__ = [
