@@ -34,7 +34,6 @@ STILL_LONG = {
     "graph.sqlite._store": "schema, SQL and execution mixed; to database / store / sql",
     "consolidation._rules": "the rule-based extractor: same-shape pattern blocks to a table",
     "knowledge.sqlite": "the knowledge operations on SQLite, with their SQL",
-    "tools": "every memory tool and its schema",
     "config": "every setting with its documentation",
     "graph.neo4j._cypher": "the Cypher of every graph operation",
     "graph.neo4j._store": "the Neo4j graph store and its connection handling",
@@ -280,7 +279,7 @@ def test_one_ranked_search_path_for_long_term_memories() -> None:
     # alone; the store, the retriever, the tools and the context all call recall
     assert callers(r"\bRecaller\(") == {f"{ROOT}.ltm"}
     ranked = callers(r"\.recall_detailed\(|\.recall\(")
-    doors = {"store", "ltm", "retriever", "tools", "context", "vectorstore", "memory"}
+    doors = {"store", "ltm", "retriever", "tools._ltm", "context", "vectorstore", "memory"}
     assert {f"{ROOT}.{d}" for d in doors} <= ranked
     arms = callers(r"\.search_dense\(|\.search_sparse\(|\.search_hybrid\(")
     arms -= {f"{ROOT}.vectors._store", f"{ROOT}.vectors._edge"}
