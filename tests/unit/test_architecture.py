@@ -30,7 +30,6 @@ STILL_LONG = {
     "knowledge.code": "code analysis: parsing, dependencies, AST search",
     "knowledge.neo4j": "sync and async knowledge stores; the async twin is called by nobody",
     "graph.sqlite._store": "schema, SQL and execution mixed; to database / store / sql",
-    "consolidation._rules": "the rule-based extractor: same-shape pattern blocks to a table",
     "knowledge.sqlite": "the knowledge operations on SQLite, with their SQL",
     "config": "every setting with its documentation",
     "graph.neo4j._cypher": "the Cypher of every graph operation",
