@@ -29,7 +29,6 @@ STILL_LONG = {
     "knowledge.neo4j": "sync and async knowledge stores; the async twin is called by nobody",
     "graph.sqlite._store": "schema, SQL and execution mixed; to database / store / sql",
     "knowledge.sqlite": "the knowledge operations on SQLite, with their SQL",
-    "config": "every setting with its documentation",
     "graph.neo4j._cypher": "the Cypher of every graph operation",
     "graph.neo4j._store": "the Neo4j graph store and its connection handling",
 }
