@@ -47,7 +47,9 @@ from langgraph_prax_memory.memory import PraxMemory
 from langgraph_prax_memory.store._batching import _Queue, _worker_done, drain, run_batches
 from langgraph_prax_memory.store._embed import _embedder, _width
 from langgraph_prax_memory.store._filters import (
-    HISTORY_FILTER_KEYS,
+    HISTORY_FILTER_KEYS as HISTORY_FILTER_KEYS,
+)
+from langgraph_prax_memory.store._filters import (
     _engine_filter,
     _history_option,
     _prefix_condition,
@@ -60,9 +62,12 @@ from langgraph_prax_memory.store._plan import (
     write_puts,
 )
 from langgraph_prax_memory.store._reads import fetch_gets, list_namespaces, query_user, scan
-from langgraph_prax_memory.store._stm import STM_ROOT, _is_stm, _stm_item, stm_search
+from langgraph_prax_memory.store._stm import STM_ROOT as STM_ROOT
+from langgraph_prax_memory.store._stm import _is_stm, _stm_item, stm_search
 from langgraph_prax_memory.store._ttl import (
-    TTL_MINUTES,
+    TTL_MINUTES as TTL_MINUTES,
+)
+from langgraph_prax_memory.store._ttl import (
     Sweeper,
     _check_ttl,
     _expired,
@@ -70,12 +75,10 @@ from langgraph_prax_memory.store._ttl import (
     refresh,
     sweep_expired,
 )
-from langgraph_prax_memory.vectors import EXPIRES_AT, StoredPoint, point_id, unexpired, user_filter
+from langgraph_prax_memory.vectors import EXPIRES_AT as EXPIRES_AT
+from langgraph_prax_memory.vectors import StoredPoint, point_id, unexpired, user_filter
 
 __all__ = ["PraxMemoryStore", "StoreOptions"]
-
-#: Constants importable from here, in no ``__all__``.
-_CONSTANTS = (EXPIRES_AT, HISTORY_FILTER_KEYS, STM_ROOT, TTL_MINUTES)
 
 logger = logging.getLogger(__name__)
 
