@@ -19,6 +19,9 @@ import warnings as _warnings
 from langgraph_prax_memory._version import __version__
 
 if _typing.TYPE_CHECKING:
+    from langgraph_prax_memory._async_memory import (
+        AsyncPraxMemory,
+    )
     from langgraph_prax_memory.agents import (
         create_agent_with_memory,
     )
@@ -46,7 +49,6 @@ if _typing.TYPE_CHECKING:
         KnowledgeBase,
     )
     from langgraph_prax_memory.memory import (
-        AsyncPraxMemory,
         PraxMemory,
     )
     from langgraph_prax_memory.middleware import (
@@ -72,7 +74,7 @@ if _typing.TYPE_CHECKING:
 
 #: Where each public name lives (imported on first access).
 _LAZY: dict[str, str] = {
-    "AsyncPraxMemory": "langgraph_prax_memory.memory",
+    "AsyncPraxMemory": "langgraph_prax_memory._async_memory",
     "BackendUnavailable": "langgraph_prax_memory.errors",
     "ConfigError": "langgraph_prax_memory.errors",
     "ConsolidatingCheckpointer": "langgraph_prax_memory.consolidation",

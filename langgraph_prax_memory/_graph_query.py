@@ -12,23 +12,69 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from langgraph_prax_memory._text import STOP_WORDS
 from langgraph_prax_memory.graph import Entity, GraphStore, Relation
 
 __all__ = ["GraphAnswer", "answer_graph_question", "describe_relation", "noun_phrases"]
 
 _TOKEN = re.compile(r"[\w][\w\-.+#']*", re.UNICODE)
-_STOPWORD_TEXT = (
-    "a about all also am among an and any anything are as at be been being between but by can "
-    "connect connected connection connections could did do does done each else ever every "
-    "everything find for from give had has have having he her here hers him his how i if in "
-    "into involve involved involving is it its just know known knows link linked links many "
-    "may me might mine more most much must my no not nothing of on onto or other others our "
-    "ours over please really relate related relation relations relationship relationships "
-    "shall she should show so some something still tell than that the their theirs them then "
-    "there these they this those through to under us via was we were what when where which "
-    "who whom whose why will with would you your yours"
+#: Words of a question about the graph that name no entity, beyond the shared stop words:
+#: asking ("find", "show", "tell"), relating ("connected", "linked", "involving") and
+#: quantifying ("many", "every"). Kept apart: in ``STOP_WORDS`` they would change the sparse
+#: encoder and the intent weights too.
+_QUESTION_WORDS = frozenset(
+    [
+        "among",
+        "anything",
+        "connect",
+        "connected",
+        "connection",
+        "connections",
+        "done",
+        "else",
+        "ever",
+        "every",
+        "everything",
+        "find",
+        "give",
+        "involve",
+        "involved",
+        "involving",
+        "know",
+        "known",
+        "knows",
+        "link",
+        "linked",
+        "links",
+        "many",
+        "may",
+        "might",
+        "mine",
+        "much",
+        "must",
+        "nothing",
+        "onto",
+        "others",
+        "please",
+        "really",
+        "relate",
+        "related",
+        "relation",
+        "relations",
+        "relationship",
+        "relationships",
+        "shall",
+        "show",
+        "something",
+        "still",
+        "tell",
+        "via",
+        "whose",
+    ]
 )
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+#: What never starts or ends a candidate phrase. Besides the question words it holds every
+#: shared stop word, so "after", "before", "now", "only" or "up" split phrases here too.
+_STOPWORDS = STOP_WORDS | _QUESTION_WORDS
 _MAX_PHRASE_WORDS = 4
 _SEARCH_MIN_CHARS = 3
 

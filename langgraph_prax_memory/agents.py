@@ -35,13 +35,14 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.store.base import BaseStore
 from pydantic import BaseModel, Field
 
+from langgraph_prax_memory._async_memory import AsyncPraxMemory
 from langgraph_prax_memory._routing import (
     Component,
     ModelRoute,
     ModelRouting,
     resolve_chat_model,
 )
-from langgraph_prax_memory.memory import AsyncPraxMemory, PraxMemory
+from langgraph_prax_memory.memory import PraxMemory
 from langgraph_prax_memory.middleware import (
     MEMORY_TOOLS_PROMPT,
     ConsolidationTrigger,

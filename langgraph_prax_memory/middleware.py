@@ -48,10 +48,11 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
+from langgraph_prax_memory._async_memory import AsyncPraxMemory
 from langgraph_prax_memory._validation import check_user_id
 from langgraph_prax_memory.context import _last_user_text, build_memory_context
 from langgraph_prax_memory.errors import ConfigError, MemoryValidationError
-from langgraph_prax_memory.memory import AsyncPraxMemory, PraxMemory
+from langgraph_prax_memory.memory import PraxMemory
 from langgraph_prax_memory.tools import (
     TOOL_NAMES,
     MemoryTool,

@@ -41,13 +41,13 @@ from langgraph_prax_memory.notes.promotion import (
     classify_item,
     select_promotions,
 )
-from langgraph_prax_memory.notes.retrieval import (
+from langgraph_prax_memory.notes.selection import (
     MAX_CONTEXT_CHARS as MAX_CONTEXT_CHARS,
 )
-from langgraph_prax_memory.notes.retrieval import (
+from langgraph_prax_memory.notes.selection import (
     MAX_CONTEXT_LINES as MAX_CONTEXT_LINES,
 )
-from langgraph_prax_memory.notes.retrieval import (
+from langgraph_prax_memory.notes.selection import (
     select_note_lines,
 )
 from langgraph_prax_memory.notes.store import (

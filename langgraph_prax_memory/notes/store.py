@@ -26,7 +26,7 @@ from langgraph_prax_memory.errors import MemoryValidationError
 from langgraph_prax_memory.notes._git import NotesGitError, WorkspaceRepo, resolve_git
 from langgraph_prax_memory.notes.compaction import DroppedItem, compact_notes
 from langgraph_prax_memory.notes.promotion import PROMOTION_SOURCE, Promotion, select_promotions
-from langgraph_prax_memory.notes.retrieval import select_note_lines
+from langgraph_prax_memory.notes.selection import select_note_lines
 
 __all__ = [
     "AsyncRememberSink",

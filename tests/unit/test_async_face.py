@@ -45,3 +45,11 @@ def test_every_method_has_the_same_signature_and_is_a_coroutine() -> None:
         if list(sync_sig.parameters.values()) != list(async_sig.parameters.values()):
             drift.append(f"{name}: {sync_sig} != {async_sig}")
     assert drift == []
+
+
+def test_the_async_face_imports_from_the_facade_module_too() -> None:
+    from langgraph_prax_memory import memory
+
+    assert "AsyncPraxMemory" in memory.__all__
+    assert memory.AsyncPraxMemory is AsyncPraxMemory
+    assert AsyncPraxMemory.__module__ == "langgraph_prax_memory._async_memory"

@@ -233,7 +233,14 @@ def test_import_is_light() -> None:
     assert done.stdout.strip() == "PraxMemory"
 
 
-@pytest.mark.parametrize("name", ["langgraph_prax_memory._progress", "langgraph_prax_memory.cli"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "langgraph_prax_memory._progress",
+        "langgraph_prax_memory.cli",
+        "langgraph_prax_memory.cli._memories",
+    ],
+)
 def test_doctests(name: str) -> None:
     import doctest
     import importlib

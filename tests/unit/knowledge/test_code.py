@@ -171,11 +171,13 @@ def test_codebase_ingestion_of_this_package(memory: PraxMemory) -> None:
     calls = store.get_relations(
         "dev",
         "codebase",
-        name="langgraph_prax_memory.knowledge.code.code_dependencies",
+        name="langgraph_prax_memory.knowledge.code._search.code_dependencies",
         direction="out",
         relation_type="calls",
     )
-    assert "langgraph_prax_memory.knowledge.code.analyse_project" in {r.target for r in calls}
+    assert "langgraph_prax_memory.knowledge.code._project.analyse_project" in {
+        r.target for r in calls
+    }
     hits = kb.search("dev", "PraxMemory", namespace="codebase", k=3)
     assert hits[0].concept.name == "langgraph_prax_memory.memory.praxmemory"
     again = kb.ingest_codebase("dev", PACKAGE)

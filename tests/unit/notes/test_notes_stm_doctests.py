@@ -17,7 +17,7 @@ MODULES = [
     "langgraph_prax_memory.notes.parsing",
     "langgraph_prax_memory.notes.compaction",
     "langgraph_prax_memory.notes.promotion",
-    "langgraph_prax_memory.notes.retrieval",
+    "langgraph_prax_memory.notes.selection",
     "langgraph_prax_memory.notes.store",
 ]
 
