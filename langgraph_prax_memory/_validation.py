@@ -184,3 +184,26 @@ def check_limit(value: object, *, maximum: int = 1000) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= maximum:
         raise MemoryValidationError(f"limit must be an integer from 1 to {maximum}, got {value!r}")
     return value
+
+
+_TYPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+def check_relation_type(value: object) -> str:
+    """Normalise a relation type to ``snake_case`` (``"Depends On"`` → ``depends_on``).
+
+    Relation types are data (the ``type`` property of ``KNOWLEDGE_RELATES``), never Cypher.
+
+    Example:
+        >>> check_relation_type("Depends On")
+        'depends_on'
+    """
+    if not isinstance(value, str):
+        raise MemoryValidationError("a relation type must be a string")
+    norm = _NON_WORD.sub("_", value.strip().lower()).strip("_")
+    if not _TYPE_RE.match(norm):
+        raise MemoryValidationError(
+            f"relation type {value!r} must normalise to {_TYPE_RE.pattern}, got {norm!r}"
+        )
+    return norm

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from langgraph_prax_memory._validation import check_user_id
+from langgraph_prax_memory._validation import check_relation_type, check_user_id
 from langgraph_prax_memory.errors import MemoryValidationError, PraxMemoryError
 
 __all__ = [
@@ -51,9 +51,7 @@ DEFAULT_CONCEPT_KIND = "concept"
 MAX_CONCEPT_NAME_CHARS = 512
 MAX_DESCRIPTION_CHARS = 20_000
 _NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
-_TYPE_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _SPACES = re.compile(r"\s+")
-_NON_WORD = re.compile(r"[^a-z0-9]+")
 _KNOWLEDGE_NS = uuid.UUID("8a4c3d52-1f7e-4b9a-a6d1-3c2e9f0b7d15")
 
 
@@ -100,25 +98,6 @@ def canonical_concept_name(name: object) -> str:
 def display_text(name: str) -> str:
     """The name as shown: trimmed, inner whitespace collapsed, case kept."""
     return _SPACES.sub(" ", name).strip()
-
-
-def check_relation_type(value: object) -> str:
-    """Normalise a relation type to ``snake_case`` (``"Depends On"`` → ``depends_on``).
-
-    Relation types are data (the ``type`` property of ``KNOWLEDGE_RELATES``), never Cypher.
-
-    Example:
-        >>> check_relation_type("Depends On")
-        'depends_on'
-    """
-    if not isinstance(value, str):
-        raise MemoryValidationError("a relation type must be a string")
-    norm = _NON_WORD.sub("_", value.strip().lower()).strip("_")
-    if not _TYPE_RE.match(norm):
-        raise MemoryValidationError(
-            f"relation type {value!r} must normalise to {_TYPE_RE.pattern}, got {norm!r}"
-        )
-    return norm
 
 
 def check_kind(value: object) -> str:

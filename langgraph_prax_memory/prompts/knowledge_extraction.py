@@ -13,6 +13,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from langgraph_prax_memory._validation import check_relation_type
 from langgraph_prax_memory.errors import MemoryValidationError
 from langgraph_prax_memory.prompts._coerce import unit
 
@@ -63,9 +64,6 @@ def concept_extraction_messages(
 
 
 def _relation_type(value: str) -> str:
-    # The rule is knowledge's own (knowledge.models); it is imported on use because loading
-    # knowledge.models loads the knowledge package, whose extractor imports this module.
-    from langgraph_prax_memory.knowledge.models import check_relation_type
 
     return check_relation_type(value)
 

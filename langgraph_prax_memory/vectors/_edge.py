@@ -24,9 +24,10 @@ complete new one, never a mix.
 Why one module: :class:`EdgeClient` is one class, the qdrant-client surface this package
 calls (collections, points, queries, scrolls, facets, compaction), and every method runs on
 the same per-folder state: the open shards, the process lock of the folder, the in-use
-counts compaction waits for, and the disk-space guard. Split by method family, each part
-would reach into that state. The pure translations between qdrant-client ``models`` and the
-engine's types need none of it and live in ``_edge_convert.py``.
+counts compaction waits for, the background optimiser's counters and threads, and the
+disk-space guard. Split by method family, each part would reach into that state. The pure
+translations between qdrant-client ``models`` and the engine's types need none of it and live
+in ``_edge_convert.py`` and ``_edge_filters.py``.
 """
 
 from __future__ import annotations
@@ -57,16 +58,12 @@ from qdrant_client.hybrid.fusion import distribution_based_score_fusion, recipro
 from langgraph_prax_memory.errors import DiskFullError, StoreLockedError
 from langgraph_prax_memory.vectors._edge_convert import (
     _SCHEMA_TYPES_BACK,
-    _and,
     _check_sparse,
     _delete,
     _edge_config,
-    _filter,
-    _id_in,
     _id_out,
     _index_plan,
     _index_schema,
-    _newer,
     _Operation,
     _operation,
     _order_by,
@@ -83,6 +80,12 @@ from langgraph_prax_memory.vectors._edge_convert import (
     _vectors_in,
     _with_payload,
     _with_vectors,
+)
+from langgraph_prax_memory.vectors._edge_filters import (
+    _and,
+    _filter,
+    _id_in,
+    _newer,
 )
 
 __all__ = ["EdgeClient", "open_shared_edge"]

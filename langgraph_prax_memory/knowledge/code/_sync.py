@@ -19,7 +19,7 @@ from langgraph_prax_memory.knowledge.models import (
 )
 
 if TYPE_CHECKING:
-    from langgraph_prax_memory.knowledge._protocol import KnowledgeStore
+    from langgraph_prax_memory.knowledge._store import KnowledgeStore
 
 from langgraph_prax_memory.knowledge.code._models import ModuleInfo, Project
 from langgraph_prax_memory.knowledge.code._project import module_concepts
