@@ -905,9 +905,13 @@ class EdgeClient:
             self._debt = (-math.inf, 0)  # loading may map new files: measure again
             self._shards[collection_name] = shard
             if self.optimize_every and self._flat(collection_name):
-                with contextlib.suppress(BaseException):
+                try:  # a large shard written without optimising (another client, a crash)
                     if shard.info().points_count >= self.optimize_every:
                         self._optimize_later(collection_name)
+                except BaseException as exc:  # the shard still serves queries as it is
+                    if not _engine_error(exc):
+                        raise
+                    logger.warning("could not check %r for optimisation: %s", collection_name, exc)
             return shard
 
     @contextlib.contextmanager
