@@ -36,8 +36,8 @@ from typing import Any
 import neo4j
 
 from langgraph_prax_memory.graph import GraphStore, Neo4jGraphStore, SQLiteGraphStore
-from langgraph_prax_memory.graph._common import Moment, prep_endpoint, prep_relation
-from langgraph_prax_memory.graph.neo4j._cypher import _create_props
+from langgraph_prax_memory.graph._inputs import Moment, prep_endpoint, prep_relation
+from langgraph_prax_memory.graph.neo4j._cypher_ops import _create_props
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "neo4j-server"
@@ -77,7 +77,7 @@ def bulk_sqlite(
     store: SQLiteGraphStore, user: str, n: int, edges: list[tuple[int, int, str]]
 ) -> None:
     now = Moment.of(NOW)
-    with store._write("bench load") as conn:
+    with store.transaction("bench load") as conn:
         for i in range(n):
             store._ensure_entity(conn, prep_endpoint(user, _name(i), now))
         for s, t, kind in edges:
