@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import threading
 import uuid
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-from qdrant_client import models
+from qdrant_client import QdrantClient, models
 
 from langgraph_prax_memory import MemoryConfig
-from langgraph_prax_memory.vectors import QdrantVectorStore, open_qdrant_client
+from langgraph_prax_memory.embeddings import SparseTFEncoder
+from langgraph_prax_memory.vectors import QdrantVectorStore, VectorRecord, open_qdrant_client
 from langgraph_prax_memory.vectors._edge import EdgeClient
 from langgraph_prax_memory.vectors._plan import DENSE, DENSE_SEARCH, SPARSE, collection_plan
 
@@ -203,3 +205,34 @@ def test_bad_settings_and_untranslated_options_are_refused(tmp_path: Path) -> No
         assert isinstance(info, dict) and info[DENSE].hnsw_config == models.HnswConfigDiff(m=8)
     finally:
         client.close()
+
+
+def test_local_mode_gets_no_search_params_and_no_warning(tmp_path: Path) -> None:
+    # qdrant-client's local mode scans exactly and warns about any search_params: the store
+    # sends the rescoring parameters to the engines that honour them only
+
+    vectors = _vectors(30)
+    sparse = SparseTFEncoder()
+    for client in (QdrantClient(path=str(tmp_path / "local")), EdgeClient(tmp_path / "edge")):
+        try:
+            store = QdrantVectorStore(client, collection="prax_memories", dimension=DIM)
+            store.ensure_collection()
+            records = [
+                VectorRecord(
+                    str(uuid.UUID(int=i + 1)),
+                    {"user_id": "u", "content": f"fact {i}"},
+                    vec.tolist(),
+                    sparse.embed_documents([f"fact {i}"])[0],
+                )
+                for i, vec in enumerate(vectors)
+            ]
+            store.upsert("u", records)
+            q = _vectors(1, seed=4)[0]
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                dense = store.search_dense("u", q.tolist(), limit=5)
+                hybrid = store.search_hybrid("u", q.tolist(), None, limit=5)
+            assert [p.id for p in dense] == _exact(vectors, q, 5)
+            assert [p.id for p in hybrid] == _exact(vectors, q, 5)
+        finally:
+            client.close()
