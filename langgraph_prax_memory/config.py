@@ -118,6 +118,12 @@ class RetrievalConfig(BaseModel):
     or graph arm points at it strongly (evidence ≥ 0.5) and its cosine reaches half of it.
     0.3 suits all-MiniLM-L6-v2 (unrelated sentences score about 0–0.2); set it for your model
     (docs/retrieval.md)."""
+    companion_cosine: float | None = Field(default=0.2, ge=-1.0, le=1.0)
+    """The floor's second bar: once one returned hit is relevant, the others whose cosine
+    reaches this are kept beside it (a paraphrase the model scores just under ``min_cosine``).
+    Whether anything is injected is still decided by ``min_cosine`` alone, so an off-topic
+    question still injects nothing. 0.2 is where all-MiniLM-L6-v2's unrelated sentences end;
+    ``None`` turns it off."""
     rrf_k: int = Field(default=60, gt=0)
     decay_mode: Literal["score", "blend", "importance", "off"] = "blend"
     """How the forgetting curve enters the rank (see ``rank_candidates``). ``"score"`` is the

@@ -27,6 +27,7 @@ __all__ = [
     "assemble_hits",
     "ltm_filter",
     "ltm_namespace",
+    "mark_companions",
     "relevance",
     "validity_filter",
 ]
@@ -150,6 +151,41 @@ def relevance(cand: FusedCandidate, min_cosine: float) -> tuple[bool, str]:
             return True, f"{label} evidence {ev:.2f} ({shown})"
     shown = "no cosine" if cosine is None else f"cosine {cosine:.2f} < {min_cosine:.2f}"
     return False, f"{shown}, no strong keyword or graph match"
+
+
+def mark_companions(hits: Sequence[MemoryHit], companion_cosine: float | None) -> list[MemoryHit]:
+    """Keep the hits related to a relevant one: the floor's second, lower bar.
+
+    The floor decides *whether* memories are injected on the strongest evidence: at least
+    one hit must pass :func:`relevance`. Once one has, the other returned hits whose dense
+    cosine reaches ``companion_cosine`` (above what unrelated sentences score) are relevant
+    too: the question is about the user, and a paraphrase the model scores a little under
+    ``min_cosine`` still belongs beside it. An off-topic question opens nothing, so it still
+    injects nothing. ``None`` turns the second bar off.
+
+    Example:
+        >>> from datetime import UTC, datetime
+        >>> at = datetime(2026, 1, 1, tzinfo=UTC)
+        >>> def hit(key, cos, ok):
+        ...     memory = Memory(id=key, user_id="u", content=key, created_at=at, last_accessed=at)
+        ...     return MemoryHit(memory=memory, score=cos, fused=cos, decay=1.0, boost=1.0,
+        ...                      scores={"dense": cos}, relevant=ok)
+        >>> out = mark_companions([hit("a", 0.36, True), hit("b", 0.27, False)], 0.2)
+        >>> [h.relevant for h in out], out[1].why
+        ([True, True], 'cosine 0.27 ≥ 0.20 beside a relevant hit')
+        >>> [h.relevant for h in mark_companions([hit("b", 0.27, False)], 0.2)]
+        [False]
+    """
+    if companion_cosine is None or not any(h.relevant for h in hits):
+        return list(hits)
+    out = []
+    for h in hits:
+        cosine = h.scores.get("dense")
+        if not h.relevant and cosine is not None and cosine >= companion_cosine:
+            why = f"cosine {cosine:.2f} ≥ {companion_cosine:.2f} beside a relevant hit"
+            h = h.model_copy(update={"relevant": True, "why": why})
+        out.append(h)
+    return out
 
 
 def assemble_hits(

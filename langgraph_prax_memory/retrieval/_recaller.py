@@ -28,6 +28,7 @@ from langgraph_prax_memory.retrieval._recall import (
     RecallResult,
     assemble_hits,
     ltm_filter,
+    mark_companions,
     validity_filter,
 )
 from langgraph_prax_memory.vectors import QdrantVectorStore, StoredPoint
@@ -233,7 +234,7 @@ class Recaller:
         if self.config.rerank and len(hits) > 1:
             order = rerank_order(self.rerank_model, text, [h.memory.content for h in hits])
             hits = [hits[i] for i in order]
-        hits = hits[:k]
+        hits = mark_companions(hits[:k], self.config.companion_cosine)
         by_id = {p.id: p for points in arms.values() for p in points}
         return RecallResult(
             hits=hits,
