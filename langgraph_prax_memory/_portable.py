@@ -53,8 +53,12 @@ _MAX_LIMIT = 1000
 _IMPORT_CHUNK = 64
 
 
-class PortableFormatError(ValueError):
-    """The file is not a prax-memory export this version can read."""
+class PortableFormatError(MemoryValidationError):
+    """The file is not a prax-memory export this version can read.
+
+    A :class:`~langgraph_prax_memory.errors.MemoryValidationError` (so a
+    :class:`~langgraph_prax_memory.errors.PraxMemoryError` and a ``ValueError``): bad input.
+    """
 
 
 @dataclass

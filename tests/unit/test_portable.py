@@ -57,3 +57,21 @@ def test_an_invalid_record_anywhere_imports_nothing(
     assert receipt.user_id == "carol"
     assert memory.count("carol") == 100
     assert memory.count("alice") == 100  # the source is untouched
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [["not json"], ['{"type": "memory"}'], ['{"no": "type"}'], []],
+    ids=["not-json", "no-header", "not-a-record", "empty"],
+)
+def test_a_file_that_is_no_export_is_one_of_our_errors(
+    memory: PraxMemory, lines: list[str]
+) -> None:
+    from langgraph_prax_memory import PraxMemoryError
+    from langgraph_prax_memory._portable import PortableFormatError
+
+    memory.remember("carol", "Carol keeps this")
+    with pytest.raises(PortableFormatError) as caught:
+        memory.import_user(lines, user_id="carol")
+    assert isinstance(caught.value, PraxMemoryError) and isinstance(caught.value, ValueError)
+    assert memory.count("carol") == 1  # nothing lost
