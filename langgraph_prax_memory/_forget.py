@@ -14,6 +14,14 @@ resumes: calling ``forget_user`` / ``delete_user`` again for the user, or openin
 :class:`~langgraph_prax_memory.PraxMemory` on the data directory, runs every step again
 (each is idempotent) and adds what it removes to the receipt.
 
+A consolidation of the user that is running when the deletion starts could write what it
+extracted after the stores were emptied, so the deletion first takes the user's consolidation
+lock (the one :class:`~langgraph_prax_memory.consolidation.Consolidator` runs under, in this
+process and across processes): it waits for a running consolidation to finish (up to
+``CONSOLIDATION_WAIT`` seconds; the deletion is then recorded and raises
+:class:`~langgraph_prax_memory.errors.DeletionIncomplete` with nothing deleted), and a
+consolidation asked for meanwhile waits for the deletion, then finds no trace of the user.
+
 Deleted data leaves every API at once, but engines keep deleted bytes on disk until they
 rewrite their files: :func:`compact_stores` rewrites those the product owns (qdrant-edge
 collections, the SQLite graph). The receipt's ``remaining`` lists what stays beyond that.
@@ -25,7 +33,7 @@ import contextlib
 import json
 import logging
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,6 +53,7 @@ if TYPE_CHECKING:
     from langgraph_prax_memory.knowledge import KnowledgeStore
 
 __all__ = [
+    "CONSOLIDATION_WAIT",
     "MARKER_FORMAT",
     "PENDING_DIR",
     "STEPS",
@@ -57,6 +66,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+#: Seconds a deletion waits for a running consolidation of the user to finish.
+CONSOLIDATION_WAIT = 120.0
 #: Folder of pending-deletion markers, under ``data_dir``.
 PENDING_DIR = "pending-deletions"
 MARKER_FORMAT = "prax-pending-deletion"
@@ -146,6 +157,7 @@ def resume_pending(
                 keep_notes=bool(marker.get("keep_notes")),
                 compact=bool(marker.get("compact")),
                 knowledge=knowledge,
+                wait=0.0,  # a consolidation running elsewhere: resume at the next open
             )
         except PraxMemoryError as exc:
             logger.warning("resuming the deletion of user %r failed again: %s", user_id, exc)
@@ -162,6 +174,7 @@ def forget(
     compact: bool = False,
     knowledge: Callable[[], KnowledgeStore] | None = None,
     resumed: dict[str, ForgetReceipt] | None = None,
+    wait: float = CONSOLIDATION_WAIT,
 ) -> ForgetReceipt:
     """Delete every trace of ``user_id`` the product holds; see the module docstring.
 
@@ -176,14 +189,16 @@ def forget(
         knowledge: Gives the knowledge store to delete from (default: one on the graph).
         resumed: Receipts of the deletions completed when the memory was opened (the one
             of ``user_id`` is taken from it, so its counts are reported).
+        wait: Seconds to wait for a running consolidation of the user to finish.
 
     Returns:
         The receipt: counts removed, what was compacted, what remains.
 
     Raises:
         MemoryValidationError: ``user_id`` is invalid; nothing was deleted.
-        DeletionIncomplete: A step failed; what it names is still to delete, and the
-            deletion resumes on the next call or the next open.
+        DeletionIncomplete: A step failed, or a consolidation of the user still ran after
+            ``wait`` seconds; what it names is still to delete, and the deletion resumes on
+            the next call or the next open.
     """
     check_user_id(user_id)
     path = _marker_path(parts, user_id)
@@ -204,8 +219,48 @@ def forget(
         "external_traces": list(previous.get("external_traces") or []),
     }
     _save_marker(path, marker)
-    removed: dict[str, int] = marker["removed"]
     steps = _steps(parts, user_id, keep_notes, marker["external_traces"], knowledge)
+    with _no_consolidation(parts, user_id, wait) as busy:
+        if busy is not None:
+            raise _incomplete(parts, user_id, marker, path, busy, [*steps])
+        return _run_steps(parts, user_id, marker, path, steps, done_at_open)
+
+
+@contextlib.contextmanager
+def _no_consolidation(
+    parts: MemoryParts, user_id: str, wait: float
+) -> Iterator[TimeoutError | None]:
+    """Hold the user's consolidation lock; yields the error when it could not be had.
+
+    A user that was never consolidated has no lock folder, and none is made for them (the
+    deletion must not leave a folder named after the user behind).
+    """
+    from langgraph_prax_memory.consolidation._state import UserRunLock, workspace_memory_dir
+
+    if not workspace_memory_dir(parts.config, user_id).is_dir():
+        yield None
+        return
+    locks = UserRunLock(parts.config)
+    token = locks.acquire(user_id, timeout=wait)
+    if token is None:
+        yield TimeoutError(f"a consolidation of the user was still running after {wait:.0f} s")
+        return
+    try:
+        yield None
+    finally:
+        locks.release(user_id, token)
+
+
+def _run_steps(
+    parts: MemoryParts,
+    user_id: str,
+    marker: dict[str, Any],
+    path: Path,
+    steps: Mapping[str, Callable[[], dict[str, int]]],
+    done_at_open: ForgetReceipt | None,
+) -> ForgetReceipt:
+    removed: dict[str, int] = marker["removed"]
+    keep_notes = bool(marker["keep_notes"])
     for name, step in steps.items():
         try:
             counts = step()
@@ -286,6 +341,7 @@ def _steps(
 ) -> dict[str, Callable[[], dict[str, int]]]:
     config = parts.config
     workspace = config.users_dir / user_dir_name(user_id)
+    existed = workspace.exists()  # before any step: clearing the scratchpad makes its lock file
     graph_used = graph_in_use(parts)
 
     def memories() -> dict[str, int]:
@@ -386,6 +442,8 @@ def _steps(
         return {"okf_files": count}
 
     def workspace_folder() -> dict[str, int]:
+        if keep_notes and not existed and workspace.exists():
+            shutil.rmtree(workspace)  # only the lock files the deletion itself made
         if keep_notes or not workspace.exists():
             return {"notes_lines": 0, "workspace_files": 0}
         notes = parts.notes.read(user_id)

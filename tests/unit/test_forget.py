@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -341,3 +342,73 @@ def test_forget_with_long_term_memory_disabled_says_qdrant_was_not_touched(
         assert _files_holding(tmp_path / "data", GONE) == []
     finally:
         mem.close()
+
+
+# ------------------------------------------------------- a consolidation running meanwhile
+
+
+def _blocked_consolidation(
+    mem: PraxMemory, user: str
+) -> tuple[threading.Thread, threading.Event, threading.Event, list[object]]:
+    """Start ``mem.consolidate(user)`` in a thread that stops inside the extraction until
+    released (fault injection: the real rule extractor runs once released)."""
+    trace = mem.config.users_dir / user_dir_name(user) / "trace.log"
+    with trace.open("a", encoding="utf-8") as f:
+        f.write(f"user: I moved to Oslo and I work at {GONE} Labs now.\n\n")
+    inside, release = threading.Event(), threading.Event()
+    extractor = mem.consolidator.extractor
+    real = extractor.extract
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        inside.set()
+        assert release.wait(10)
+        return real(*args, **kwargs)
+
+    extractor.extract = slow  # type: ignore[method-assign]
+    results: list[object] = []
+    thread = threading.Thread(target=lambda: results.append(mem.consolidate(user)))
+    thread.start()
+    assert inside.wait(10), "the consolidation never reached the extraction"
+    return thread, release, inside, results
+
+
+def test_forget_waits_for_a_running_consolidation_and_leaves_nothing_it_wrote(
+    memory: PraxMemory,
+) -> None:
+    _populate(memory, VICTIM, GONE)
+    thread, release, _, results = _blocked_consolidation(memory, VICTIM)
+    deleting = threading.Thread(target=memory.forget_user, args=(VICTIM,))
+    deleting.start()
+    deleting.join(0.5)
+    assert deleting.is_alive(), "the deletion did not wait for the running consolidation"
+    release.set()
+    thread.join(10)
+    deleting.join(30)
+    assert not deleting.is_alive() and results  # the consolidation finished, then the deletion
+    _nothing_of(memory, VICTIM, GONE)
+
+
+def test_a_consolidation_that_outlasts_the_wait_leaves_the_deletion_pending(
+    memory: PraxMemory,
+) -> None:
+    from langgraph_prax_memory._forget import forget
+
+    _populate(memory, VICTIM, GONE)
+    thread, release, _, _ = _blocked_consolidation(memory, VICTIM)
+    try:
+        with pytest.raises(DeletionIncomplete, match="consolidation of the user was still") as info:
+            forget(memory.parts, VICTIM, wait=0.2)
+        assert info.value.left[0] == STEPS["memories"] and info.value.marker.exists()
+        assert memory.count(VICTIM) >= 2  # nothing was deleted
+    finally:
+        release.set()
+        thread.join(10)
+    receipt = memory.forget_user(VICTIM)  # the next call completes it
+    assert receipt.removed["memories"] >= 2 and not info.value.marker.exists()
+    _nothing_of(memory, VICTIM, GONE)
+
+
+def test_forgetting_a_user_never_seen_makes_no_folder_for_them(memory: PraxMemory) -> None:
+    for keep_notes in (False, True):
+        memory.forget_user("never-seen", keep_notes=keep_notes)
+        assert not (memory.config.users_dir / user_dir_name("never-seen")).exists()
