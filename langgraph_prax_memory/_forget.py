@@ -235,7 +235,7 @@ def _no_consolidation(
     A user that was never consolidated has no lock folder, and none is made for them (the
     deletion must not leave a folder named after the user behind).
     """
-    from langgraph_prax_memory.consolidation._state import UserRunLock, workspace_memory_dir
+    from langgraph_prax_memory.consolidation import UserRunLock, workspace_memory_dir
 
     if not workspace_memory_dir(parts.config, user_id).is_dir():
         yield None

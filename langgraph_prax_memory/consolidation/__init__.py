@@ -85,6 +85,10 @@ from langgraph_prax_memory.consolidation._sources import (
 )
 from langgraph_prax_memory.consolidation._state import STATE_FILENAME as STATE_FILENAME
 from langgraph_prax_memory.consolidation._state import StateFile
+from langgraph_prax_memory.consolidation._state import UserRunLock as UserRunLock
+from langgraph_prax_memory.consolidation._state import (
+    workspace_memory_dir as workspace_memory_dir,
+)
 from langgraph_prax_memory.consolidation._summary import rule_based_summary
 from langgraph_prax_memory.consolidation._triggers import (
     DEFAULT_EVERY_N_TURNS as DEFAULT_EVERY_N_TURNS,
