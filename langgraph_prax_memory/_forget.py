@@ -443,7 +443,9 @@ def _steps(
 
     def workspace_folder() -> dict[str, int]:
         if keep_notes and not existed and workspace.exists():
-            shutil.rmtree(workspace)  # only the lock files the deletion itself made
+            made = [p for p in workspace.rglob("*") if p.is_file()]
+            if all(p.suffix == ".lock" for p in made):  # only what the deletion made itself
+                shutil.rmtree(workspace)
         if keep_notes or not workspace.exists():
             return {"notes_lines": 0, "workspace_files": 0}
         notes = parts.notes.read(user_id)
