@@ -232,16 +232,24 @@ def _no_consolidation(
 ) -> Iterator[TimeoutError | None]:
     """Hold the user's consolidation lock; yields the error when it could not be had.
 
-    A user that was never consolidated has no lock folder, and none is made for them (the
-    deletion must not leave a folder named after the user behind).
+    The lock file lives in the user's workspace (``memory/consolidation.lock``). A user without
+    a workspace has no ``trace.log`` to consolidate and no lock to take, and none is made for
+    them (the deletion must not leave a folder named after the user behind).
     """
-    from langgraph_prax_memory.consolidation import UserRunLock, workspace_memory_dir
+    from langgraph_prax_memory.consolidation import user_run_lock
 
-    if not workspace_memory_dir(parts.config, user_id).is_dir():
+    if not (parts.config.users_dir / user_dir_name(user_id)).is_dir():
         yield None
         return
-    locks = UserRunLock(parts.config)
-    token = locks.acquire(user_id, timeout=wait)
+    locks = user_run_lock(parts.config)
+    token = locks.acquire(user_id, timeout=0.0)
+    if token is None and wait > 0:
+        logger.warning(
+            "a consolidation of user %r is running; the deletion waits for it (up to %.0f s)",
+            user_id,
+            wait,
+        )
+        token = locks.acquire(user_id, timeout=wait)
     if token is None:
         yield TimeoutError(f"a consolidation of the user was still running after {wait:.0f} s")
         return
@@ -411,7 +419,7 @@ def _steps(
             return {"stm_entries": 0}
 
     def consolidation() -> dict[str, int]:
-        from langgraph_prax_memory.consolidation import StateFile
+        from langgraph_prax_memory.consolidation import LOCK_FILENAME, StateFile
 
         states = StateFile(config)
         state = states.path(user_id)
@@ -424,7 +432,15 @@ def _steps(
         count = int(state.exists())
         folder = state.parent
         if folder.exists():
-            shutil.rmtree(folder)
+            for entry in folder.iterdir():
+                if entry.name == LOCK_FILENAME:
+                    continue  # held by this deletion; the workspace step removes it last
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry)
+                else:
+                    entry.unlink()
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when empty
         return {"consolidation_state": count}
 
     def trace_log() -> dict[str, int]:

@@ -121,9 +121,9 @@ class RetrievalConfig(BaseModel):
     companion_cosine: float | None = Field(default=0.2, ge=-1.0, le=1.0)
     """The floor's second bar: once one returned hit is relevant, the others whose cosine
     reaches this are kept beside it (a paraphrase the model scores just under ``min_cosine``).
-    Whether anything is injected is still decided by ``min_cosine`` alone, so an off-topic
-    question still injects nothing. 0.2 is where all-MiniLM-L6-v2's unrelated sentences end;
-    ``None`` turns it off."""
+    Whether anything is injected is still decided by the first bar (``min_cosine``, or a strong
+    keyword or graph match), so an off-topic question still injects nothing. 0.2 is where
+    all-MiniLM-L6-v2's unrelated sentences end; ``None`` turns it off."""
     rrf_k: int = Field(default=60, gt=0)
     decay_mode: Literal["score", "blend", "importance", "off"] = "blend"
     """How the forgetting curve enters the rank (see ``rank_candidates``). ``"score"`` is the

@@ -292,9 +292,10 @@ class PraxMemory:
 
         Raises:
             MemoryValidationError: ``user_id`` is invalid; nothing was deleted.
-            DeletionIncomplete: A backend failed part-way; the error says what is left,
-                and the deletion resumes on the next call or when a memory is next opened
-                on this data directory.
+            DeletionIncomplete: A backend failed part-way (or a consolidation of the user
+                still ran after 120 s, see :meth:`forget_user`); the error says what is
+                left, and the deletion resumes on the next call or when a memory is next
+                opened on this data directory.
         """
         return self.forget_user(user_id, keep_notes=True).removed
 
@@ -308,12 +309,15 @@ class PraxMemory:
         with its git history) go, backends first and local files last. ``compact`` then
         rewrites the embedded stores so that no byte of the user stays on disk. The
         receipt's ``remaining`` lists where the user's data may still be (see
-        docs/security.md).
+        docs/security.md). A consolidation of the user that is running is waited for (up to
+        120 s) first, so nothing it extracts outlives the deletion; one asked for meanwhile
+        waits for the deletion.
 
         Raises:
             MemoryValidationError: ``user_id`` is invalid; nothing was deleted.
-            DeletionIncomplete: A backend failed part-way; the error lists what is left and
-                the deletion resumes on the next call (or when a memory is next opened).
+            DeletionIncomplete: A backend failed part-way, or a consolidation of the user was
+                still running after 120 s; the error lists what is left and the deletion
+                resumes on the next call (or when a memory is next opened).
         """
         from langgraph_prax_memory._forget import forget
 

@@ -83,9 +83,11 @@ from langgraph_prax_memory.consolidation._sources import (
     message_to_item,
     thread_key,
 )
+from langgraph_prax_memory.consolidation._state import LOCK_FILENAME as LOCK_FILENAME
 from langgraph_prax_memory.consolidation._state import STATE_FILENAME as STATE_FILENAME
 from langgraph_prax_memory.consolidation._state import StateFile
 from langgraph_prax_memory.consolidation._state import UserRunLock as UserRunLock
+from langgraph_prax_memory.consolidation._state import user_run_lock as user_run_lock
 from langgraph_prax_memory.consolidation._state import (
     workspace_memory_dir as workspace_memory_dir,
 )

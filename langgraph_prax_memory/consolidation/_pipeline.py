@@ -58,7 +58,7 @@ from langgraph_prax_memory.consolidation._sources import (
     DEFAULT_ROLES,
     TraceSource,
 )
-from langgraph_prax_memory.consolidation._state import StateFile, UserRunLock
+from langgraph_prax_memory.consolidation._state import StateFile, user_run_lock
 from langgraph_prax_memory.consolidation._write import WriteStage
 from langgraph_prax_memory.errors import (
     MemoryValidationError,
@@ -150,7 +150,7 @@ class Consolidator(LoadStage, WriteStage, MaintainStage):
         self.lock_timeout = lock_timeout
         self.max_batch_attempts = max_batch_attempts
         self.states = StateFile(self.parts.config)
-        self.locks = UserRunLock(self.parts.config)
+        self.locks = user_run_lock(self.parts.config)
         self._graph: CompiledStateGraph[Any, Any, Any, Any] | None = None
 
     # -- public API ----------------------------------------------------------------------

@@ -9,7 +9,9 @@ empty state (identical memories are deduplicated by content hash, so re-reading 
 Only one consolidation per user runs at a time: :class:`UserRunLock` is an in-process lease
 (released from whichever thread finishes the run, and reclaimable after ``lease_seconds``
 without progress) plus a cross-process :class:`filelock.FileLock` on
-``{workspace}/memory/consolidation.lock``.
+``{workspace}/memory/consolidation.lock``. A process holds one :class:`UserRunLock` per users
+folder (:func:`user_run_lock`), shared by its consolidations and by user deletion
+(``PraxMemory.forget_user`` takes it so that no consolidation writes while a user is deleted).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import os
 import threading
 import time
 import uuid
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,13 +35,14 @@ from langgraph_prax_memory._validation import user_dir_name, utcnow
 from langgraph_prax_memory.config import MemoryConfig
 from langgraph_prax_memory.consolidation._models import ConsolidationState
 
-__all__ = ["STATE_FILENAME", "StateFile", "UserRunLock"]
+__all__ = ["LOCK_FILENAME", "STATE_FILENAME", "StateFile", "UserRunLock", "user_run_lock"]
 
 logger = logging.getLogger(__name__)
 
 #: File name of the state inside ``{workspace}/memory/``.
 STATE_FILENAME = "consolidation_state.json"
-_LOCK_FILENAME = "consolidation.lock"
+#: File name of the cross-process run lock inside ``{workspace}/memory/``.
+LOCK_FILENAME = "consolidation.lock"
 
 
 def workspace_memory_dir(config: MemoryConfig, user_id: str) -> Path:
@@ -120,7 +124,7 @@ class UserRunLock:
     def acquire(self, user_id: str, *, timeout: float) -> str | None:
         """Take the user's lock; the token to release it with, or None when still busy."""
         deadline = time.monotonic() + max(0.0, timeout)
-        path = workspace_memory_dir(self.config, user_id) / _LOCK_FILENAME
+        path = workspace_memory_dir(self.config, user_id) / LOCK_FILENAME
         token = uuid.uuid4().hex
         with self._cond:
             while True:
@@ -142,16 +146,25 @@ class UserRunLock:
                 self._cond.wait(min(remaining, 0.5))
             # Reserve the in-process slot, then wait for other processes without the condition.
             self._leases[user_id] = _Lease(token, time.monotonic(), None)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        flock = filelock.FileLock(str(path), thread_local=False, is_singleton=False)
-        try:
-            flock.acquire(timeout=max(0.0, deadline - time.monotonic()), poll_interval=0.01)
-        except filelock.Timeout:
-            self.release(user_id, token)
-            return None
-        except BaseException:
-            self.release(user_id, token)
-            raise
+        while True:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            flock = filelock.FileLock(str(path), thread_local=False, is_singleton=False)
+            try:
+                flock.acquire(timeout=max(0.0, deadline - time.monotonic()), poll_interval=0.01)
+            except FileNotFoundError:
+                # the user's folder went while we waited (a deletion of the user, whose
+                # last step removes it): make it again and wait on the new lock file
+                if time.monotonic() < deadline:
+                    continue
+                self.release(user_id, token)
+                return None
+            except filelock.Timeout:
+                self.release(user_id, token)
+                return None
+            except BaseException:
+                self.release(user_id, token)
+                raise
+            break
         with self._cond:
             lease = self._leases.get(user_id)
             if lease is None or lease.token != token:  # taken over while we waited
@@ -189,3 +202,22 @@ class UserRunLock:
         """Whether a consolidation of ``user_id`` runs in this process."""
         with self._cond:
             return user_id in self._leases
+
+
+_SHARED: weakref.WeakValueDictionary[Path, UserRunLock] = weakref.WeakValueDictionary()
+_SHARED_GUARD = threading.Lock()
+
+
+def user_run_lock(config: MemoryConfig) -> UserRunLock:
+    """This process' run lock of ``config``'s users folder, shared by everything using it.
+
+    Consolidations and user deletions of one folder then wait for each other on one in-process
+    lease (with its stale-lease takeover) rather than only on the lock file.
+    """
+    key = config.users_dir.resolve()
+    with _SHARED_GUARD:
+        lock = _SHARED.get(key)
+        if lock is None:
+            lock = UserRunLock(config)
+            _SHARED[key] = lock
+        return lock

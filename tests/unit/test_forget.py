@@ -124,7 +124,9 @@ def test_delete_user_keeps_only_the_notes(memory: PraxMemory) -> None:
     assert removed["trace_log"] == 1 and removed["okf_files"] >= 1
     workspace = memory.config.users_dir / user_dir_name(VICTIM)
     left = {p.name for p in workspace.iterdir()}
-    assert left - {"user_notes.md.lock"} == {".git", "user_notes.md"}  # no trace.log, no memory/
+    assert left - {"user_notes.md.lock"} == {".git", "user_notes.md", "memory"}  # no trace.log
+    # memory/ keeps only the (empty) consolidation lock the deletion held
+    assert [p.name for p in (workspace / "memory").iterdir()] == ["consolidation.lock"]
     assert GONE in memory.notes.read(VICTIM)
     assert memory.consolidate(VICTIM).memories_created == 0 and memory.count(VICTIM) == 0
     assert memory.stm.all(VICTIM) == [] and memory.knowledge.namespaces(VICTIM) == []
@@ -377,15 +379,78 @@ def test_forget_waits_for_a_running_consolidation_and_leaves_nothing_it_wrote(
 ) -> None:
     _populate(memory, VICTIM, GONE)
     thread, release, _, results = _blocked_consolidation(memory, VICTIM)
-    deleting = threading.Thread(target=memory.forget_user, args=(VICTIM,))
+    receipts: list[object] = []
+    deleting = threading.Thread(target=lambda: receipts.append(memory.forget_user(VICTIM)))
     deleting.start()
     deleting.join(0.5)
     assert deleting.is_alive(), "the deletion did not wait for the running consolidation"
     release.set()
     thread.join(10)
     deleting.join(30)
-    assert not deleting.is_alive() and results  # the consolidation finished, then the deletion
+    assert results and receipts  # the consolidation finished, then the deletion did
     _nothing_of(memory, VICTIM, GONE)
+
+
+def _blocked_deletion(mem: PraxMemory, user: str) -> tuple[threading.Thread, threading.Event]:
+    """Start ``mem.forget_user(user)`` in a thread that stops in its first step (deleting
+    the memories) until released (fault injection)."""
+    inside, release = threading.Event(), threading.Event()
+    vectors = mem.parts.ltm.vectors
+    real = vectors.delete_user
+
+    def slow(user_id: str) -> int:
+        inside.set()
+        assert release.wait(10)
+        return real(user_id)
+
+    vectors.delete_user = slow  # type: ignore[method-assign]
+    thread = threading.Thread(target=mem.forget_user, args=(user,))
+    thread.start()
+    assert inside.wait(10), "the deletion never started"
+    return thread, release
+
+
+def test_a_consolidation_asked_for_during_a_deletion_waits_and_finds_nothing(
+    memory: PraxMemory,
+) -> None:
+    _populate(memory, VICTIM, GONE)
+    trace = memory.config.users_dir / user_dir_name(VICTIM) / "trace.log"
+    with trace.open("a", encoding="utf-8") as f:
+        f.write(f"user: I moved to Oslo and I work at {GONE} Labs now.\n\n")
+    deleting, release = _blocked_deletion(memory, VICTIM)
+    results: list[Any] = []
+    consolidating = threading.Thread(target=lambda: results.append(memory.consolidate(VICTIM)))
+    consolidating.start()
+    consolidating.join(0.5)
+    assert consolidating.is_alive(), "the consolidation ran during the deletion"
+    release.set()
+    deleting.join(30)
+    consolidating.join(30)
+    assert results and results[0].memories_created == 0
+    _nothing_of(memory, VICTIM, GONE)
+
+
+def test_a_consolidation_of_another_process_waits_through_the_deletion(
+    memory: PraxMemory,
+) -> None:
+    """Another process waits on the lock file, which the deletion removes with the user's
+    folder: it must go on waiting (on a new file), not fail."""
+    from langgraph_prax_memory.consolidation import UserRunLock
+
+    _populate(memory, VICTIM, GONE)
+    other = UserRunLock(memory.config)  # its own lease table: only the lock file is shared
+    deleting, release = _blocked_deletion(memory, VICTIM)
+    got: list[object] = []
+    waiting = threading.Thread(target=lambda: got.append(other.acquire(VICTIM, timeout=20)))
+    waiting.start()
+    waiting.join(0.5)
+    assert waiting.is_alive(), "the other process got the lock during the deletion"
+    release.set()
+    deleting.join(30)
+    waiting.join(30)
+    assert isinstance(got[0], str)  # a token: it waited, then held the (new) lock
+    other.release(VICTIM, got[0])
+    assert memory.count(VICTIM) == 0
 
 
 def test_a_consolidation_that_outlasts_the_wait_leaves_the_deletion_pending(
