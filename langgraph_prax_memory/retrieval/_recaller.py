@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import datetime
 from typing import Any
 
@@ -73,10 +75,16 @@ class Recaller:
         self.expansion_model = expansion_model
         self.rerank_model = rerank_model
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="prax-arm")
+        # a graph lookup that outlived its recall's wait (a graph server that stopped
+        # answering): while it runs, recall leaves the graph arm out rather than queue more
+        self._late_graph: Future[list[StoredPoint]] | None = None
+        self._late_lock = threading.Lock()
 
     def close(self) -> None:
-        """Stop the arm threads."""
-        self._pool.shutdown(wait=True)
+        """Stop the arm threads (without waiting for a graph lookup that never answered)."""
+        with self._late_lock:
+            late = self._late_graph
+        self._pool.shutdown(wait=late is None or late.done(), cancel_futures=True)
 
     # -- arms ---------------------------------------------------------------------------
     def dense_arm(self, user_id: str, text: str, n: int, flt: models.Filter) -> list[StoredPoint]:
@@ -193,13 +201,32 @@ class Recaller:
             "dense": self._pool.submit(self.dense_arm, user_id, text, n, flt),
             "sparse": self._pool.submit(self.sparse_arm, user_id, text, n, flt),
         }
-        if self.graph is not None:
-            jobs["graph"] = self._pool.submit(self.graph_arm, user_id, text, n, flt)
         arms: dict[str, list[StoredPoint]] = {}
         errors: dict[str, str] = {}
+        if self.graph is not None:
+            with self._late_lock:
+                late = self._late_graph
+                if late is not None and not late.done():
+                    errors["graph"] = (
+                        "graph arm left out: an earlier graph lookup has not answered yet"
+                    )
+                else:
+                    self._late_graph = None
+                    jobs["graph"] = self._pool.submit(self.graph_arm, user_id, text, n, flt)
         for name, job in jobs.items():
             try:
-                arms[name] = job.result()
+                if name == "graph":
+                    arms[name] = job.result(timeout=self.config.graph_timeout)
+                else:
+                    arms[name] = job.result()
+            except FutureTimeout:
+                with self._late_lock:
+                    self._late_graph = job
+                logger.warning(
+                    "graph arm gave no answer within %.1f s; recalling without it",
+                    self.config.graph_timeout,
+                )
+                errors[name] = f"graph arm gave no answer within {self.config.graph_timeout:g} s"
             except (EmbeddingError, BackendUnavailable, PraxMemoryError) as exc:
                 errors[name] = str(exc)
             except Exception as exc:  # an arm never fails the recall

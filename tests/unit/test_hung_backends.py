@@ -392,6 +392,79 @@ def test_recall_with_a_hung_neo4j_answers_from_the_other_arms(
         assert hung.connections == tried
 
 
+def test_a_graph_that_stops_answering_mid_lookup_costs_recall_its_timeout_once(
+    tmp_path: Path,
+) -> None:
+    """A graph store that hangs on a connection it already holds (no connect timeout
+    applies): recall waits ``graph_timeout``, answers from the other arms, and leaves the
+    graph arm out while that lookup still runs; the graph arm is back once it returns."""
+    config = MemoryConfig(data_dir=tmp_path / "data", qdrant_url=":memory:")
+    config = config.model_copy(
+        update={"retrieval": config.retrieval.model_copy(update={"graph_timeout": 0.3})}
+    )
+    with PraxMemory(config, embeddings=HashEmbeddings(), embedding_dimension=384) as mem:
+        ids = {name: mem.graph.merge_entity("alice", name).id for name in ("Alice", "Rust")}
+        mem.remember_many(
+            "alice", [{"content": FACTS[0], "entity_ids": sorted(ids.values())}, *FACTS[1:]]
+        )
+        healthy = mem.recall_detailed("alice", "Does Alice like Rust?", reinforce=False)
+        assert healthy.arms.get("graph") and "graph" not in healthy.errors
+
+        graph = mem.graph
+        real, release = graph.search_entities, threading.Event()
+        started = threading.Event()
+
+        def hung_search(*args: object, **kwargs: object) -> object:  # fault injection
+            started.set()
+            release.wait(30)
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+
+        graph.search_entities = hung_search  # type: ignore[method-assign]
+        t0 = time.perf_counter()
+        first = mem.recall_detailed("alice", "Does Alice like Rust?", reinforce=False)
+        waited = time.perf_counter() - t0
+        assert started.is_set() and 0.25 < waited < 5
+        assert first.hits[0].memory.content == FACTS[0] and set(first.arms) == {"dense", "sparse"}
+        assert "no answer within 0.3 s" in first.errors["graph"]
+
+        t0 = time.perf_counter()
+        second = mem.recall_detailed("alice", "Does Alice like Rust?", reinforce=False)
+        assert time.perf_counter() - t0 < 0.25  # the late lookup is not waited for again
+        assert "has not answered yet" in second.errors["graph"] and second.hits
+
+        release.set()
+        graph.search_entities = real  # type: ignore[method-assign]
+        deadline = time.monotonic() + 10
+        while "graph" in mem.recall_detailed("alice", "Rust", reinforce=False).errors:
+            assert time.monotonic() < deadline, "the graph arm did not come back"
+            time.sleep(0.05)
+
+
+def test_closing_does_not_wait_for_a_graph_lookup_that_never_answered(tmp_path: Path) -> None:
+    config = MemoryConfig(data_dir=tmp_path / "data", qdrant_url=":memory:")
+    config = config.model_copy(
+        update={"retrieval": config.retrieval.model_copy(update={"graph_timeout": 0.2})}
+    )
+    release = threading.Event()
+    mem = PraxMemory(config, embeddings=HashEmbeddings(), embedding_dimension=384)
+    try:
+        mem.graph.merge_entity("alice", "Rust")
+        mem.remember("alice", FACTS[0])
+        real = mem.graph.search_entities
+
+        def hung_search(*args: object, **kwargs: object) -> object:  # fault injection
+            release.wait(30)
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+
+        mem.graph.search_entities = hung_search  # type: ignore[method-assign]
+        assert "graph" in mem.recall_detailed("alice", "Rust", reinforce=False).errors
+        t0 = time.perf_counter()
+        mem.close()
+        assert time.perf_counter() - t0 < 5
+    finally:
+        release.set()
+
+
 # ------------------------------------------------------------------ Qdrant
 
 COLLECTION_CALLS = b"/collections/"
