@@ -104,6 +104,12 @@ class RetrievalConfig(BaseModel):
     evidence_spread: float = Field(default=0.5, gt=0.0, le=1.0)
     """Evidence fusion: score differences smaller than this share of an arm's top score are
     scaled down, so near-equal scores stay near-equal evidence."""
+    unrelated_cosine: float = Field(default=0.0, ge=-1.0, lt=1.0)
+    """The cosine the embedding model gives unrelated texts: the dense arm's evidence is
+    measured from it. 0 suits all-MiniLM-L6-v2 (unrelated pairs average about 0.07); a model
+    whose cosines all sit high needs its own (multilingual-e5-small: about 0.73), or the
+    fusion reads its dense arm as flat and keyword matches overturn it. Set it with
+    ``min_cosine`` and ``companion_cosine`` (docs/embeddings.md)."""
     importance_weight: float | None = Field(default=None, ge=0.0, le=1.0)
     """How much importance moves the score. Evidence fusion adds ``w × (importance − 0.5)``
     to the relevance in [0, 1]; RRF multiplies by ``1 + w × (importance − 0.5)``. ``None``

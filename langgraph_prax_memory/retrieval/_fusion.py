@@ -117,6 +117,7 @@ def fuse_evidence(
     full: Mapping[str, bool] | None = None,
     spread: float = 0.5,
     scale: Mapping[str, Mapping[str, float]] | None = None,
+    origin: Mapping[str, float] | None = None,
 ) -> dict[str, FusedCandidate]:
     """Fuse arms by their evidence: ``Σ weight × evidence / Σ weight`` over the arms that ran.
 
@@ -124,6 +125,11 @@ def fuse_evidence(
     keyword arm's evidence is scaled by how much of the question the memory covers (see
     :func:`keyword_coverage`), so one incidental shared word is weak evidence however high
     it ranks in that arm.
+
+    ``origin[arm]`` is the score that arm gives unrelated items (the dense arm: the cosine
+    the embedding model gives unrelated texts, 0 for all-MiniLM-L6-v2): evidence is measured
+    from it, so a model whose cosines all sit high (e5's unrelated pairs score about 0.73) is
+    not read as a flat arm.
 
     ``arm_scores`` maps each arm to ``{id: raw score}`` (best first or not); ``full[arm]``
     says the arm's list was cut at its depth (so unseen candidates score at most its lowest).
@@ -148,8 +154,10 @@ def fuse_evidence(
             continue
         weight = float(weights.get(arm, 1.0))
         cut = bool((full or {}).get(arm))
-        missing = min(scores.values()) if cut else 0.0
-        ev = arm_evidence(scores, pool, missing=missing, spread=spread)
+        zero = float((origin or {}).get(arm, 0.0))
+        shifted = {pid: v - zero for pid, v in scores.items()} if zero else scores
+        missing = min(shifted.values()) if cut else 0.0
+        ev = arm_evidence(shifted, pool, missing=missing, spread=spread)
         top = max(scores.values())
         ranked = sorted(scores, key=lambda pid: -scores[pid])
         factors = (scale or {}).get(arm) or {}

@@ -201,6 +201,7 @@ def assemble_hits(
     fusion: str = "rrf",
     importance_weight: float | None = None,
     evidence_spread: float = 0.5,
+    unrelated_cosine: float = 0.0,
     depth: int | None = None,
     min_cosine: float | None = None,
     coverage: Mapping[str, float] | None = None,
@@ -210,7 +211,9 @@ def assemble_hits(
     ``fusion`` is ``"evidence"`` (score-aware, the product default) or ``"rrf"``; ``depth``
     is how many candidates each arm was asked for (a list that long was cut);
     ``min_cosine`` marks each hit relevant or not (``None``: all relevant); ``coverage``
-    scales the keyword arm's evidence per memory (:func:`keyword_coverage`).
+    scales the keyword arm's evidence per memory (:func:`keyword_coverage`);
+    ``unrelated_cosine`` is where the dense arm's evidence starts (the model's cosine for
+    unrelated texts).
     """
     payloads: dict[str, dict[str, Any]] = {}
     rankings: dict[str, list[str]] = {}
@@ -224,7 +227,14 @@ def assemble_hits(
                 scores[p.id] = float(p.score) if p.score is not None else 0.0
     full = {arm: depth is not None and len(pts) >= depth for arm, pts in arm_results.items()}
     scale = {"sparse": coverage} if coverage is not None else None
-    fused = fuse_evidence(arm_scores, weights, full=full, spread=evidence_spread, scale=scale)
+    fused = fuse_evidence(
+        arm_scores,
+        weights,
+        full=full,
+        spread=evidence_spread,
+        scale=scale,
+        origin={"dense": unrelated_cosine},
+    )
     iw = 0.1 if importance_weight is None else importance_weight
     if fusion == "rrf":  # ranks decide; raw scores and evidence stay for the floor and explain
         by_evidence = fused

@@ -254,6 +254,7 @@ class Recaller:
             fusion=self.config.fusion,
             importance_weight=self.config.importance_weight,
             evidence_spread=self.config.evidence_spread,
+            unrelated_cosine=self.config.unrelated_cosine,
             depth=n,
             min_cosine=self.config.min_cosine,
             coverage=coverage,

@@ -100,3 +100,25 @@ def test_companions_join_only_a_relevant_hit() -> None:
     # no dense score (dense arm down): the second bar does not apply
     assert not mark_companions([_hit("a", 0.4, True), _hit("d", None, False)], 0.2)[1].relevant
     assert [h.relevant for h in mark_companions(hits, None)] == [True, False, False]
+
+
+def test_a_high_cosine_floor_is_not_read_as_a_flat_arm() -> None:
+    """e5-like cosines (unrelated texts ~0.73): measured from 0, the dense gap between 0.82
+    and 0.78 is small next to ``spread × top`` and a partial keyword match overturns it;
+    measured from the model's unrelated level it is the clear gap it is."""
+    arms = {
+        "dense": {"gold": 0.82, "trap": 0.78, "other": 0.74},
+        "sparse": {"trap": 4.0},
+    }
+    scale = {"sparse": {"trap": 0.25}}  # the trap shares one of the question's four words
+    plain = fuse_evidence(arms, W, scale=scale)
+    assert max(plain, key=lambda pid: plain[pid].fused) == "trap"
+    calibrated = fuse_evidence(arms, W, scale=scale, origin={"dense": 0.73})
+    assert max(calibrated, key=lambda pid: calibrated[pid].fused) == "gold"
+    assert calibrated["gold"].scores["dense"] == 0.82  # raw scores are kept for explain()
+    # below the model's unrelated level: no dense evidence at all
+    low = fuse_evidence({"dense": {"a": 0.70, "b": 0.65}}, W, origin={"dense": 0.73})
+    assert low["a"].evidence["dense"] == low["b"].evidence["dense"] == 0.0
+    # the default origin 0 is the previous arithmetic, exactly
+    same = fuse_evidence(arms, W, scale=scale, origin={"dense": 0.0})
+    assert {p: c.fused for p, c in same.items()} == {p: c.fused for p, c in plain.items()}
