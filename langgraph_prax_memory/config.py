@@ -155,7 +155,7 @@ class RetrievalConfig(BaseModel):
     query's own terms (weight 1)."""
     graph_hops: int = Field(default=2, ge=1, le=2)
     graph_seed_limit: int = Field(default=8, ge=1, le=50)
-    graph_timeout: float = Field(default=2.0, gt=0.0, le=600.0)
+    graph_timeout: float = Field(default=5.0, gt=0.0, le=600.0)
     """Seconds recall waits for the graph arm; then it answers from the other arms and says so
     in ``RecallResult.errors["graph"]``. A graph server that stops answering on a connection
     it already holds is not bounded by the connect timeout; this bounds what recall pays for
