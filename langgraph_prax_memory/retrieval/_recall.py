@@ -128,12 +128,16 @@ class RecallResult:
     """The stored point (full payload) of each hit, by id."""
 
 
-def relevance(cand: FusedCandidate, min_cosine: float) -> tuple[bool, str]:
+def relevance(
+    cand: FusedCandidate, min_cosine: float, unrelated_cosine: float = 0.0
+) -> tuple[bool, str]:
     """Whether a fused candidate passes the relevance floor, and why.
 
     Relevant when its dense cosine reaches ``min_cosine``, or when the keyword or graph arm
-    points at it strongly (evidence ≥ 0.5) and its cosine reaches half of ``min_cosine``
-    (an exact name or identifier whose sentence is otherwise unlike the question). A memory
+    points at it strongly (evidence ≥ 0.5) and its cosine reaches halfway from
+    ``unrelated_cosine`` (the model's cosine for unrelated texts, 0 for MiniLM) to
+    ``min_cosine`` (an exact name or identifier whose sentence is otherwise unlike the
+    question). A memory
     without a dense score (dense arm down, or not in its list) passes on strong keyword or
     graph evidence alone.
 
@@ -142,11 +146,12 @@ def relevance(cand: FusedCandidate, min_cosine: float) -> tuple[bool, str]:
         (False, 'cosine 0.12 < 0.30, no strong keyword or graph match')
     """
     cosine = cand.scores.get("dense")
+    halfway = unrelated_cosine + (min_cosine - unrelated_cosine) / 2
     if cosine is not None and cosine >= min_cosine:
         return True, f"cosine {cosine:.2f} ≥ {min_cosine:.2f}"
     for arm, label in (("sparse", "keyword"), ("graph", "graph")):
         ev = cand.evidence.get(arm, 0.0)
-        if ev >= 0.5 and (cosine is None or cosine >= min_cosine / 2):
+        if ev >= 0.5 and (cosine is None or cosine >= halfway):
             shown = "no cosine" if cosine is None else f"cosine {cosine:.2f}"
             return True, f"{label} evidence {ev:.2f} ({shown})"
     shown = "no cosine" if cosine is None else f"cosine {cosine:.2f} < {min_cosine:.2f}"
@@ -256,7 +261,9 @@ def assemble_hits(
     )
     hits = []
     for cand, score, decay, boost in ranked:
-        relevant, why = (True, "") if min_cosine is None else relevance(cand, min_cosine)
+        relevant, why = (
+            (True, "") if min_cosine is None else relevance(cand, min_cosine, unrelated_cosine)
+        )
         hits.append(
             MemoryHit(
                 memory=Memory.from_payload(cand.id, payloads[cand.id]),

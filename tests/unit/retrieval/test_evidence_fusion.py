@@ -122,3 +122,17 @@ def test_a_high_cosine_floor_is_not_read_as_a_flat_arm() -> None:
     # the default origin 0 is the previous arithmetic, exactly
     same = fuse_evidence(arms, W, scale=scale, origin={"dense": 0.0})
     assert {p: c.fused for p, c in same.items()} == {p: c.fused for p, c in plain.items()}
+
+
+def test_the_keyword_path_of_the_floor_starts_from_the_models_unrelated_level() -> None:
+    from langgraph_prax_memory.retrieval._fusion import FusedCandidate
+    from langgraph_prax_memory.retrieval._recall import relevance
+
+    name_hit = FusedCandidate("a", scores={"dense": 0.16}, evidence={"sparse": 0.9})
+    assert relevance(name_hit, 0.3)[0]  # MiniLM: half of 0.3
+    # an e5-like model: unrelated texts at 0.75, floor 0.84 -> halfway is 0.795
+    e5_noise = FusedCandidate("b", scores={"dense": 0.76}, evidence={"sparse": 0.9})
+    assert not relevance(e5_noise, 0.84, 0.75)[0]
+    e5_name = FusedCandidate("c", scores={"dense": 0.80}, evidence={"sparse": 0.9})
+    ok, why = relevance(e5_name, 0.84, 0.75)
+    assert ok and why == "keyword evidence 0.90 (cosine 0.80)"
