@@ -13,7 +13,7 @@ import io
 import json
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -349,14 +349,31 @@ def test_forget_with_long_term_memory_disabled_says_qdrant_was_not_touched(
 # ------------------------------------------------------- a consolidation running meanwhile
 
 
+def _new_trace(mem: PraxMemory, user: str) -> None:
+    """Something new for a consolidation of ``user`` to extract."""
+    trace = mem.config.users_dir / user_dir_name(user) / "trace.log"
+    with trace.open("a", encoding="utf-8") as f:
+        f.write(f"user: I moved to Oslo and I work at {GONE} Labs now.\n\n")
+
+
+def _started_and_waiting(
+    call: Callable[[], object], what: str
+) -> tuple[threading.Thread, list[Any]]:
+    """Run ``call`` in a thread; it must still be waiting half a second later."""
+    out: list[Any] = []
+    thread = threading.Thread(target=lambda: out.append(call()))
+    thread.start()
+    thread.join(0.5)
+    assert thread.is_alive(), f"{what} did not wait"
+    return thread, out
+
+
 def _blocked_consolidation(
     mem: PraxMemory, user: str
 ) -> tuple[threading.Thread, threading.Event, threading.Event, list[object]]:
     """Start ``mem.consolidate(user)`` in a thread that stops inside the extraction until
     released (fault injection: the real rule extractor runs once released)."""
-    trace = mem.config.users_dir / user_dir_name(user) / "trace.log"
-    with trace.open("a", encoding="utf-8") as f:
-        f.write(f"user: I moved to Oslo and I work at {GONE} Labs now.\n\n")
+    _new_trace(mem, user)
     inside, release = threading.Event(), threading.Event()
     extractor = mem.consolidator.extractor
     real = extractor.extract
@@ -379,11 +396,9 @@ def test_forget_waits_for_a_running_consolidation_and_leaves_nothing_it_wrote(
 ) -> None:
     _populate(memory, VICTIM, GONE)
     thread, release, _, results = _blocked_consolidation(memory, VICTIM)
-    receipts: list[object] = []
-    deleting = threading.Thread(target=lambda: receipts.append(memory.forget_user(VICTIM)))
-    deleting.start()
-    deleting.join(0.5)
-    assert deleting.is_alive(), "the deletion did not wait for the running consolidation"
+    deleting, receipts = _started_and_waiting(
+        lambda: memory.forget_user(VICTIM), "the deletion (for the running consolidation)"
+    )
     release.set()
     thread.join(10)
     deleting.join(30)
@@ -414,15 +429,11 @@ def test_a_consolidation_asked_for_during_a_deletion_waits_and_finds_nothing(
     memory: PraxMemory,
 ) -> None:
     _populate(memory, VICTIM, GONE)
-    trace = memory.config.users_dir / user_dir_name(VICTIM) / "trace.log"
-    with trace.open("a", encoding="utf-8") as f:
-        f.write(f"user: I moved to Oslo and I work at {GONE} Labs now.\n\n")
+    _new_trace(memory, VICTIM)
     deleting, release = _blocked_deletion(memory, VICTIM)
-    results: list[Any] = []
-    consolidating = threading.Thread(target=lambda: results.append(memory.consolidate(VICTIM)))
-    consolidating.start()
-    consolidating.join(0.5)
-    assert consolidating.is_alive(), "the consolidation ran during the deletion"
+    consolidating, results = _started_and_waiting(
+        lambda: memory.consolidate(VICTIM), "the consolidation (for the running deletion)"
+    )
     release.set()
     deleting.join(30)
     consolidating.join(30)
@@ -440,11 +451,9 @@ def test_a_consolidation_of_another_process_waits_through_the_deletion(
     _populate(memory, VICTIM, GONE)
     other = UserRunLock(memory.config)  # its own lease table: only the lock file is shared
     deleting, release = _blocked_deletion(memory, VICTIM)
-    got: list[object] = []
-    waiting = threading.Thread(target=lambda: got.append(other.acquire(VICTIM, timeout=20)))
-    waiting.start()
-    waiting.join(0.5)
-    assert waiting.is_alive(), "the other process got the lock during the deletion"
+    waiting, got = _started_and_waiting(
+        lambda: other.acquire(VICTIM, timeout=20), "the other process (for the deletion)"
+    )
     release.set()
     deleting.join(30)
     waiting.join(30)
