@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
 import statistics
@@ -10,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from langchain_core.embeddings import Embeddings
 from rich.console import Console
 from rich.table import Table
 
@@ -137,3 +139,35 @@ class BM25:
         """Document indexes, best first."""
         scores = self.scores(query)
         return sorted(range(len(scores)), key=lambda i: -scores[i])
+
+
+def load_embeddings(spec: str) -> tuple[Embeddings, int]:
+    """The embedding model a quality benchmark measures instead of the packaged MiniLM.
+
+    ``spec`` is ``module:callable``: the callable, called with no argument, returns a
+    LangChain ``Embeddings``; its width is read from one probe query. The model's own
+    relevance floor and cosine origin come from the environment as for the product
+    (``MEMORY_RETRIEVAL='{"min_cosine": 0.84, "unrelated_cosine": 0.75}'``; docs/embeddings.md).
+
+    Example:
+        >>> model, width = load_embeddings("mypackage.models:make_embeddings")  # doctest: +SKIP
+
+    Raises:
+        ValueError: ``spec`` is not ``module:callable``, names nothing, or the callable does
+            not return an ``Embeddings``.
+    """
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name.strip() or not attr.strip():
+        raise ValueError(f"--embeddings wants module:callable, got {spec!r}")
+    try:
+        factory = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"--embeddings {spec!r}: {exc}") from exc
+    if not callable(factory):
+        raise ValueError(f"--embeddings {spec!r}: {attr} is not callable")
+    model = factory()
+    if not isinstance(model, Embeddings):
+        raise ValueError(
+            f"--embeddings {spec!r} returned {type(model).__name__}, not a LangChain Embeddings"
+        )
+    return model, len(model.embed_query("How wide are this model's vectors?"))

@@ -25,8 +25,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+from langchain_core.embeddings import Embeddings
 
-from benchmarks._common import BM25, percentiles, print_table, synthetic_texts
+from benchmarks._common import BM25, load_embeddings, percentiles, print_table, synthetic_texts
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings, ResilientEmbeddings
 from langgraph_prax_memory.embeddings._sparse import STOP_WORDS
@@ -157,8 +158,16 @@ def sessions(turns: Sequence[Turn]) -> list[list[Turn]]:
     return out
 
 
-def run_locomo(path: Path, data_dir: Path) -> dict[str, Scores]:
+def run_locomo(
+    path: Path,
+    data_dir: Path,
+    embeddings: Embeddings | None = None,
+    dimension: int = 384,
+) -> dict[str, Scores]:
     """Ingest every conversation through ``PraxMemory`` and score each method's ranking.
+
+    ``embeddings`` (of width ``dimension``) replaces the packaged MiniLM for the product and
+    the dense baselines alike; ``None`` measures the default model.
 
     ``prax`` stores each session with ``remember_conversation``: the turn is the memory's
     content and the turn it answers (the previous turn of its session) its ``context``.
@@ -166,11 +175,11 @@ def run_locomo(path: Path, data_dir: Path) -> dict[str, Scores]:
     the same context text, so the table shows what the context brings on its own.
     """
     convs = load(path)
-    primary = PackagedMiniLMEmbeddings(data_dir / "models")
+    primary = embeddings or PackagedMiniLMEmbeddings(data_dir / "models")
 
     def embedder() -> ResilientEmbeddings:
         # one cache per ranker: no ranker gets its query vector from another's cache
-        return ResilientEmbeddings(primary, dimension=384, cache_size=50_000)
+        return ResilientEmbeddings(primary, dimension=dimension, cache_size=50_000)
 
     model = embedder()
     methods: dict[str, Scores] = {
@@ -189,7 +198,7 @@ def run_locomo(path: Path, data_dir: Path) -> dict[str, Scores]:
         name: PraxMemory(
             MemoryConfig(qdrant_url=":memory:", data_dir=data_dir / name),
             embeddings=embedder(),
-            embedding_dimension=384,
+            embedding_dimension=dimension,
         )
         for name in ("prax", "prax (no context)")
     }
@@ -336,7 +345,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--latency-sizes", type=int, nargs="*", default=[1000, 10000])
     parser.add_argument("--latency-queries", type=int, default=20)
     parser.add_argument("--skip-locomo", action="store_true")
+    parser.add_argument(
+        "--embeddings",
+        metavar="MODULE:CALLABLE",
+        help="measure this model instead of the packaged MiniLM in the quality part (a "
+        "callable returning a LangChain Embeddings; its floor settings come from "
+        "MEMORY_RETRIEVAL)",
+    )
     args = parser.parse_args(argv)
+    model: Embeddings | None = None
+    dimension = 384
+    if args.embeddings:
+        try:
+            model, dimension = load_embeddings(args.embeddings)
+        except ValueError as exc:
+            parser.error(str(exc))
+        print(f"embeddings: {args.embeddings} ({dimension} wide)", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="prax-locomo-") as tmp:
         if not args.skip_locomo:
             if not args.data.is_file():
@@ -345,7 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "(it is evaluation data and is not shipped with the project)."
                 )
             else:
-                print_locomo(run_locomo(args.data, Path(tmp)))
+                print_locomo(run_locomo(args.data, Path(tmp), model, dimension))
         if args.latency_sizes:
             run_latency(args.latency_sizes, Path(tmp), args.latency_queries)
     return 0

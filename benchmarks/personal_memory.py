@@ -45,10 +45,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from langchain_core.embeddings import Embeddings
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks._common import BM25
+from benchmarks._common import BM25, load_embeddings
 
 DEFAULT_DATA = Path(__file__).resolve().parent / "data" / "personal_memory.json"
 SIZES = ("3", "10", "40+")
@@ -341,7 +342,20 @@ def _cosine_matrix(vectors: Iterable[Sequence[float]]) -> np.ndarray:
     return out
 
 
-def run(data: Data, tmp: Path, *, quick: bool, log: Callable[[str], None]) -> dict[str, Any]:
+def run(
+    data: Data,
+    tmp: Path,
+    *,
+    quick: bool,
+    log: Callable[[str], None],
+    embeddings: Embeddings | None = None,
+    dimension: int | None = None,
+) -> dict[str, Any]:
+    """Store every space per method and score each method's ranking and context block.
+
+    ``embeddings`` (of width ``dimension``) replaces the packaged MiniLM for the product and
+    for the dense baseline alike; ``None`` measures the default model.
+    """
     # imported here so that --check works without loading the product
     from langgraph.store.base import PutOp
 
@@ -355,7 +369,11 @@ def run(data: Data, tmp: Path, *, quick: bool, log: Callable[[str], None]) -> di
     space_sizes: dict[str, list[int]] = {}
 
     def memory(name: str) -> PraxMemory:
-        return PraxMemory(MemoryConfig(data_dir=tmp / name, qdrant_url=":memory:"))
+        return PraxMemory(
+            MemoryConfig(data_dir=tmp / name, qdrant_url=":memory:"),
+            embeddings=embeddings,
+            embedding_dimension=dimension,
+        )
 
     for size in SIZES:
         spaces = data.spaces[size]
@@ -805,6 +823,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--failures", type=int, default=40, help="misses listed at the largest size"
     )
+    parser.add_argument(
+        "--embeddings",
+        metavar="MODULE:CALLABLE",
+        help="measure this model instead of the packaged MiniLM (a callable returning a "
+        "LangChain Embeddings; its floor settings come from MEMORY_RETRIEVAL)",
+    )
     args = parser.parse_args(argv)
     console = Console(stderr=args.json == "-", width=200 if not sys.stdout.isatty() else None)
     raw = json.loads(args.data.read_text())
@@ -823,9 +847,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"data OK: {summary}", file=sys.stderr)
     if args.check:
         return 0
+    model: Embeddings | None = None
+    dimension: int | None = None
+    if args.embeddings:
+        try:
+            model, dimension = load_embeddings(args.embeddings)
+        except ValueError as exc:
+            parser.error(str(exc))
+        summary += f"; embeddings {args.embeddings} ({dimension} wide)"
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="prax-personal-") as tmp:
-        result = run(data, Path(tmp), quick=args.quick, log=lambda m: print(m, file=sys.stderr))
+        result = run(
+            data,
+            Path(tmp),
+            quick=args.quick,
+            log=lambda m: print(m, file=sys.stderr),
+            embeddings=model,
+            dimension=dimension,
+        )
     out = report(data, result, console, args.failures)
     elapsed = time.perf_counter() - started
     console.print(f"{summary}{' (--quick)' if args.quick else ''}; run took {elapsed:.0f}s")
