@@ -297,14 +297,14 @@ def assemble_hits(
         importance_weight=iw,
         additive=fusion == "evidence",
     )
-    scale = CosineScale(
+    model_scale = CosineScale(
         unrelated=unrelated_cosine,
         floor=min_cosine if min_cosine is not None else 0.3,
         companion=companion_cosine,
     )
     hits = []
     for cand, score, decay, boost in ranked:
-        own, how = calibrated(cand.scores, (coverage or {}).get(cand.id), scale)
+        own, how = calibrated(cand.scores, (coverage or {}).get(cand.id), model_scale)
         hits.append(
             MemoryHit(
                 memory=Memory.from_payload(cand.id, payloads[cand.id]),
