@@ -165,7 +165,7 @@ class MemoryHit(BaseModel):
         ranked = self.score if self.rank_score is None else self.rank_score
         if self.fusion == "evidence":
             order = (
-                f"{ranked:.5f} = relevance {self.fused:.5f} [{arms}] "
+                f"{ranked:.5f} = evidence {self.fused:.5f} [{arms}] "
                 f"{'+' if self.boost >= 0 else '−'} importance {abs(self.boost):.3f} "
                 f"− recency {self.recency:.3f} (decay {self.decay:.3f})"
             )
