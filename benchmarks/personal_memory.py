@@ -19,7 +19,9 @@ embedding cache, so every query is embedded once per method):
 - ``BM25``: Okapi BM25 (k1=1.2, b=0.75) over lower-cased, stop-word-filtered, lightly
   stemmed words (ties broken at random, seeded per question).
 
-Relevance floor: ``build_memory_context`` for every off-topic question in every space (it
+Relevance floor: ``build_memory_context(..., profile_chars=0)`` (the floor alone: the
+profile tier of standing facts, given whatever the question, is measured by
+``benchmarks/context.py``) for every off-topic question in every space (it
 should inject no ``## Relevant Memories``) and for every on-topic question (its gold fact
 should be in the block). It runs after the ranking measurements (it reinforces what it
 recalls, as in production).
@@ -450,7 +452,7 @@ def run(
         fl = floors[size]
         for q in questions:
             s = data.space_of(size, q.gold)
-            lines = injected(build_memory_context(recall_mem, s.user, q.text))
+            lines = injected(build_memory_context(recall_mem, s.user, q.text, profile_chars=0))
             fl.on_asked += 1
             found = any(data.facts[q.gold].text in line for line in lines)
             fl.on_gold += found
@@ -464,7 +466,7 @@ def run(
             fl.on_gold_cos.append(float(dense_docs[s.id][s.ids.index(q.gold)] @ qv))
         for s in spaces:
             for text in off_topic:
-                lines = injected(build_memory_context(recall_mem, s.user, text))
+                lines = injected(build_memory_context(recall_mem, s.user, text, profile_chars=0))
                 fl.off_asked += 1
                 fl.off_empty += not lines
                 fl.off_injected.append(len(lines))
