@@ -1,6 +1,6 @@
 """``benchmarks/context.py``: its data is sound and it counts what the block holds.
 
-The benchmark itself is not run by the suite (it stores four personas three times); what is
+The benchmark itself is not run by the suite (it stores every persona three times); what is
 tested here is the data file's rules, the injected-memory test, the figures, and one small
 persona end to end through the real door (packaged model, embedded engine).
 """
