@@ -258,22 +258,36 @@ def configurations() -> dict[str, RetrievalConfig | None]:
     }
 
 
-def context_kwargs(memory: PraxMemory, now: datetime) -> tuple[dict[str, Any], int]:
-    """The keyword arguments ``build_memory_context`` is called with, and its character budget.
+def context_kwargs(
+    memory: PraxMemory, now: datetime, fn: Callable[..., str] | None = None
+) -> tuple[dict[str, Any], int]:
+    """The keyword arguments ``build_memory_context`` (or ``fn``) is called with, and its budget.
 
-    Every ``*_chars`` parameter it takes is passed explicitly at its default, ``now`` where it
-    takes one. The budget is the sum of those, plus ``config.retrieval.profile_chars`` when the
-    config has that knob and the function takes no budget of that name.
+    Every ``*_chars`` budget the function takes is passed explicitly: the memory's
+    ``config.retrieval`` setting of that name when there is one (so a baseline's
+    ``profile_chars=0`` holds even if the function also takes ``profile_chars``), else the
+    function's default; a budget with neither (default ``None``) is left to the function.
+    ``now`` is passed where the function takes it. The budget is the sum of the budgets passed,
+    plus ``config.retrieval.profile_chars`` when the config has that knob and the function
+    takes no budget of that name.
     """
-    from langgraph_prax_memory.context import build_memory_context
+    if fn is None:
+        from langgraph_prax_memory.context import build_memory_context
 
-    params = inspect.signature(build_memory_context).parameters
+        fn = build_memory_context
+    params = inspect.signature(fn).parameters
+    retrieval = memory.config.retrieval
     kwargs: dict[str, Any] = {}
     for name, param in params.items():
-        if name.endswith("_chars") and isinstance(param.default, int):
+        if not name.endswith("_chars"):
+            continue
+        configured = getattr(retrieval, name, None)
+        if isinstance(configured, int):
+            kwargs[name] = configured
+        elif isinstance(param.default, int):
             kwargs[name] = param.default
     budget = sum(kwargs.values())
-    profile = getattr(memory.config.retrieval, "profile_chars", None)
+    profile = getattr(retrieval, "profile_chars", None)
     if isinstance(profile, int) and "profile_chars" not in params:
         budget += profile
     if "now" in params:

@@ -208,3 +208,51 @@ def test_one_persona_through_the_real_door(tmp_path: Path) -> None:
     assert "mini-e01" not in off_topic.injected
     for o in top_k + product:
         assert o.budget > 0 and o.chars <= o.budget
+
+
+def test_the_budgets_passed_follow_the_config_and_are_summed() -> None:
+    from types import SimpleNamespace
+
+    now = datetime(2026, 11, 30, 12, tzinfo=UTC)
+
+    def today(
+        memory: object,
+        user_id: str,
+        message: str,
+        *,
+        k: int = 5,
+        stm_chars: int = 1500,
+        ltm_chars: int = 2000,
+        now: datetime | None = None,
+    ) -> str:
+        return ""
+
+    def with_profile(
+        memory: object,
+        user_id: str,
+        message: str,
+        *,
+        stm_chars: int = 1500,
+        ltm_chars: int = 2000,
+        profile_chars: int = 800,
+        notes_chars: int | None = None,
+    ) -> str:
+        return ""
+
+    plain: Any = SimpleNamespace(config=SimpleNamespace(retrieval=SimpleNamespace()))
+    knob: Any = SimpleNamespace(config=SimpleNamespace(retrieval=SimpleNamespace(profile_chars=0)))
+    wide: Any = SimpleNamespace(
+        config=SimpleNamespace(retrieval=SimpleNamespace(profile_chars=600))
+    )
+    assert bench.context_kwargs(plain, now, today) == (
+        {"stm_chars": 1500, "ltm_chars": 2000, "now": now},
+        3500,
+    )
+    # the config's knob counts in the budget when the function does not take it ...
+    assert bench.context_kwargs(wide, now, today)[1] == 4100
+    # ... and wins over the function's default when it does (a baseline's 0 holds)
+    assert bench.context_kwargs(knob, now, with_profile) == (
+        {"stm_chars": 1500, "ltm_chars": 2000, "profile_chars": 0},
+        3500,
+    )
+    assert bench.context_kwargs(plain, now, with_profile)[1] == 4300
