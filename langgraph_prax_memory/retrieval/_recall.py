@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -33,6 +33,7 @@ __all__ = [
     "calibrate_hits",
     "ltm_filter",
     "ltm_namespace",
+    "is_standing",
     "profile_filter",
     "calibrated",
     "validity_filter",
@@ -118,6 +119,21 @@ def ltm_filter(
     return user_filter(user_id, *extra)
 
 
+def is_standing(memory: Memory, *, tags: Sequence[str], min_importance: float) -> bool:
+    """Whether ``memory`` is a standing fact (what :func:`profile_filter` selects).
+
+    Example:
+        >>> from datetime import UTC, datetime
+        >>> at = datetime(2026, 1, 1, tzinfo=UTC)
+        >>> m = Memory(id="1", user_id="u", content="x", created_at=at, last_accessed=at,
+        ...            tags=["Preference"])
+        >>> is_standing(m, tags=["preference"], min_importance=0.8)
+        True
+    """
+    wanted = {t.lower() for t in tags}
+    return memory.importance >= min_importance or any(t.lower() in wanted for t in memory.tags)
+
+
 def profile_filter(user_id: str, *, tags: Sequence[str], min_importance: float) -> models.Filter:
     """The user's standing facts: long-term memories with a profile tag or high importance.
 
@@ -181,14 +197,19 @@ def calibrated(
     return value, how
 
 
-def calibrate_hits(hits: Sequence[MemoryHit], scale: CosineScale) -> list[MemoryHit]:
+def calibrate_hits(
+    hits: Sequence[MemoryHit],
+    scale: CosineScale,
+    standing: Callable[[Memory], bool] | None = None,
+) -> list[MemoryHit]:
     """Final scores and floor decisions for hits in their final order.
 
     Scores become non-increasing in the given order (each hit's score is the largest own
     relevance at or below its rank), so a threshold cuts the ranked list in one place. A hit
     is relevant when its score reaches 0.5; once one is, the hits whose dense cosine reaches
     the companion bar are kept beside it (an off-topic question opens nothing, so it still
-    injects nothing).
+    injects nothing). With ``standing`` (is this memory one of the user's standing facts?),
+    only standing facts can be companions: an episode must pass the floor on its own.
 
     Example:
         >>> from datetime import UTC, datetime
@@ -221,7 +242,8 @@ def calibrate_hits(hits: Sequence[MemoryHit], scale: CosineScale) -> list[Memory
     final = []
     for h in out:
         cosine = h.scores.get("dense")
-        if not h.relevant and cosine is not None and cosine >= scale.companion:
+        eligible = standing is None or standing(h.memory)
+        if not h.relevant and eligible and cosine is not None and cosine >= scale.companion:
             why = f"cosine {cosine:.2f} ≥ {scale.companion:.2f} beside a relevant hit"
             h = h.model_copy(update={"relevant": True, "why": why})
         final.append(h)

@@ -31,6 +31,7 @@ from langgraph_prax_memory.retrieval._recall import (
     RecallResult,
     assemble_hits,
     calibrate_hits,
+    is_standing,
     ltm_filter,
     validity_filter,
 )
@@ -275,7 +276,16 @@ class Recaller:
         if self.config.rerank and len(hits) > 1:
             order = rerank_order(self.rerank_model, text, [h.memory.content for h in hits])
             hits = [hits[i] for i in order]
-        hits = calibrate_hits(hits[:k], self.scale)
+        cfg = self.config
+        hits = calibrate_hits(
+            hits[:k],
+            self.scale,
+            # episodes pass the floor on their own; a standing fact scored just under it
+            # may join a relevant hit (the companion bar)
+            lambda m: is_standing(
+                m, tags=cfg.profile_tags, min_importance=cfg.profile_min_importance
+            ),
+        )
         by_id = {p.id: p for points in arms.values() for p in points}
         return RecallResult(
             hits=hits,

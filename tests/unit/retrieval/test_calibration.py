@@ -88,3 +88,11 @@ def test_companions_join_only_a_relevant_hit() -> None:
         True,
         False,
     ]
+
+
+def test_only_standing_facts_can_be_companions() -> None:
+    hits = [_hit("opener", 0.36), _hit("episode", 0.25), _hit("fact", 0.24)]
+    standing = {"fact"}
+    out = calibrate_hits(hits, MINILM, lambda m: m.id in standing)
+    assert [h.relevant for h in out] == [True, False, True]
+    assert out[1].why.startswith("relevance 0.")  # the episode must pass on its own
