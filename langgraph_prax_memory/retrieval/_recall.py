@@ -209,7 +209,7 @@ def calibrate_hits(
     is relevant when its score reaches 0.5; once one is, the hits whose dense cosine reaches
     the companion bar are kept beside it (an off-topic question opens nothing, so it still
     injects nothing). With ``standing`` (is this memory one of the user's standing facts?),
-    only standing facts can be companions: an episode must pass the floor on its own.
+    a standing fact may join any relevant hit, an episode only a relevant episode.
 
     Example:
         >>> from datetime import UTC, datetime
@@ -239,10 +239,13 @@ def calibrate_hits(
         out.append(h.model_copy(update={"score": value, "relevant": ok, "why": why}))
     if scale.companion is None or not any(h.relevant for h in out):
         return out
+    # an episode joins only an episode that passed on its own: a standing fact that matches
+    # an off-topic question ("a riddle about a clock" -> "hates mornings") opens no episodes
+    episode_opened = standing is None or any(h.relevant and not standing(h.memory) for h in out)
     final = []
     for h in out:
         cosine = h.scores.get("dense")
-        eligible = standing is None or standing(h.memory)
+        eligible = episode_opened or (standing is not None and standing(h.memory))
         if not h.relevant and eligible and cosine is not None and cosine >= scale.companion:
             why = f"cosine {cosine:.2f} ≥ {scale.companion:.2f} beside a relevant hit"
             h = h.model_copy(update={"relevant": True, "why": why})

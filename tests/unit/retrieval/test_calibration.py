@@ -90,9 +90,11 @@ def test_companions_join_only_a_relevant_hit() -> None:
     ]
 
 
-def test_only_standing_facts_can_be_companions() -> None:
+def test_a_standing_fact_opens_no_episodes() -> None:
     hits = [_hit("opener", 0.36), _hit("episode", 0.25), _hit("fact", 0.24)]
-    standing = {"fact"}
-    out = calibrate_hits(hits, MINILM, lambda m: m.id in standing)
+    out = calibrate_hits(hits, MINILM, lambda m: m.id in {"opener", "fact"})
     assert [h.relevant for h in out] == [True, False, True]
     assert out[1].why.startswith("relevance 0.")  # the episode must pass on its own
+    # an episode that passed opens the bar for both kinds
+    out = calibrate_hits(hits, MINILM, lambda m: m.id == "fact")
+    assert [h.relevant for h in out] == [True, True, True]
