@@ -110,7 +110,11 @@ def _close_all(namespace: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("block", BLOCKS, ids=str)
 def test_block_runs(
-    block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+    block: Block,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     work = tmp_path / "cwd"
     work.mkdir()
@@ -136,3 +140,8 @@ def test_block_runs(
     finally:
         _close_all(namespace)
     assert not default.exists(), f"{block} used the shared default data folder"
+    printed = capsys.readouterr().out
+    if "print(" in block.code:
+        assert printed.strip(), f"{block} prints nothing"
+    if "EchoChatModel()" in block.code and "You asked" in printed:
+        assert "I remember:" in printed, f"{block}: the model was given no memory\n{printed}"
