@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from langgraph_prax_memory._graph_deadline import GraphDeadline
 from langgraph_prax_memory.config import MemoryConfig
 from langgraph_prax_memory.errors import ConfigError
 from langgraph_prax_memory.graph import GraphStore
@@ -72,6 +73,8 @@ class MemoryParts:
         #: The LangGraph checkpointer whose threads hold the users' conversations (or None).
         self.checkpointer = checkpointer
         self._lock = threading.Lock()
+        #: The deadline of the graph tools' lookups (``retrieval.graph_timeout``).
+        self.graph_deadline = GraphDeadline()
 
     @property
     def graph(self) -> GraphStore:
