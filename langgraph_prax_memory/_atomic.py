@@ -17,6 +17,7 @@ import contextlib
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -63,14 +64,25 @@ def locked(path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[Non
         raise MemoryWriteError(f"timed out after {timeout}s waiting for the lock of {path}")
     try:
         flock = filelock.FileLock(str(path) + ".lock", timeout=timeout, poll_interval=0.005)
-        try:
-            flock.acquire()
-        except filelock.Timeout as exc:
-            raise MemoryWriteError(
-                f"timed out after {timeout}s waiting for another process to release {path}.lock"
-            ) from exc
-        except OSError as exc:
-            raise MemoryWriteError(f"cannot create the lock file {path}.lock: {exc}") from exc
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                flock.acquire(timeout=max(0.0, deadline - time.monotonic()))
+            except filelock.Timeout as exc:
+                raise MemoryWriteError(
+                    f"timed out after {timeout}s waiting for another process to release {path}.lock"
+                ) from exc
+            except FileNotFoundError as exc:
+                # the folder went while we waited (another process deleting the user, under
+                # this lock): make it again and wait on the new lock file
+                if time.monotonic() < deadline:
+                    with contextlib.suppress(OSError):
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                    continue
+                raise MemoryWriteError(f"cannot create the lock file {path}.lock: {exc}") from exc
+            except OSError as exc:
+                raise MemoryWriteError(f"cannot create the lock file {path}.lock: {exc}") from exc
+            break
         try:
             yield
         finally:

@@ -104,6 +104,12 @@ class WorkspaceRepo:
                 check=False,
             )
         except FileNotFoundError as exc:
+            if not self.root.is_dir():  # the working folder, not git, is what is missing
+                raise NotesGitError(
+                    f"the notes workspace {self.root} was removed while its notes were being "
+                    "written (the user was deleted meanwhile?); nothing was committed, write "
+                    "the notes again"
+                ) from exc
             raise GitUnavailableError(f"git executable {self.git!r} disappeared: {exc}") from exc
         except subprocess.TimeoutExpired as exc:
             raise NotesGitError(f"git {' '.join(args)} timed out after {_TIMEOUT}s") from exc
