@@ -7,6 +7,7 @@ nearly full disk ends the process with SIGBUS.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -129,3 +130,100 @@ def test_a_tiny_disk_refuses_to_open_instead_of_crashing(tmpfs: Path, tmp_path: 
         assert on_small["count"] is None and "disk space" in str(on_small["count_error"])
     finally:
         subprocess.run(["umount", "-l", str(small)], check=False)
+
+
+# ------------------------------------------------------------------ user notes (issue 26, item 5)
+
+
+@pytest.fixture
+def small_disk(tmpfs: Path) -> Iterator[Path]:
+    """An 8 MiB tmpfs of its own (notes need little; filling 400 MiB would be slow)."""
+    mount = tmpfs / "small"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)], check=True)
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def _fill_up(disk: Path) -> Path:
+    """Fill ``disk`` to the last byte."""
+    ballast = disk / "ballast"
+    fd = os.open(ballast, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        for size in (1024 * 1024, 4096, 1):
+            with contextlib.suppress(OSError):
+                while True:
+                    os.write(fd, b"\0" * size)
+    finally:
+        os.close(fd)
+    return ballast
+
+
+def _git_log(workspace: Path) -> str:
+    return subprocess.run(
+        ["git", "-C", str(workspace), "log", "-p", "--format=%s"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def test_notes_on_a_full_disk_are_refused_cleanly_and_work_again_once_space_returns(
+    small_disk: Path,
+) -> None:
+    from langgraph_prax_memory.config import MemoryConfig
+    from langgraph_prax_memory.errors import MemoryWriteError
+    from langgraph_prax_memory.notes import UserNotes
+
+    notes = UserNotes(MemoryConfig(data_dir=small_disk / "data"))
+    notes.update("alice", "name: Alice\n")
+    ballast = _fill_up(small_disk)
+    with pytest.raises(MemoryWriteError, match=r"disk space|No space left"):
+        notes.update("bob", "name: Bob\n")  # a new user: the repository cannot be made
+    assert not (notes.workspace("bob") / ".git").exists()  # and no half-made one is left
+    with pytest.raises(MemoryWriteError, match=r"disk space|No space left"):
+        notes.update("alice", "name: Refused\n")
+    assert notes.read("alice") == "name: Alice\n" and notes.read("bob") == ""
+    ballast.unlink()  # space returns: every user's notes write again, nothing to repair
+    notes.update("bob", "name: Bob\n")
+    notes.update("alice", "name: Alice\ntimezone: UTC\n")
+    assert notes.read("bob") == "name: Bob\n"
+    assert "Refused" not in _git_log(notes.workspace("alice"))
+
+
+def test_notes_whose_disk_fills_up_during_the_commit_keep_the_previous_text(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    """The disk fills up while git commits (another process filled it: fault injection by a
+    git wrapper that fills the real disk first). The update raises, and the file keeps the
+    previous text (putting it back needs no space), so neither a read nor the next update
+    sees the refused text."""
+    from langgraph_prax_memory.config import MemoryConfig
+    from langgraph_prax_memory.errors import MemoryWriteError
+    from langgraph_prax_memory.notes import UserNotes
+
+    real = shutil.which("git")
+    flag = tmp_path / "fill-at-the-next-commit"
+    wrapper = tmp_path / "git"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'for a in "$@"; do\n'
+        f'  if [ "$a" = commit ] && [ -e {flag} ]; then\n'
+        f"    rm -f {flag}; dd if=/dev/zero of={small_disk / 'ballast'} bs=4k 2>/dev/null\n"
+        "  fi\n"
+        "done\n"
+        f'exec {real} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    notes = UserNotes(MemoryConfig(data_dir=small_disk / "data"), git_executable=str(wrapper))
+    notes.update("alice", "name: Alice\n")
+    flag.touch()
+    with pytest.raises(MemoryWriteError, match="disk space"):
+        notes.update("alice", "name: Refused\n" + "- detail\n" * 50)
+    assert notes.read("alice") == "name: Alice\n"
+    (small_disk / "ballast").unlink()
+    notes.update("alice", "name: Alice\ntimezone: UTC\n")
+    assert notes.read("alice") == "name: Alice\ntimezone: UTC\n"
+    assert "Refused" not in _git_log(notes.workspace("alice"))
