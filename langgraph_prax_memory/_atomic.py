@@ -14,6 +14,7 @@ run under both.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 import threading
@@ -23,9 +24,9 @@ from pathlib import Path
 
 import filelock
 
-from langgraph_prax_memory.errors import MemoryWriteError
+from langgraph_prax_memory.errors import DiskFullError, MemoryWriteError
 
-__all__ = ["atomic_write_text", "locked", "DEFAULT_LOCK_TIMEOUT"]
+__all__ = ["atomic_write_text", "disk_write_error", "locked", "DEFAULT_LOCK_TIMEOUT"]
 
 #: Seconds to wait for another writer before giving up with :class:`MemoryWriteError`.
 DEFAULT_LOCK_TIMEOUT = 30.0
@@ -89,6 +90,28 @@ def locked(path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[Non
             flock.release()
     finally:
         tlock.release()
+
+
+def disk_write_error(what: str, exc: OSError, then: str) -> MemoryWriteError:
+    """The product's error for a write the disk refused (``OSError``), with what it means.
+
+    :class:`DiskFullError` when the disk is full (``ENOSPC``, ``EDQUOT``), else
+    :class:`MemoryWriteError`.
+
+    Args:
+        what: What could not be written ("consolidating user 'alice'").
+        exc: The refusal.
+        then: What happened to the data, and what to do.
+
+    Example:
+        >>> import errno
+        >>> error = disk_write_error("x", OSError(errno.ENOSPC, "No space left"), "retry")
+        >>> type(error).__name__, str(error)
+        ('DiskFullError', 'x: not enough free disk space ([Errno 28] No space left); retry')
+    """
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return DiskFullError(f"{what}: not enough free disk space ({exc}); {then}")
+    return MemoryWriteError(f"{what}: the disk refused a write ({exc}); {then}")
 
 
 def _fsync_dir(folder: Path) -> None:

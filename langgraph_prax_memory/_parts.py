@@ -91,10 +91,17 @@ class MemoryParts:
         return self._graph is not None
 
     def close(self) -> None:
-        """Release long-term memory and the graph (if it was built)."""
-        self.ltm.close()
-        if self._graph is not None:
-            self._graph.close()
+        """Release long-term memory and the graph (if it was built).
+
+        Both are released even when the first one fails; then its error is raised (e.g. a
+        :class:`~langgraph_prax_memory.errors.DiskFullError` when the embedded engine's final
+        flush found the disk full).
+        """
+        try:
+            self.ltm.close()
+        finally:
+            if self._graph is not None:
+                self._graph.close()
 
 
 @runtime_checkable

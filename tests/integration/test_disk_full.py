@@ -227,3 +227,83 @@ def test_notes_whose_disk_fills_up_during_the_commit_keep_the_previous_text(
     notes.update("alice", "name: Alice\ntimezone: UTC\n")
     assert notes.read("alice") == "name: Alice\ntimezone: UTC\n"
     assert "Refused" not in _git_log(notes.workspace("alice"))
+
+
+# ---------------------------------------------- consolidate and close (issue 26, item 6)
+
+NO_INODES = textwrap.dedent("""
+    import json, os, sys
+    from pathlib import Path
+    from langgraph_prax_memory import MemoryConfig, PraxMemory, PraxMemoryError
+    from langgraph_prax_memory._validation import user_dir_name
+    from tests.fakes import HashEmbeddings
+    disk = Path(sys.argv[1])
+    data, filler = disk / "data", disk / "filler"
+
+    def outcome(call):
+        try:
+            call()
+        except PraxMemoryError as exc:
+            return {"raised": [c.__name__ for c in type(exc).__mro__], "message": str(exc)}
+        except BaseException as exc:  # a bare error: what the test refuses
+            return {"raised": [type(exc).__name__], "message": str(exc)}
+        return {"raised": None}
+
+    def open_memory():
+        return PraxMemory(MemoryConfig(data_dir=data), embeddings=HashEmbeddings(),
+                          embedding_dimension=384)
+
+    out = {}
+    mem = open_memory()
+    out["acked"] = [mem.remember("alice", f"Alice fact {i}: " + "y" * 100) for i in range(5)]
+    trace = mem.config.users_dir / user_dir_name("alice") / "trace.log"
+    trace.parent.mkdir(parents=True, exist_ok=True)
+    trace.write_text("user: I moved to Berlin and I prefer polars over pandas.\\n\\n")
+    filler.mkdir()
+    try:  # the disk is full: not a byte short, but without a free inode (ENOSPC alike)
+        for i in range(1_000_000):
+            (filler / str(i)).touch()
+    except OSError:
+        pass
+    out["consolidate"] = outcome(lambda: mem.consolidate("alice"))
+    out["close"] = outcome(mem.close)
+    for f in filler.iterdir():  # space returns
+        f.unlink()
+    mem = open_memory()
+    try:
+        out["count"] = mem.count("alice")
+        out["created"] = mem.consolidate("alice").memories_created
+    finally:
+        mem.close()
+    print(json.dumps(out))
+""")
+
+
+def test_consolidate_and_close_on_a_full_disk_raise_the_products_errors_and_lose_nothing(
+    tmpfs: Path,
+) -> None:
+    disk = tmpfs / "few-inodes"
+    disk.mkdir()
+    subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=400m,nr_inodes=3000", "tmpfs", str(disk)],
+        check=True,
+    )
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", NO_INODES, str(disk)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=ROOT,
+        )
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+    assert proc.returncode == 0, f"the process died (rc {proc.returncode}): {proc.stderr[-2000:]}"
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    for call in ("consolidate", "close"):
+        raised = out[call]["raised"]
+        assert raised and "MemoryWriteError" in raised, (call, out[call])
+        assert "DiskFullError" in raised and "disk" in out[call]["message"], (call, out[call])
+    assert "nothing" in out["consolidate"]["message"]  # says what happened to the trace
+    assert out["count"] == 5  # every acknowledged memory is there once space returns
+    assert out["created"] >= 1  # and the trace the failed run did not consolidate was kept
