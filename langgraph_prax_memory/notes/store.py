@@ -22,7 +22,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from langgraph_prax_memory._atomic import DEFAULT_LOCK_TIMEOUT, atomic_write_text, locked
+from langgraph_prax_memory._atomic import (
+    DEFAULT_LOCK_TIMEOUT,
+    atomic_write_text,
+    disk_write_error,
+    locked,
+)
 from langgraph_prax_memory._validation import user_dir_name
 from langgraph_prax_memory.config import MemoryConfig
 from langgraph_prax_memory.errors import MemoryValidationError, MemoryWriteError
@@ -345,9 +350,10 @@ def _keep_previous(path: Path) -> None:
             shutil.copyfile(path, kept)
     except OSError as exc:
         _drop_previous(path)
-        raise MemoryWriteError(
-            f"cannot keep the previous notes {path} aside before updating them ({exc}); "
-            "nothing was changed"
+        raise disk_write_error(
+            f"cannot keep the previous notes {path} aside before updating them",
+            exc,
+            "nothing was changed",
         ) from exc
 
 

@@ -119,3 +119,24 @@ def test_a_broken_repository_with_history_is_set_aside_not_deleted(tmp_path: Pat
     assert notes.read("dave") == "name: Dave\ntimezone: UTC\n"
     aside = [p for p in workspace.iterdir() if p.name.startswith(".git.broken-")]
     assert len(aside) == 1 and any((aside[0] / "objects").rglob("*"))  # the old history kept
+
+
+def test_when_the_previous_notes_cannot_be_kept_aside_nothing_is_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    config = MemoryConfig(data_dir=tmp_path / "data")
+    notes = UserNotes(config)
+    notes.update("erin", "name: Erin\n")
+
+    def no_room(*args: Any, **kwargs: Any) -> None:  # fault injection: the disk is full
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(notes_store.os, "link", no_room)
+    monkeypatch.setattr(notes_store.shutil, "copyfile", no_room)
+    with pytest.raises(DiskFullError, match="nothing was changed"):
+        notes.update("erin", "name: Refused\n")
+    monkeypatch.undo()
+    assert notes.read("erin") == "name: Erin\n"
+    assert git(notes.workspace("erin"), "log", "--format=%s").splitlines() == ["Update user notes"]
