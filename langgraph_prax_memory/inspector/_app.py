@@ -7,9 +7,10 @@ The guard (:class:`_Guard`) runs before every route, static files included:
 - a ``GET``/``HEAD`` needs ``?token=`` equal to the server's random token (compared in
   constant time); without it: 403;
 - a ``POST`` is refused (403) unless the server runs with ``allow_changes``; it must carry
-  the token in its form body (not the URL), come as a form, and, when the browser sends an
-  ``Origin``, come from the inspector's own origin. No cookie is ever set, so a page on
-  another site has nothing ambient to ride on (no CSRF);
+  the token in its form body (not the URL), come as an urlencoded form (what the pages
+  post) and, when the browser sends an ``Origin``, come from the inspector's own origin.
+  No cookie is ever set, so a page on another site has nothing ambient to ride on (no
+  CSRF);
 - any other method: 405.
 
 Every response forbids framing, sniffing, caching and referrers (the token is in the URL),
@@ -22,7 +23,7 @@ import hmac
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -58,7 +59,8 @@ _SECURITY_HEADERS = {
     "Cache-Control": "no-store",
     "Cross-Origin-Resource-Policy": "same-origin",
 }
-_FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+_FORM_TYPE = "application/x-www-form-urlencoded"
+_MAX_FORM_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,7 @@ class _Guard(BaseHTTPMiddleware):
                     403, "forbidden: read-only inspector (start it with --allow-changes)"
                 )
             ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-            if ctype not in _FORM_TYPES:
+            if ctype != _FORM_TYPE:
                 return _refuse(415, "a change must be posted as a form")
             origin = request.headers.get("origin")
             if origin is not None and (
@@ -171,8 +173,11 @@ class _Pages:
 
     async def form(self, request: Request) -> dict[str, str]:
         """The posted form, once its token is checked (else :class:`_BadToken`)."""
-        form = await request.form()
-        values = {k: v for k, v in form.items() if isinstance(v, str)}
+        body = await request.body()
+        if len(body) > _MAX_FORM_BYTES:
+            raise MemoryValidationError("the form is too large")
+        parsed = parse_qs(body.decode("utf-8", errors="replace"), keep_blank_values=True)
+        values = {k: v[0] for k, v in parsed.items() if len(v) == 1}
         if not _same(values.get("token"), self.s.token):
             raise _BadToken
         return values
