@@ -8,12 +8,14 @@ The guard (:class:`_Guard`) runs before every route, static files included:
   constant time); without it: 403;
 - a ``POST`` is refused (403) unless the server runs with ``allow_changes``; it must carry
   the token in its form body (not the URL), come as an urlencoded form (what the pages
-  post) and, when the browser sends an ``Origin``, come from the inspector's own origin.
+  post) and, when the browser sends ``Origin`` / ``Sec-Fetch-Site``, come from the
+  inspector's own origin.
   No cookie is ever set, so a page on another site has nothing ambient to ride on (no
   CSRF);
 - any other method: 405.
 
-Every response forbids framing, sniffing, caching and referrers (the token is in the URL),
+Every response forbids framing, sniffing, caching and cross-origin referrers (the token is
+in the URL),
 and its content security policy allows the inspector's own files only (no inline script).
 """
 
@@ -53,7 +55,7 @@ _SECURITY_HEADERS = {
         "default-src 'none'; style-src 'self'; img-src 'self' data:; "
         "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     ),
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
@@ -117,8 +119,10 @@ class _Guard(BaseHTTPMiddleware):
             if ctype != _FORM_TYPE:
                 return _refuse(415, "a change must be posted as a form")
             origin = request.headers.get("origin")
-            if origin is not None and (
-                origin == "null" or urlsplit(origin).netloc != request.headers.get("host")
+            site = request.headers.get("sec-fetch-site", "same-origin")
+            if site not in ("same-origin", "none") or (
+                origin is not None
+                and (origin == "null" or urlsplit(origin).netloc != request.headers.get("host"))
             ):
                 return _refuse(403, "forbidden: a change must come from the inspector's page")
         else:

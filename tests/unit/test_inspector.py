@@ -104,7 +104,7 @@ def test_every_response_forbids_framing_referrers_and_foreign_scripts(shared: Pr
     csp = r.headers["content-security-policy"]
     assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp
     assert "script-src" not in csp  # no script at all (default-src 'none')
-    assert r.headers["referrer-policy"] == "no-referrer"
+    assert r.headers["referrer-policy"] == "same-origin"  # the token never leaves the origin
     assert r.headers["x-frame-options"] == "DENY"
     assert r.headers["cache-control"] == "no-store"
     assert "set-cookie" not in r.headers
@@ -175,6 +175,13 @@ def test_a_change_needs_the_token_in_the_form(fresh: PraxMemory) -> None:
         "/review", data={**form, "token": TOKEN}, headers={"origin": "http://evil.example"}
     )
     assert cross.status_code == 403
+    for origin in ("null", "http://127.0.0.1:9999"):
+        r = c.post("/review", data={**form, "token": TOKEN}, headers={"origin": origin})
+        assert r.status_code == 403
+    sited = c.post(
+        "/review", data={**form, "token": TOKEN}, headers={"sec-fetch-site": "cross-site"}
+    )
+    assert sited.status_code == 403
     assert [e.key for e in fresh.stm.list_pending_review("alice")] == [key]
     same = c.post(
         "/review", data={**form, "token": TOKEN}, headers={"origin": "http://127.0.0.1:8765"}
