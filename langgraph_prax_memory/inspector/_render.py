@@ -298,10 +298,15 @@ def layout(data: GraphData, *, cap: int = GRAPH_NODE_CAP) -> tuple[list[_Node], 
                 ),
             )
         )
+    radius = {n.name: n.r for n in nodes}
     edges = []
     for rel in sorted(drawn, key=lambda r: r.is_current):  # current ones drawn on top
         x1, y1 = place(rel.source)
         x2, y2 = place(rel.target)
+        length = math.hypot(x2 - x1, y2 - y1)
+        if length > radius[rel.target] + 2:  # end the arrow at the target's rim
+            cut = (radius[rel.target] + 2) / length
+            x2, y2 = round(x2 - (x2 - x1) * cut, 1), round(y2 - (y2 - y1) * cut, 1)
         state = "current" if rel.is_current else "superseded"
         edges.append(
             _Edge(

@@ -375,3 +375,18 @@ def test_the_graph_picture_is_capped_and_says_so() -> None:
     assert html.count('<g class="node"') == GRAPH_NODE_CAP
     assert f"{GRAPH_NODE_CAP} of {GRAPH_NODE_CAP + 20} entities drawn" in html
     assert f"capped at {GRAPH_NODE_CAP}" in html
+
+
+def test_the_memories_page_sees_a_new_memory_at_once(fresh: PraxMemory) -> None:
+    c = client(fresh)
+    assert "Alice rides a red bicycle" not in get(c, "/memories", user="alice").text  # type: ignore[attr-defined]
+    fresh.remember("alice", "Alice rides a red bicycle")  # the count changes: read again
+    assert "Alice rides a red bicycle" in get(c, "/memories", user="alice").text  # type: ignore[attr-defined]
+
+
+def test_a_review_decision_shows_on_the_memories_page(fresh: PraxMemory) -> None:
+    c = client(fresh, allow_changes=True)
+    assert "Alice may move to Berlin" not in get(c, "/memories", user="alice").text  # type: ignore[attr-defined]
+    key = fresh.stm.list_pending_review("alice")[0].key
+    c.post("/review", data={"token": TOKEN, "user": "alice", "key": key, "decision": "approve"})
+    assert "Alice may move to Berlin" in get(c, "/memories", user="alice").text  # type: ignore[attr-defined]
