@@ -4,7 +4,7 @@ What a person waits for on the server when opening ``/memories`` in ``prax-memor
 the request goes through the app in-process (Starlette's test client: the guard, the route,
 reading every memory of the user, the decay arithmetic, search/filter/sort, one page of 50
 rendered by Jinja2), with no socket and no browser. The page keeps the rows it read for
-``ROWS_TTL_SECONDS`` (10 s) unless the user's count changes: the first view (a new app each
+``ROWS_TTL_SECONDS`` (60 s) unless the user's count changes: the first view (a new app each
 run) pays the full read, the views after it (other sorts, filters, pages) reuse it. The
 baseline, measured in the same run, is the read alone:
 ``PraxMemory.list_memories(user, limit=count)``, what any listing of all of a user's

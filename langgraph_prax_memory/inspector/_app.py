@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from langgraph_prax_memory.memory import PraxMemory
 
 #: The memories page keeps a user's rows this long (unless their count changes).
-ROWS_TTL_SECONDS = 10.0
+ROWS_TTL_SECONDS = 60.0
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
 _SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -147,18 +147,23 @@ class _Pages:
         self._rows: dict[str, tuple[float, int, list[MemoryRow]]] = {}
         self._rows_lock = threading.Lock()
 
-    def rows(self, user: str) -> tuple[list[MemoryRow], float]:
+    def rows(self, user: str, *, fresh: bool = False) -> tuple[list[MemoryRow], float]:
         """Every memory row of ``user`` and when it was read.
 
         Reading 10,000 memories takes longer than a page may, so the rows are kept for
         :data:`ROWS_TTL_SECONDS` and read again sooner when the user's count changed or this
-        inspector changed something (a review decision, a deletion).
+        inspector changed something (a review decision, a deletion), or ``fresh`` asks.
         """
         count = self.mem.count(user)
         now = time.monotonic()
         with self._rows_lock:
             kept = self._rows.get(user)
-            if kept is not None and kept[1] == count and now - kept[0] < ROWS_TTL_SECONDS:
+            if (
+                not fresh
+                and kept is not None
+                and kept[1] == count
+                and now - kept[0] < ROWS_TTL_SECONDS
+            ):
                 return kept[2], kept[0]
         rows = _data.memory_rows(self.mem, user)
         with self._rows_lock:
@@ -228,7 +233,7 @@ class _Pages:
         user = None
         try:
             user = self.user(p.get("user"))
-            rows, read_at = self.rows(user)
+            rows, read_at = self.rows(user, fresh=p.get("fresh") == "1")
             got = _data.memory_page(
                 rows,
                 q=p.get("q", ""),

@@ -390,3 +390,19 @@ def test_a_review_decision_shows_on_the_memories_page(fresh: PraxMemory) -> None
     key = fresh.stm.list_pending_review("alice")[0].key
     c.post("/review", data={"token": TOKEN, "user": "alice", "key": key, "decision": "approve"})
     assert "Alice may move to Berlin" in get(c, "/memories", user="alice").text  # type: ignore[attr-defined]
+
+
+def test_read_now_rereads_the_rows(fresh: PraxMemory) -> None:
+    c = client(fresh)
+    first = get(c, "/memories", user="alice").text  # type: ignore[attr-defined]
+    assert 'id="reread"' in first
+    m = next(m for m in fresh.list_memories("alice") if "dark mode" in m.content)
+    fresh.recall("alice", "dark mode editor", k=1)  # reinforces: same count, new last recall
+    fresh.flush()
+    again = fresh.get("alice", m.id)
+    assert again is not None and again.access_count == m.access_count + 1
+    row = rf'data-id="{m.id}">.*?<td class="n">(\d+)</td>\n<td>'
+    cached = re.search(row, get(c, "/memories", user="alice").text, re.S)  # type: ignore[attr-defined]
+    reread = re.search(row, get(c, "/memories", user="alice", fresh="1").text, re.S)  # type: ignore[attr-defined]
+    assert cached and reread
+    assert int(reread.group(1)) == int(cached.group(1)) + 1
