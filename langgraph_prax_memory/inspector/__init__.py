@@ -86,13 +86,19 @@ class MemoryListView:
     """
 
     memories: Sequence[Memory]
-    halflife_days: float = 30.0
+    halflife_days: float | None = None
+    """The decay half-life (default: ``MemoryConfig``'s default, 7 days)."""
     now: datetime | None = None
     rows: list[MemoryRow] = field(init=False)
 
     def __post_init__(self) -> None:
+        from langgraph_prax_memory.config import MemoryConfig
+
         when = self.now or utcnow()
-        self.rows = [memory_row(m, when, self.halflife_days) for m in self.memories]
+        halflife = self.halflife_days
+        if halflife is None:
+            halflife = float(MemoryConfig.model_fields["decay_halflife_days"].default)
+        self.rows = [memory_row(m, when, halflife) for m in self.memories]
 
     @classmethod
     def of(cls, memory: PraxMemory, user_id: str, *, limit: int = PAGE_SIZE) -> MemoryListView:
