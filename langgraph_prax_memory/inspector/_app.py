@@ -21,6 +21,7 @@ and its content security policy allows the inspector's own files only (no inline
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import threading
 import time
@@ -37,7 +38,11 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from langgraph_prax_memory.errors import MemoryValidationError, PraxMemoryError
+from langgraph_prax_memory.errors import (
+    BackendUnavailable,
+    MemoryValidationError,
+    PraxMemoryError,
+)
 from langgraph_prax_memory.inspector import _data
 from langgraph_prax_memory.inspector._render import (
     PAGE_SIZE,
@@ -233,17 +238,24 @@ class _Pages:
         user = None
         try:
             user = self.user(p.get("user"))
-            rows, read_at = self.rows(user, fresh=p.get("fresh") == "1")
-            got = _data.memory_page(
-                rows,
-                q=p.get("q", ""),
-                source=p.get("source", ""),
-                tag=p.get("tag", ""),
-                state=p.get("state", "all"),
-                sort=p.get("sort", "newest"),
-                page=_int(p.get("page"), 1),
-                page_size=PAGE_SIZE,
-            )
+            choice: dict[str, Any] = {
+                "source": p.get("source", ""),
+                "tag": p.get("tag", ""),
+                "sort": p.get("sort", "newest"),
+                "page": _int(p.get("page"), 1),
+                "page_size": PAGE_SIZE,
+            }
+            q, state = p.get("q", ""), p.get("state", "all")
+            got = None
+            read_at = time.monotonic()
+            if _data.engine_pageable(
+                q=q, state=state, sort=choice["sort"], page=choice["page"], page_size=PAGE_SIZE
+            ):
+                with contextlib.suppress(BackendUnavailable):
+                    got = _data.engine_page(self.mem, user, **choice)
+            if got is None:
+                rows, read_at = self.rows(user, fresh=p.get("fresh") == "1")
+                got = _data.memory_page(rows, q=q, state=state, **choice)
         except PraxMemoryError as exc:
             return self.error(exc, user)
         start = (got.page - 1) * PAGE_SIZE

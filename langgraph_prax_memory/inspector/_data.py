@@ -304,3 +304,89 @@ def valid_user(user_id: object) -> str:
     user = check_user_id(user_id)
     user_dir_name(user)
     return user
+
+
+#: Sorts the engine can page itself (an indexed payload field, its direction).
+ENGINE_SORTS: dict[str, tuple[str, bool]] = {
+    "newest": ("created_ts", True),
+    "oldest": ("created_ts", False),
+    "importance": ("importance", True),
+}
+#: The engine pages up to here (it reads every earlier row to reach a page); later pages of
+#: large users come from the rows the page keeps.
+ENGINE_PAGE_LIMIT = 2000
+
+
+def engine_pageable(*, q: str, state: str, sort: str, page: int, page_size: int) -> bool:
+    """Whether the engine can answer this page itself (no text search, an indexed sort)."""
+    return (
+        not q.strip()
+        and state == "all"
+        and sort in ENGINE_SORTS
+        and (page * page_size <= ENGINE_PAGE_LIMIT)
+    )
+
+
+def engine_page(
+    mem: PraxMemory,
+    user_id: str,
+    *,
+    source: str = "",
+    tag: str = "",
+    sort: str = "newest",
+    page: int = 1,
+    page_size: int = 50,
+    now: datetime | None = None,
+) -> MemoryPage:
+    """One page read by the engine (ordered by an indexed field, filtered by payload).
+
+    The first view of a user with 10,000 memories reads 50 of them, not all.
+
+    Raises:
+        BackendUnavailable: The engine cannot order by the field (no payload index, as in
+            the pure-Python local engine); the caller reads every row instead.
+    """
+    from qdrant_client import models
+
+    from langgraph_prax_memory.models import Memory
+    from langgraph_prax_memory.retrieval import ltm_filter
+
+    field_name, descending = ENGINE_SORTS[sort]
+    store = mem.vectors
+    everything = ltm_filter(user_id)
+    chosen = ltm_filter(user_id, tags=[tag] if tag else None, sources=[source] if source else None)
+    total = store.count(user_id, everything)
+    matched = store.count(user_id, chosen) if (tag or source) else total
+    pages = max(1, -(-matched // page_size))
+    page = min(max(1, page), pages)
+    order = models.OrderBy(
+        key=field_name,
+        direction=models.Direction.DESC if descending else models.Direction.ASC,
+    )
+    want = min(page * page_size, max(matched, 1))
+    records, _ = store.call(
+        "scroll",
+        lambda: store.client.scroll(
+            store.collection,
+            scroll_filter=chosen,
+            limit=want,
+            order_by=order,
+            with_payload=True,
+            with_vectors=False,
+        ),
+    )
+    when = now or utcnow()
+    halflife = mem.config.decay_halflife_days
+    shown = list(records)[(page - 1) * page_size : page * page_size]
+    rows = [
+        memory_row(Memory.from_payload(str(r.id), r.payload or {}), when, halflife) for r in shown
+    ]
+    return MemoryPage(
+        rows=rows,
+        total=total,
+        matched=matched,
+        page=page,
+        pages=pages,
+        sources=sorted(store.facet("source", user_id=user_id)),
+        tags=sorted(store.facet("tags", user_id=user_id)),
+    )

@@ -24,7 +24,7 @@ from langgraph_prax_memory.inspector import (
     RecallView,
     create_app,
 )
-from langgraph_prax_memory.inspector._data import memory_page
+from langgraph_prax_memory.inspector._data import memory_page, memory_rows
 from langgraph_prax_memory.inspector._render import GRAPH_NODE_CAP, GraphData, memory_row
 from langgraph_prax_memory.models import Memory
 
@@ -393,8 +393,9 @@ def test_a_review_decision_shows_on_the_memories_page(fresh: PraxMemory) -> None
 
 
 def test_read_now_rereads_the_rows(fresh: PraxMemory) -> None:
+    # sorted by effective importance: from the kept rows (the engine cannot order by it)
     c = client(fresh)
-    first = get(c, "/memories", user="alice").text  # type: ignore[attr-defined]
+    first = get(c, "/memories", user="alice", sort="effective").text  # type: ignore[attr-defined]
     assert 'id="reread"' in first
     m = next(m for m in fresh.list_memories("alice") if "dark mode" in m.content)
     fresh.recall("alice", "dark mode editor", k=1)  # reinforces: same count, new last recall
@@ -402,7 +403,53 @@ def test_read_now_rereads_the_rows(fresh: PraxMemory) -> None:
     again = fresh.get("alice", m.id)
     assert again is not None and again.access_count == m.access_count + 1
     row = rf'data-id="{m.id}">.*?<td class="n">(\d+)</td>\n<td>'
-    cached = re.search(row, get(c, "/memories", user="alice").text, re.S)  # type: ignore[attr-defined]
-    reread = re.search(row, get(c, "/memories", user="alice", fresh="1").text, re.S)  # type: ignore[attr-defined]
+    cached = re.search(row, get(c, "/memories", user="alice", sort="effective").text, re.S)  # type: ignore[attr-defined]
+    reread = re.search(
+        row, get(c, "/memories", user="alice", sort="effective", fresh="1").text, re.S
+    )  # type: ignore[attr-defined]
     assert cached and reread
     assert int(reread.group(1)) == int(cached.group(1)) + 1
+
+
+def test_the_engine_pages_agree_with_the_full_read(fresh: PraxMemory) -> None:
+    from langgraph_prax_memory.inspector._data import engine_page
+
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    fresh.remember_many(
+        "carol",
+        [
+            {
+                "content": f"Carol note number {i}",
+                "importance": (i % 10) / 10 + 0.05,
+                "tags": ["even" if i % 2 == 0 else "odd"],
+                "source": "import" if i % 3 == 0 else "conversation",
+                "created_at": (t0 + timedelta(hours=i)).isoformat(),
+            }
+            for i in range(130)
+        ],
+    )
+    rows = memory_rows(fresh, "carol")
+    for sort in ("newest", "oldest"):
+        for kwargs in (
+            {},
+            {"tag": "odd"},
+            {"source": "import"},
+            {"tag": "even", "source": "import"},
+        ):
+            for page in (1, 2, 3):
+                fast = engine_page(fresh, "carol", sort=sort, page=page, **kwargs)
+                full = memory_page(rows, sort=sort, page=page, **kwargs)
+                assert [r.memory.id for r in fast.rows] == [r.memory.id for r in full.rows]
+                assert (fast.total, fast.matched, fast.pages, fast.page) == (
+                    full.total,
+                    full.matched,
+                    full.pages,
+                    full.page,
+                )
+                assert fast.sources == full.sources and fast.tags == full.tags
+    top = engine_page(fresh, "carol", sort="importance")
+    assert [r.memory.importance for r in top.rows] == sorted(
+        (r.memory.importance for r in top.rows), reverse=True
+    )
+    assert top.rows[0].memory.importance == max(r.memory.importance for r in rows)
+    assert engine_page(fresh, "nobody-here", sort="newest").rows == []
