@@ -16,9 +16,10 @@ Heavy modules (Qdrant, LangChain, the embedding model) are imported inside the c
 
 The commands live by group in private modules: ``_memories`` (``demo``, ``remember``,
 ``recall``, ``forget``, ``reembed``, ``decay``), ``_scratchpad`` (``stm``, ``notes``),
-``_graph`` (``entity``, ``graph``) and ``_admin`` (``consolidate``, ``knowledge``, ``stats``,
-``export``, ``import``, ``forget-user``, ``doctor``) and ``_inspect`` (``inspect``); ``_app`` holds the group, the global
-options and the output. Importing this package registers them, in the order ``--help`` lists.
+``_graph`` (``entity``, ``graph``), ``_admin`` (``consolidate``, ``knowledge``, ``stats``,
+``export``, ``import``, ``forget-user``, ``doctor``) and ``_inspect`` (``inspect``); ``_app``
+holds the group, the global options and the output. Importing this package registers
+them, in the order ``--help`` lists.
 
 Example:
     >>> from langgraph_prax_memory.cli import main
