@@ -72,7 +72,9 @@ def _inspect(
     from langgraph_prax_memory.inspector import create_app
 
     token = secrets.token_urlsafe(24)
-    users = list(only_users) or None
+    # `-u USER` (given on the command line, not from the environment) means one user too
+    named = call.options.get("user")
+    users = list(only_users) or ([str(named)] if named else None)
     app = create_app(mem, token=token, allow_changes=allow_changes, users=users)
     sock = bind(port)
     url = f"http://{HOST}:{sock.getsockname()[1]}/?token={token}"

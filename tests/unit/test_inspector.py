@@ -453,3 +453,30 @@ def test_the_engine_pages_agree_with_the_full_read(fresh: PraxMemory) -> None:
     )
     assert top.rows[0].memory.importance == max(r.memory.importance for r in rows)
     assert engine_page(fresh, "nobody-here", sort="newest").rows == []
+
+
+def test_the_cli_serves_only_the_named_user(
+    shared: PraxMemory, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import uvicorn
+
+    from langgraph_prax_memory.cli import main
+
+    seen: dict[str, object] = {}
+
+    def serve(self: uvicorn.Server, sockets: list[object]) -> None:  # the real app, no loop
+        seen["app"] = self.config.app
+        seen["host"] = sockets[0].getsockname()[0]  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(uvicorn.Server, "run", serve)
+    assert main(["inspect", "-u", "alice"], memory=shared) == 0
+    assert seen["host"] == "127.0.0.1"
+    url = capsys.readouterr().out.strip()
+    token = re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=(\S{32})", url)
+    assert token, url
+    c = TestClient(seen["app"], base_url="http://127.0.0.1")  # type: ignore[arg-type]
+    assert c.get("/memories", params={"user": "bob"}).status_code == 403  # no token
+    ok = {"token": token.group(1)}
+    assert c.get("/memories", params={**ok, "user": "bob"}).status_code == 404
+    assert c.get("/memories", params={**ok, "user": "alice"}).status_code == 200
+    assert main(["inspect", "--only-user", "a\x00b"], memory=shared) == 1
