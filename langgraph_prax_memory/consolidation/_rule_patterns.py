@@ -230,8 +230,9 @@ _NEW_FAVOURITE = re.compile(
 )
 #: "I live in X", "I moved to X", "I now live in X": the user's home (relation ``lives_in``).
 _LIVE_IN = re.compile(
-    r"\b(?:I|we)(?:'ve| have)?\s+(?:now\s+|just\s+|recently\s+|currently\s+|still\s+)?"
-    r"(?:live|lives|living|am living|'m living|moved|relocated|moving|relocating)"
+    r"\b(?:I|we)(?:'ve| have|'m| am|'re| are)?\s*(?:now\s+|just\s+|recently\s+|currently\s+|"
+    r"still\s+)?(?:live|lives|living|am living|'m living|moved|relocated|moving|relocating|"
+    r"based|settled)"
     r"(?:\s+back)?\s+(?P<prep>in|to)\s+(?P<obj>[^,.;!?]+)",
     re.I,
 )
@@ -239,7 +240,7 @@ _LIVE_IN = re.compile(
 _CHANGE_CUE = re.compile(
     r"\b(?:now|nowadays|these days|from now on|going forward|lately|any ?more|no longer|"
     r"instead|switched|changed my mind|on second thought|not anymore|recently started|"
-    r"these days|since then|from today|new favou?rite)\b",
+    r"these days|since then|from today|new favou?rite|my new|again|back to|any longer)\b",
     re.I,
 )
 #: A sentence that announces a change stated in the next one ("I changed my mind. I prefer …").
@@ -249,11 +250,59 @@ _CHANGE_ANNOUNCE = re.compile(
     re.I,
 )
 #: Relations one subject has one current value of: a new one replaces every current one.
-SINGLE_VALUED = frozenset({"lives_in"})
+SINGLE_VALUED = frozenset({"lives_in", "works_at", "partner_of"})
 _WORK_ON = re.compile(
     r"\b(?:I|we)(?:'m| am| are)?\s+(?:currently\s+|still\s+|now\s+)?(?:work|working)\s+"
-    r"(?P<prep>on|at|for)\s+(?P<obj>[^,.;!?]+)",
+    r"(?:as\s+(?:a|an)\s+[\w-]+(?:\s+[\w-]+)?\s+)?(?P<prep>on|at|for)\s+(?P<obj>[^,.;!?]+)",
     re.I,
+)
+#: A new job: "I got a new job at X", "I started at X", "I joined X" (``works_at``, replacing
+#: the current employer).
+_NEW_JOB = re.compile(
+    r"\b(?i:I|we)(?i:'ve| have)?\s+(?i:just\s+|recently\s+|finally\s+|now\s+)?"
+    r"(?:(?i:got|landed|took|accepted|started|began|have)\s+(?i:a\s+|my\s+|the\s+)?"
+    r"(?i:new\s+)?(?i:job|position|role|internship|work|working)\s+(?i:at|with|for)\s+"
+    r"|(?i:started|begin|began)\s+(?i:at|with)\s+|(?i:joined)\s+(?i:the\s+)?)"
+    r"(?P<obj>[A-Z][^,.;!?]*)"
+)
+#: Leaving a job: "I quit my job at X", "I left X" (closes ``works_at`` X).
+_LEFT_JOB = re.compile(
+    r"\b(?i:I|we)(?i:'ve| have)?\s+(?i:just\s+|finally\s+)?(?:(?i:quit|left|lost)\s+"
+    r"(?i:my\s+(?:job|position|role)\s+(?:at|with)\s+)|(?i:resigned from)\s+)"
+    r"(?P<old>[A-Z][^,.;!?]*)"
+)
+#: A partner: "my new girlfriend Ana", "I'm dating Ana", "I married Ana" (``partner_of``).
+_PARTNER = re.compile(
+    r"(?:\b(?i:my)\s+(?P<new_word>(?i:new)\s+)?(?i:partner|girlfriend|boyfriend|wife|husband|"
+    r"fianc[ée]e?|spouse)(?:,)?\s+"
+    r"|\b(?i:I)(?i:'m| am|'ve| have)?\s+(?i:now\s+)?(?P<verb>(?i:dating|seeing|married|"
+    r"marrying|engaged to|together with|in a relationship with|got married to|with))\s+)"
+    r"(?P<obj>[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?)"
+)
+#: A break-up: "I broke up with Ana", "Ana and I split up" (closes ``partner_of``).
+_BREAK_UP = re.compile(
+    r"\b(?i:I)(?i:'ve| have)?\s+(?i:broke up|split up|separated|divorced|parted ways)"
+    r"(?:\s+(?i:with|from))?\s+(?P<old>[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?)"
+    r"|\b(?P<old2>[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?)\s+(?i:and\s+I)\s+"
+    r"(?i:broke up|split up|separated|divorced|parted ways)"
+)
+#: A diet: "I'm vegan now", "I went vegetarian", "I've been pescatarian since May".
+_DIET = re.compile(
+    r"\b(?:I|we)(?:'m|'re| am| are|'ve been| have been| went| became| turned| have gone|"
+    r"'ve gone| am now|'m now)\s+(?:now\s+|fully\s+|completely\s+|strictly\s+|a\s+|mostly\s+)?"
+    r"(?P<new>vegan|vegetarian|pescatarian|keto|paleo|flexitarian|gluten-free|dairy-free|"
+    r"carnivore|omnivore)\b",
+    re.I,
+)
+#: A renamed project: "we renamed Phoenix to Firebird", "Phoenix is now called Firebird".
+_RENAMED = re.compile(
+    r"\b(?i:renamed)\s+(?i:the\s+project\s+|project\s+|our\s+project\s+|my\s+project\s+)?"
+    r"(?P<old>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+(?i:to|as)\s+"
+    r"(?P<new>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)"
+    r"|(?:(?i:the\s+)?(?i:project)\s+)?(?P<old2>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+"
+    r"(?i:is|was|has been|got)\s+(?i:now\s+)?"
+    r"(?i:renamed|(?:now\s+)?called|now\s+named)\s+(?i:to\s+)?"
+    r"(?P<new2>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)"
 )
 _INTERESTED = re.compile(
     r"\b(?:I|we)(?:'m| am| are)?\s+(?:really\s+|very\s+|also\s+)?"
@@ -317,6 +366,33 @@ def _clean_object(text: str) -> str | None:
     if words[0].lower() in {"to", "when", "how", "that", "being", "having", "doing"}:
         return None
     return " ".join(words)
+
+
+#: Where a sentence holds a second statement of the same speaker: "…, and (I) work at X",
+#: "… but (I) live in Y" (a conjunction followed by a verb, optionally after "I"/"now").
+_CLAUSE_SPLIT = re.compile(
+    r"\s*,?\s+(?:and|but|so)\s+(?=(?:(?:I|we)(?:'m|'ve| am| have)?\s+)?"
+    r"(?:now\s+|also\s+|then\s+|recently\s+|just\s+|currently\s+)?"
+    r"(?:work|works|working|live|lives|living|moved|relocated|started|joined|got|use|using|"
+    r"prefer|like|love|drink|eat|am|quit|left|switched|changed|took|married|broke|renamed|"
+    r"went|became|began|based|dating|seeing)\b)",
+    re.I,
+)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The statements of one sentence, each with its subject.
+
+    "I moved to X and work at Y" → "I moved to X", "I work at Y"; the sentence itself when
+    it holds one statement.
+    """
+    parts = [p.strip() for p in _CLAUSE_SPLIT.split(sentence) if p and p.strip()]
+    if len(parts) < 2 or _NO_LONGER.search(parts[0]):
+        return [sentence]  # "I stopped X and switched to Y" is read as one change
+    out = [parts[0]]
+    for part in parts[1:]:
+        out.append(part if re.match(r"(?:I|we)\b", part, re.I) else "I " + part)
+    return out
 
 
 def _sentences(text: str) -> list[str]:
@@ -445,8 +521,8 @@ _STATEMENTS: tuple[tuple[re.Pattern[str], dict[str, tuple[str, str]]], ...] = (
         _WORK_ON,
         {
             "on": ("works_on", "project"),
-            "at": ("part_of", "organization"),
-            "for": ("part_of", "organization"),
+            "at": ("works_at", "organization"),
+            "for": ("works_at", "organization"),
         },
     ),
 )

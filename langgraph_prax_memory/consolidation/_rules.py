@@ -20,7 +20,7 @@ each item as ``"<speaker>: <text>"`` (the shape of trace items) and finds:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 from langgraph_prax_memory.consolidation._batching import EXTRACTION_CHAR_BUDGET
@@ -32,21 +32,31 @@ from langgraph_prax_memory.consolidation._models import (
     ExtractedRelation,
     Extraction,
 )
+from langgraph_prax_memory.consolidation._normalize import (
+    STATE_STATEMENTS,
+    state_statement,
+    third_person,
+)
 from langgraph_prax_memory.consolidation._rule_patterns import (
     _BECAUSE,
+    _BREAK_UP,
     _CAPS,
     _CHANGE_ANNOUNCE,
     _CHANGE_CUE,
     _CONTEXT,
     _CRITICAL,
     _DAYS,
+    _DIET,
     _FILLER,
     _FIRST_PERSON,
+    _GENERIC,
     _HEDGE,
     _ISO_DATE,
+    _LEFT_JOB,
     _MONTH_DATE,
     _MONTHS,
     _MY_ROLE,
+    _NEW_JOB,
     _NEW_VALUES,
     _NO_LONGER,
     _NON_HUMAN,
@@ -54,11 +64,13 @@ from langgraph_prax_memory.consolidation._rule_patterns import (
     _NOW_PREFER,
     _ONLY_NOT_ANYMORE,
     _ORG_WORDS,
+    _PARTNER,
     _PAST,
     _PERSON_CUE,
     _PLACE_CUE,
     _PREFERENCE,
     _RELATIVE,
+    _RENAMED,
     _REPLACED,
     _SO,
     _SPEAKER,
@@ -68,13 +80,16 @@ from langgraph_prax_memory.consolidation._rule_patterns import (
     _THESE_DAYS_TAIL,
     _THEY_LIVE,
     _URL,
+    _WORD,
     KNOWN_VOCABULARY,
     SINGLE_VALUED,
     SUPERSEDES_CURRENT,
+    _clauses,
     _clean_object,
     _has_word,
     _looks_like_place,
     _sentences,
+    _terms,
     is_junk,
 )
 
@@ -85,6 +100,18 @@ __all__ = [
     "RuleBasedExtractor",
     "is_junk",
 ]
+
+
+#: Words of a state statement's sentence that its canonical form already says ("I moved to
+#: Berlin and work at Acme Corp now" is "User lives in Berlin." and "User works at Acme Corp.").
+_STATE_WORDS = frozenset(
+    _terms(
+        "live lives living lived moved move moving relocated relocating based settled work "
+        "works working job new got started start joined landed took position role current "
+        "currently recently finally city town partner girlfriend boyfriend wife husband "
+        "dating seeing"
+    )
+)
 
 
 class _Found:
@@ -135,7 +162,7 @@ class RuleBasedExtractor:
         >>> ext = RuleBasedExtractor()
         >>> out = ext.extract(["user: I prefer Neovim over VS Code for Rust work."])
         >>> [f.content for f in out.facts]
-        ['user: I prefer Neovim over VS Code for Rust work.']
+        ['User prefers Neovim over VS Code for Rust work.']
         >>> sorted(e.name for e in out.entities)
         ['Neovim', 'Rust', 'User', 'VS Code']
     """
@@ -190,16 +217,28 @@ class RuleBasedExtractor:
                 if who is None:
                     continue
                 relations.extend(self._people(who, sentence, found))
-                stated = self._patterns(
-                    who, sentence, found, announced=announced, previous=previous
-                )
+                clauses = _clauses(sentence)
+                stated: list[ExtractedRelation] = []
+                covered = 0  # clauses whose content is a state relation ("I live in X")
+                for clause in clauses:
+                    got = self._patterns(who, clause, found, announced=announced, previous=previous)
+                    new = [r for r in got if r not in stated]
+                    stated.extend(new)
+                    covered += any(r.type in STATE_STATEMENTS for r in new)
                 relations.extend(stated)
                 announced = _CHANGE_ANNOUNCE.search(sentence) is not None
                 previous = sentence
-                changed = any(r.supersedes for r in stated)
-                fact = self._fact(speaker or who, sentence, names, found, index, changed=changed)
-                if fact is not None:
-                    facts.append(fact)
+                facts.extend(
+                    self._facts(
+                        who,
+                        sentence,
+                        names,
+                        found,
+                        index,
+                        stated=stated,
+                        whole=covered < len(clauses),
+                    )
+                )
                 event = self._event(sentence, names, found, who, when)
                 if event is not None:
                     events.append(event)
@@ -340,6 +379,10 @@ class RuleBasedExtractor:
                 return "lives_in", "place"
             return "prefers", known or "topic"
 
+        # 0. a new state of the speaker's life: a job, a partner, a diet, a project's name
+        state = self._life_change(sentence, obj, rel, change=change)
+        if state is not None:
+            return rels
         # 1. the old and the new value are both named
         for pattern in (_SWITCHED, _REPLACED, _NOW_PREFER):
             hit = pattern.search(sentence)
@@ -422,8 +465,62 @@ class RuleBasedExtractor:
             rtype, etype = types[m.group("prep").lower() if "prep" in pattern.groupindex else ""]
             target = obj(_clean_object(m.group("obj")), etype)
             if target:
-                rel(rtype, target, SUPERSEDES_CURRENT if change and rtype == "part_of" else None)
+                rel(rtype, target, SUPERSEDES_CURRENT if change and rtype == "works_at" else None)
         return rels
+
+    @staticmethod
+    def _life_change(
+        sentence: str,
+        obj: Callable[..., str | None],
+        rel: Callable[..., None],
+        *,
+        change: bool,
+    ) -> bool | None:
+        """A renamed project, a break-up, a job left or started, a partner, a diet.
+
+        Adds the relation through ``rel`` and returns True; None when nothing matched.
+        """
+        hit = _RENAMED.search(sentence)
+        if hit is not None:
+            old = _clean_object(hit.group("old") or hit.group("old2") or "")
+            new_raw = _clean_object(hit.group("new") or hit.group("new2") or "")
+            new = obj(new_raw, "project") if new_raw else None
+            if old and new:
+                obj(old, "project")
+                rel("works_on", new, old)
+                return True
+        hit = _BREAK_UP.search(sentence)
+        if hit is not None:
+            old = obj(_clean_object(hit.group("old") or hit.group("old2") or ""), "person")
+            if old:
+                rel("partner_of", old, old)
+                return True
+        hit = _LEFT_JOB.search(sentence)
+        if hit is not None:
+            old = obj(_clean_object(hit.group("old")), "organization")
+            if old:
+                rel("works_at", old, old)
+                return True
+        hit = _NEW_JOB.search(sentence)
+        if hit is not None:
+            new = obj(_clean_object(hit.group("obj")), "organization")
+            if new:
+                rel("works_at", new, SUPERSEDES_CURRENT)
+                return True
+        hit = _PARTNER.search(sentence)
+        if hit is not None:
+            new = obj(_clean_object(hit.group("obj")), "person")
+            if new:
+                moved_on = change or hit.group("new_word") is not None or bool(hit.group("verb"))
+                rel("partner_of", new, SUPERSEDES_CURRENT if moved_on else None)
+                return True
+        hit = _DIET.search(sentence)
+        if hit is not None:
+            new = obj(hit.group("new").lower(), "topic")
+            if new:
+                rel("prefers", new, SUPERSEDES_CURRENT)
+                return True
+        return None
 
     def _people(self, who: str, sentence: str, found: _Found) -> list[ExtractedRelation]:
         """User-centred relations: "my sister Sarah" → ``who -[related_to]-> Sarah``."""
@@ -463,9 +560,59 @@ class RuleBasedExtractor:
         return rels
 
     # -- facts, events, causes -------------------------------------------------------------
+    @classmethod
+    def _facts(
+        cls,
+        who: str,
+        sentence: str,
+        keys: list[str],
+        found: _Found,
+        index: int,
+        *,
+        stated: Sequence[ExtractedRelation],
+        whole: bool,
+    ) -> list[ExtractedFact]:
+        """The facts of one sentence, as normalized third-person statements.
+
+        A state relation ("I moved to Berlin", "I work at Acme Corp now") gives its canonical
+        sentence ("User lives in Berlin.", "User works at Acme Corp."); the sentence itself is
+        kept (in the third person) when ``whole``: some clause of it states more than that.
+        """
+        changed = any(r.supersedes for r in stated)
+        subject = who[:1].upper() + who[1:]
+        out: list[ExtractedFact] = []
+        for r in stated:
+            if r.supersedes is not None and r.supersedes.strip().lower() == r.target.lower():
+                continue  # a closing states no new value
+            text = state_statement(r.type, subject, r.target)
+            if text is None or r.confidence < 0.6:
+                continue
+            out.append(
+                ExtractedFact(
+                    content=text,
+                    importance=0.9 if changed else 0.7,
+                    confidence=r.confidence,
+                    entities=[who, r.target],
+                    source_index=index,
+                )
+            )
+        if out and not whole:  # the statements say it all unless the sentence says more
+            said = {w.lower().strip("'’.-") for f in out for w in _WORD.findall(f.content)}
+            rest = [
+                w
+                for w in (t.lower().strip("'’.-") for t in _WORD.findall(sentence))
+                if w and w not in said and w not in _GENERIC and w not in _STATE_WORDS
+            ]
+            whole = bool(rest)
+        if whole or not out:
+            fact = cls._fact(subject, sentence, keys, found, index, changed=changed)
+            if fact is not None and fact.content not in {f.content for f in out}:
+                out.append(fact)
+        return out
+
     @staticmethod
     def _fact(
-        speaker: str,
+        subject: str,
         sentence: str,
         keys: list[str],
         found: _Found,
@@ -475,7 +622,7 @@ class RuleBasedExtractor:
     ) -> ExtractedFact | None:
         if sentence.endswith("?") or len(sentence.split()) < 3:
             return None
-        if not _FIRST_PERSON.search(sentence):
+        if not _FIRST_PERSON.search(sentence) and not changed:
             return None
         named = [found.by_key[k] for k in keys]
         if is_junk(sentence, entities=[e.name for e in named if e.type != "person"]):
@@ -490,7 +637,7 @@ class RuleBasedExtractor:
             return None
         confidence = 0.45 if _HEDGE.search(sentence) else 0.8
         return ExtractedFact(
-            content=f"{speaker}: {sentence}",
+            content=third_person(subject, sentence),
             importance=importance,
             confidence=confidence,
             entities=[e.name for e in named],

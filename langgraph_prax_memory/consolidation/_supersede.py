@@ -96,7 +96,10 @@ class SupersedeStage(ConsolidatorBase):
 
         Re-reading an old session (a replay, a lost state file) must not make its superseded
         facts current again: the temporal order of the evidence wins, not the order of
-        processing.
+        processing. An item without a time of its own (an untimed trace) is not known to be
+        newer than any supersession: it is history when it states a fact superseded before
+        this batch that is not current again ("User likes dark mode everywhere." after dark
+        mode was replaced by light mode).
         """
         graph = self.parts.graph
         closed: dict[str, list[Any]] = {}
@@ -114,13 +117,20 @@ class SupersedeStage(ConsolidatorBase):
                         for r in (found.relations if found else [])
                         if r.target == key and r.valid_until is not None
                     ]
-                later = [r for r in closed[name] if r.valid_until > batch_time]
+                timed = bool(item.get("_timed", True))
+                later = [
+                    r
+                    for r in closed[name]
+                    if r.valid_until > batch_time or (not timed and r.valid_until < batch_time)
+                ]
                 for rel in later:
                     try:
                         targets = graph.current_targets(user_id, rel.source, rel.type)
                         current = [e.display_name for e in targets]
                     except Exception:
                         current = []
+                    if not timed and canonical_name(name) in {canonical_name(c) for c in current}:
+                        continue  # stated again as current (a change back): not history
                     if states_old_fact(
                         str(item["content"]),
                         item.get("entity_ids") or [],

@@ -44,7 +44,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 #: Statements of change are the *new* fact, never the retired one.
 _CHANGE = re.compile(
     r"\b(no longer|not any ?more|anymore|switch(?:ed|ing)?|instead(?: of)?|used to|stopped|"
-    r"these days|nowadays|now (?:prefer|like|love|use|work)\w*)\b",
+    r"these days|nowadays|now (?:prefer|like|love|use|work)\w*|gave up|given up|quit|"
+    r"renamed|broke up|split up|divorced|left (?:their|his|her) job)\b",
     re.I,
 )
 #: Words that show a memory speaks about the relation type (types not listed need none).
@@ -57,6 +58,18 @@ _CUES: dict[str, re.Pattern[str]] = {
         r"\b(work\w*|employ\w*|job|member|join\w*|part of|company|team|at)\b", re.I
     ),
     "interested_in": re.compile(r"\b(interest\w*|curious|learn\w*|into|fascinat\w*)\b", re.I),
+    "works_at": re.compile(
+        r"\b(work\w*|employ\w*|job|company|employer|office|colleague\w*|boss|hired)\b", re.I
+    ),
+    "lives_in": re.compile(
+        r"\b(live[sd]?|living|based|home|moved|resid\w*|apartment|flat|house|neighbou?rhood)\b",
+        re.I,
+    ),
+    "partner_of": re.compile(
+        r"\b(partner|girlfriend|boyfriend|wife|husband|spouse|fianc\w*|dating|seeing|married|"
+        r"engaged|together|relationship)\b",
+        re.I,
+    ),
 }
 #: Candidates considered per supersession (entity-linked scan, keyword and dense searches).
 _LINKED_LIMIT = 1000
