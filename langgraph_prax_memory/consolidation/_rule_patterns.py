@@ -108,7 +108,8 @@ _CLAUSE_END = re.compile(
     r"as|if|for|with|on|at|in|over|instead|rather|than|more|now|anymore|too|very|every|each|to|"
     r"daily|these days|lately|nowadays|usually|always|again|from now|any more|altogether|"
     r"for good|last|this|next|yesterday|today|tomorrow|a lot|a bit|so much|very much|"
-    r"a little|at all|most days|most of|quite|really)\b).*$",
+    r"a little|at all|most days|most of|quite|really|everywhere|anywhere|all the time|"
+    r"in general|generally|mostly|whenever)\b).*$",
     re.I | re.S,
 )
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|some|using|to use)\s+", re.I)
