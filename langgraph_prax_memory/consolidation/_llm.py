@@ -212,6 +212,10 @@ def _unwrap(data: Any, depth: int = 0) -> dict[str, Any] | None:
     return None
 
 
+#: Prefix of a rejected entry that is a top-level key outside the schema (sent to review).
+UNKNOWN_KEY = "unknown key "
+
+
 def _flatten(items: list[Any]) -> Iterator[Any]:
     for element in items:
         if isinstance(element, list) and element and all(isinstance(e, dict) for e in element):
@@ -359,6 +363,10 @@ def extraction_from_dict(data: dict[str, Any]) -> Extraction:
         found[kind] = items
     for element in lowered.get("_unknown", []):
         rejected.append(f"unknown: {json.dumps(element, default=str)[:2000]}")
+    known = {n for names in _ALIASES.values() for n in names} | {"_unknown", "rejected"}
+    for key, value in lowered.items():  # "notes", "summary" ...: kept for review, not lost
+        if key not in known and value not in (None, "", [], {}):
+            rejected.append(f"{UNKNOWN_KEY}{key}: {json.dumps(value, default=str)[:2000]}")
     if rejected:
         logger.warning(
             "extraction: %d item(s) of the model's answer did not validate", len(rejected)
@@ -484,8 +492,8 @@ class LLMExtractor:
         except ExtractionError as exc:
             raw, error = str(getattr(exc, "raw", "")), str(exc)
         else:
-            if not first.rejected:
-                return first
+            if not [r for r in first.rejected if not r.startswith(UNKNOWN_KEY)]:
+                return first  # commentary under keys of its own needs no re-ask
             error = "these items did not validate: " + " | ".join(first.rejected)[:1500]
         logger.info("re-asking the extraction model once: %s", error[:300])
         retry = [

@@ -620,12 +620,14 @@ class RuleBasedExtractor:
         *,
         changed: bool = False,
     ) -> ExtractedFact | None:
-        if sentence.endswith("?") or len(sentence.split()) < 3:
-            return None
+        if sentence.endswith("?") or len(re.findall(r"\w+", sentence)) < 3:
+            return None  # "I'm diabetic." is three words
         if not _FIRST_PERSON.search(sentence) and not changed:
             return None
         named = [found.by_key[k] for k in keys]
-        if is_junk(sentence, entities=[e.name for e in named if e.type != "person"]):
+        if is_junk(
+            sentence, entities=[e.name for e in named if e.type != "person"], change=changed
+        ):
             return None
         if changed or _CRITICAL.search(sentence):
             importance = 0.9
@@ -633,6 +635,8 @@ class RuleBasedExtractor:
             importance = 0.8
         elif _CONTEXT.search(sentence):
             importance = 0.55
+        elif _FIRST_PERSON.search(sentence):
+            importance = 0.45  # something about the speaker that is not small talk
         else:
             return None
         confidence = 0.45 if _HEDGE.search(sentence) else 0.8

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from qdrant_client import models as qm
 
+from langgraph_prax_memory.consolidation._normalize import third_person
 from langgraph_prax_memory.errors import EmbeddingError
 from langgraph_prax_memory.graph import entity_id
 from langgraph_prax_memory.retrieval import ltm_filter, validity_filter
@@ -75,7 +76,10 @@ def _only_denied(text: str, old: str) -> bool:
 #: Words that show a memory speaks about the relation type (types not listed need none).
 _CUES: dict[str, re.Pattern[str]] = {
     "prefers": re.compile(
-        r"\b(prefer\w*|like[sd]?|lov\w+|enjoy\w*|favou?rite|fan|use[sd]?|using|into)\b", re.I
+        r"\b(prefer\w*|like[sd]?|lov\w+|enjoy\w*|favou?rite|fan|use[sd]?|using|into|"
+        r"drink\w*|eat\w*|eats|play\w*|watch\w*|listen\w*|read\w*|rid\w+|takes?|goes|"
+        r"drive\w*|wear\w*|vegan|vegetarian|diet)\b",
+        re.I,
     ),
     "works_on": re.compile(r"\b(work\w*|build\w*|develop\w*|project|busy)\b", re.I),
     "part_of": re.compile(
@@ -129,12 +133,20 @@ def mentions(text: str, name: str) -> bool:
 
 
 def _overlap(text: str, evidence: str | None) -> float:
+    """Share of the evidence's words in ``text``.
+
+    The evidence as said ("I drink black tea") or as the statement a fact makes of it ("User
+    drinks black tea."), whichever shares more.
+    """
     if not evidence:
         return 0.0
-    want = set(_WORD.findall(evidence.lower()))
-    if not want:
-        return 0.0
-    return len(want & set(_WORD.findall(text.lower()))) / len(want)
+    have = set(_WORD.findall(text.lower()))
+    best = 0.0
+    for form in (evidence, third_person("User", evidence)):
+        want = set(_WORD.findall(form.lower()))
+        if want:
+            best = max(best, len(want & have) / len(want))
+    return best
 
 
 def states_old_fact(

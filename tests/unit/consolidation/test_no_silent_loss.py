@@ -122,6 +122,8 @@ SHAPES: list[tuple[str, str, str, dict[str, str]]] = [
      {FACT[:30]: "review"}),
     ("fenced and truncated", "```json\n" + TRUNCATED, "```json\n{}\n```",
      {FACT: "memory"}),
+    ("commentary under a key of its own", '{"facts": [' + GOOD2 + '], "notes": "' + FACT + '"}',
+     "{}", {OTHER: "memory", FACT: "review"}),
 ]  # fmt: skip
 
 
