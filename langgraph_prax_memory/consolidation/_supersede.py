@@ -84,6 +84,25 @@ class SupersedeStage(ConsolidatorBase):
         if marked:
             self._rebuild_summaries(user_id, marked, result)
 
+    def _closed_longer_names(self, user_id: str, key: str) -> list[Any]:
+        """Superseded edges to a longer name of ``key`` ("dracula theme" for "dracula")."""
+        graph = self.parts.graph
+        out: list[Any] = []
+        try:
+            for ent in graph.search_entities(user_id, key, limit=5):
+                name = canonical_name(ent.name)
+                if not name.startswith(key + " "):
+                    continue
+                found = graph.get_entity(user_id, name, include_superseded=True)
+                out += [
+                    r
+                    for r in (found.relations if found else [])
+                    if r.target == name and r.valid_until is not None
+                ]
+        except Exception as exc:
+            logger.debug("longer names of %r unavailable: %s", key, exc)
+        return out
+
     def _mark_historical(
         self,
         user_id: str,
@@ -117,6 +136,8 @@ class SupersedeStage(ConsolidatorBase):
                         for r in (found.relations if found else [])
                         if r.target == key and r.valid_until is not None
                     ]
+                    if not closed[name] and not item.get("_timed", True):
+                        closed[name] = self._closed_longer_names(user_id, key)
                 timed = bool(item.get("_timed", True))
                 later = [
                     r

@@ -47,6 +47,11 @@ from langgraph_prax_memory.retrieval import ltm_filter, validity_filter
 from langgraph_prax_memory.vectors import content_hash
 
 
+def _same_value(a: str, b: str) -> bool:
+    """Whether one canonical name is the other plus words ("dracula" / "dracula theme")."""
+    return a.startswith(b + " ") or b.startswith(a + " ")
+
+
 class WriteStage(SupersedeStage):
     """The write stage: graph upserts, memory writes, supersession of memories, near-duplicates."""
 
@@ -184,13 +189,25 @@ class WriteStage(SupersedeStage):
                 r.valid_until is not None and r.valid_until > when for r in same
             ):
                 return _HISTORICAL
-            if (
-                not timed
-                and not current
-                and not rel.supersedes
-                and any(r.valid_until is not None and r.valid_until < when for r in same)
-            ):
-                return _HISTORICAL  # untimed: not known to be newer than the supersession
+            if not timed and not current and not rel.supersedes:
+                # untimed: not known to be newer than the supersession of this value, or of
+                # a longer name of it ("dracula" after "dracula theme" was replaced)
+                closed = [
+                    r
+                    for r in (found.relations if found else [])
+                    if r.source == src
+                    and r.type == kind
+                    and r.valid_until is not None
+                    and r.valid_until < when
+                    and (r.target == dst or _same_value(r.target, dst))
+                ]
+                live = {
+                    r.target
+                    for r in (found.relations if found else [])
+                    if r.source == src and r.type == kind and r.valid_until is None
+                }
+                if any(r.target not in live for r in closed):
+                    return _HISTORICAL
             return graph.add_relation(
                 user_id,
                 rel.source,

@@ -266,3 +266,30 @@ def test_a_timed_restatement_after_the_change_is_current(
         user, TraceLogSource(trace), now=LATER + timedelta(hours=1)
     )
     assert _current(real_memory, user, "prefers") == ["dark mode"]
+
+
+def test_an_untimed_paraphrase_naming_a_shorter_form_stays_history(
+    real_memory: PraxMemory, tmp_path: Path
+) -> None:
+    """ "dracula" after "the Dracula theme" was replaced: another entity, the same value."""
+    user = next(_users)
+    trace = tmp_path / f"{user}.log"
+    write_lines(
+        trace,
+        [_line(DAY1, "I like the Dracula theme."), _line(DAY2, "Solarized is my new favourite.")],
+    )
+    consolidator = Consolidator(real_memory, extractor=RuleBasedExtractor())
+    consolidator.run(user, TraceLogSource(trace), now=DAY2)
+    assert _current(real_memory, user, "prefers") == ["solarized"]
+    consolidator.state_path(user).unlink()
+    untimed = tmp_path / f"{user}-untimed.log"
+    write_lines(untimed, ["user: I really like dracula in general."])
+    consolidator.run(user, TraceLogSource(untimed), now=LATER)
+    assert _current(real_memory, user, "prefers") == ["solarized"]
+    assert "dracula in general" not in build_memory_context(
+        real_memory, user, "Which theme do I like?", now=LATER
+    )
+    hits = real_memory.recall(user, "Which theme do I like?", k=3, now=LATER, reinforce=False)
+    assert [h.memory.content for h in hits] == ["Solarized is User's new favourite."]
+    history = real_memory.recall(user, "dracula", k=5, include_history=True, reinforce=False)
+    assert any("dracula in general" in h.memory.content for h in history)
