@@ -20,7 +20,7 @@ each item as ``"<speaker>: <text>"`` (the shape of trace items) and finds:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 from langgraph_prax_memory.consolidation._batching import EXTRACTION_CHAR_BUDGET
@@ -34,29 +34,20 @@ from langgraph_prax_memory.consolidation._models import (
 )
 from langgraph_prax_memory.consolidation._normalize import (
     STATE_STATEMENTS,
-    state_statement,
-    third_person,
 )
+from langgraph_prax_memory.consolidation._rule_facts import life_change, sentence_facts
 from langgraph_prax_memory.consolidation._rule_patterns import (
     _BECAUSE,
-    _BREAK_UP,
     _CAPS,
     _CHANGE_ANNOUNCE,
     _CHANGE_CUE,
-    _CONTEXT,
-    _CRITICAL,
     _DAYS,
-    _DIET,
     _FILLER,
-    _FIRST_PERSON,
-    _GENERIC,
     _HEDGE,
     _ISO_DATE,
-    _LEFT_JOB,
     _MONTH_DATE,
     _MONTHS,
     _MY_ROLE,
-    _NEW_JOB,
     _NEW_VALUES,
     _NO_LONGER,
     _NON_HUMAN,
@@ -64,13 +55,10 @@ from langgraph_prax_memory.consolidation._rule_patterns import (
     _NOW_PREFER,
     _ONLY_NOT_ANYMORE,
     _ORG_WORDS,
-    _PARTNER,
     _PAST,
     _PERSON_CUE,
     _PLACE_CUE,
-    _PREFERENCE,
     _RELATIVE,
-    _RENAMED,
     _REPLACED,
     _SO,
     _SPEAKER,
@@ -80,7 +68,6 @@ from langgraph_prax_memory.consolidation._rule_patterns import (
     _THESE_DAYS_TAIL,
     _THEY_LIVE,
     _URL,
-    _WORD,
     KNOWN_VOCABULARY,
     SINGLE_VALUED,
     SUPERSEDES_CURRENT,
@@ -89,9 +76,8 @@ from langgraph_prax_memory.consolidation._rule_patterns import (
     _has_word,
     _looks_like_place,
     _sentences,
-    _terms,
-    is_junk,
 )
+from langgraph_prax_memory.consolidation._smalltalk import is_junk
 
 __all__ = [
     "KNOWN_VOCABULARY",
@@ -100,18 +86,6 @@ __all__ = [
     "RuleBasedExtractor",
     "is_junk",
 ]
-
-
-#: Words of a state statement's sentence that its canonical form already says ("I moved to
-#: Berlin and work at Acme Corp now" is "User lives in Berlin." and "User works at Acme Corp.").
-_STATE_WORDS = frozenset(
-    _terms(
-        "live lives living lived moved move moving relocated relocating based settled work "
-        "works working job new got started start joined landed took position role current "
-        "currently recently finally city town partner girlfriend boyfriend wife husband "
-        "dating seeing"
-    )
-)
 
 
 class _Found:
@@ -229,11 +203,10 @@ class RuleBasedExtractor:
                 announced = _CHANGE_ANNOUNCE.search(sentence) is not None
                 previous = sentence
                 facts.extend(
-                    self._facts(
+                    sentence_facts(
                         who,
                         sentence,
-                        names,
-                        found,
+                        [found.by_key[k] for k in names],
                         index,
                         stated=stated,
                         whole=covered < len(clauses),
@@ -380,7 +353,7 @@ class RuleBasedExtractor:
             return "prefers", known or "topic"
 
         # 0. a new state of the speaker's life: a job, a partner, a diet, a project's name
-        state = self._life_change(sentence, obj, rel, change=change)
+        state = life_change(sentence, obj, rel, change=change)
         if state is not None:
             return rels
         # 1. the old and the new value are both named
@@ -468,60 +441,6 @@ class RuleBasedExtractor:
                 rel(rtype, target, SUPERSEDES_CURRENT if change and rtype == "works_at" else None)
         return rels
 
-    @staticmethod
-    def _life_change(
-        sentence: str,
-        obj: Callable[..., str | None],
-        rel: Callable[..., None],
-        *,
-        change: bool,
-    ) -> bool | None:
-        """A renamed project, a break-up, a job left or started, a partner, a diet.
-
-        Adds the relation through ``rel`` and returns True; None when nothing matched.
-        """
-        hit = _RENAMED.search(sentence)
-        if hit is not None:
-            old = _clean_object(hit.group("old") or hit.group("old2") or "")
-            new_raw = _clean_object(hit.group("new") or hit.group("new2") or "")
-            new = obj(new_raw, "project") if new_raw else None
-            if old and new:
-                obj(old, "project")
-                rel("works_on", new, old)
-                return True
-        hit = _BREAK_UP.search(sentence)
-        if hit is not None:
-            old = obj(_clean_object(hit.group("old") or hit.group("old2") or ""), "person")
-            if old:
-                rel("partner_of", old, old)
-                return True
-        hit = _LEFT_JOB.search(sentence)
-        if hit is not None:
-            old = obj(_clean_object(hit.group("old")), "organization")
-            if old:
-                rel("works_at", old, old)
-                return True
-        hit = _NEW_JOB.search(sentence)
-        if hit is not None:
-            new = obj(_clean_object(hit.group("obj")), "organization")
-            if new:
-                rel("works_at", new, SUPERSEDES_CURRENT)
-                return True
-        hit = _PARTNER.search(sentence)
-        if hit is not None:
-            new = obj(_clean_object(hit.group("obj")), "person")
-            if new:
-                moved_on = change or hit.group("new_word") is not None or bool(hit.group("verb"))
-                rel("partner_of", new, SUPERSEDES_CURRENT if moved_on else None)
-                return True
-        hit = _DIET.search(sentence)
-        if hit is not None:
-            new = obj(hit.group("new").lower(), "topic")
-            if new:
-                rel("prefers", new, SUPERSEDES_CURRENT)
-                return True
-        return None
-
     def _people(self, who: str, sentence: str, found: _Found) -> list[ExtractedRelation]:
         """User-centred relations: "my sister Sarah" → ``who -[related_to]-> Sarah``."""
         rels = []
@@ -560,94 +479,6 @@ class RuleBasedExtractor:
         return rels
 
     # -- facts, events, causes -------------------------------------------------------------
-    @classmethod
-    def _facts(
-        cls,
-        who: str,
-        sentence: str,
-        keys: list[str],
-        found: _Found,
-        index: int,
-        *,
-        stated: Sequence[ExtractedRelation],
-        whole: bool,
-    ) -> list[ExtractedFact]:
-        """The facts of one sentence, as normalized third-person statements.
-
-        A state relation ("I moved to Berlin", "I work at Acme Corp now") gives its canonical
-        sentence ("User lives in Berlin.", "User works at Acme Corp."); the sentence itself is
-        kept (in the third person) when ``whole``: some clause of it states more than that.
-        """
-        changed = any(r.supersedes for r in stated)
-        subject = who[:1].upper() + who[1:]
-        out: list[ExtractedFact] = []
-        for r in stated:
-            if r.supersedes is not None and r.supersedes.strip().lower() == r.target.lower():
-                continue  # a closing states no new value
-            text = state_statement(r.type, subject, r.target)
-            if text is None or r.confidence < 0.6:
-                continue
-            out.append(
-                ExtractedFact(
-                    content=text,
-                    importance=0.9 if changed else 0.7,
-                    confidence=r.confidence,
-                    entities=[who, r.target],
-                    source_index=index,
-                )
-            )
-        if out and not whole:  # the statements say it all unless the sentence says more
-            said = {w.lower().strip("'’.-") for f in out for w in _WORD.findall(f.content)}
-            rest = [
-                w
-                for w in (t.lower().strip("'’.-") for t in _WORD.findall(sentence))
-                if w and w not in said and w not in _GENERIC and w not in _STATE_WORDS
-            ]
-            whole = bool(rest)
-        if whole or not out:
-            fact = cls._fact(subject, sentence, keys, found, index, changed=changed)
-            if fact is not None and fact.content not in {f.content for f in out}:
-                out.append(fact)
-        return out
-
-    @staticmethod
-    def _fact(
-        subject: str,
-        sentence: str,
-        keys: list[str],
-        found: _Found,
-        index: int,
-        *,
-        changed: bool = False,
-    ) -> ExtractedFact | None:
-        if sentence.endswith("?") or len(re.findall(r"\w+", sentence)) < 3:
-            return None  # "I'm diabetic." is three words
-        if not _FIRST_PERSON.search(sentence) and not changed:
-            return None
-        named = [found.by_key[k] for k in keys]
-        if is_junk(
-            sentence, entities=[e.name for e in named if e.type != "person"], change=changed
-        ):
-            return None
-        if changed or _CRITICAL.search(sentence):
-            importance = 0.9
-        elif _PREFERENCE.search(sentence):
-            importance = 0.8
-        elif _CONTEXT.search(sentence):
-            importance = 0.55
-        elif _FIRST_PERSON.search(sentence):
-            importance = 0.45  # something about the speaker that is not small talk
-        else:
-            return None
-        confidence = 0.45 if _HEDGE.search(sentence) else 0.8
-        return ExtractedFact(
-            content=third_person(subject, sentence),
-            importance=importance,
-            confidence=confidence,
-            entities=[e.name for e in named],
-            source_index=index,
-        )
-
     @staticmethod
     def _event(
         sentence: str, keys: list[str], found: _Found, who: str, when: datetime | None

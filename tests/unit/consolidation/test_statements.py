@@ -10,7 +10,7 @@ import pytest
 
 from langgraph_prax_memory.consolidation import RuleBasedExtractor
 from langgraph_prax_memory.consolidation._normalize import state_statement, third_person
-from langgraph_prax_memory.consolidation._rule_patterns import is_junk, is_transient
+from langgraph_prax_memory.consolidation._smalltalk import is_junk, is_transient
 
 
 @pytest.mark.parametrize(
