@@ -219,7 +219,13 @@ class ConsolidatorBase:
         raise NotImplementedError
 
     def _write_graph(  # WriteStage
-        self, user_id: str, ext: Extraction, when: datetime, result: ConsolidationResult
+        self,
+        user_id: str,
+        ext: Extraction,
+        when: datetime,
+        result: ConsolidationResult,
+        *,
+        timed: bool = True,
     ) -> tuple[Extraction, bool]:
         raise NotImplementedError
 

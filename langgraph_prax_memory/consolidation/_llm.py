@@ -11,7 +11,7 @@ import importlib
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -46,6 +46,7 @@ __all__ = [
     "LLMExtractor",
     "extraction_from_dict",
     "load_chat_model",
+    "merge_reask",
     "parse_extraction",
 ]
 
@@ -211,12 +212,65 @@ def _unwrap(data: Any, depth: int = 0) -> dict[str, Any] | None:
     return None
 
 
+#: Prefix of a rejected entry that is a top-level key outside the schema (sent to review).
+UNKNOWN_KEY = "unknown key "
+
+
+def _flatten(items: list[Any]) -> Iterator[Any]:
+    for element in items:
+        if isinstance(element, list) and element and all(isinstance(e, dict) for e in element):
+            yield from _flatten(element)
+        else:
+            yield element
+
+
+def _merge_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose repeated keys keep every list (``{"facts": [a], "facts": [b]}``)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key not in out:
+            out[key] = value
+            continue
+        old = out[key]
+        if isinstance(old, list) or isinstance(value, list):
+            out[key] = (old if isinstance(old, list) else [old]) + (
+                value if isinstance(value, list) else [value]
+            )
+        elif isinstance(old, dict) and isinstance(value, dict):
+            out[key] = [old, value]
+        else:
+            out[key] = value
+    return out
+
+
+def _load_json(body: str) -> Any:
+    """The JSON value at the start of ``body``.
+
+    Strict JSON first (repeated keys merged), else repaired by ``json_repair`` (which keeps
+    only the last of repeated keys).
+    """
+    try:
+        value, _ = json.JSONDecoder(object_pairs_hook=_merge_duplicates).raw_decode(body)
+        return value
+    except ValueError:
+        return json_repair.loads(body)
+
+
 def _coerce_items(kind: str, raw: Any) -> tuple[list[Any], list[str]]:
     """Validated items of one kind and the raw JSON of those that did not validate."""
     if raw is None:
         return [], []
+    if (
+        isinstance(raw, dict)
+        and raw
+        and all(isinstance(v, dict) for v in raw.values())
+        and _MODELS[kind].model_fields.keys().isdisjoint(str(k).lower() for k in raw)
+    ):
+        raw = list(raw.values())  # items keyed by an id: {"f1": {...}, "f2": {...}}
     if isinstance(raw, dict | str):
         raw = [raw]
+    if isinstance(raw, list):
+        raw = list(_flatten(raw))  # [[{...}, {...}]]: a list wrapped once too often
     if not isinstance(raw, list):
         return [], [json.dumps(raw, default=str)[:2000]]
     model = _MODELS[kind]
@@ -275,7 +329,7 @@ def parse_extraction(text: str) -> Extraction:
     if start < 0:
         raise ExtractionError(f"no JSON in the model's answer: {text[:200]!r}")
     try:
-        loaded = json_repair.loads(body[start:])
+        loaded = _load_json(body[start:])
     except Exception as exc:  # the repair library gave up
         raise ExtractionError(f"could not repair the model's answer: {exc}") from exc
     if loaded in ({}, []):  # "nothing worth keeping" in its shortest form
@@ -309,11 +363,59 @@ def extraction_from_dict(data: dict[str, Any]) -> Extraction:
         found[kind] = items
     for element in lowered.get("_unknown", []):
         rejected.append(f"unknown: {json.dumps(element, default=str)[:2000]}")
+    known = {n for names in _ALIASES.values() for n in names} | {"_unknown", "rejected"}
+    for key, value in lowered.items():  # "notes", "summary" ...: kept for review, not lost
+        if key not in known and value not in (None, "", [], {}):
+            rejected.append(f"{UNKNOWN_KEY}{key}: {json.dumps(value, default=str)[:2000]}")
     if rejected:
         logger.warning(
             "extraction: %d item(s) of the model's answer did not validate", len(rejected)
         )
     return Extraction(**found, rejected=rejected)
+
+
+def _item_key(kind: str, item: BaseModel) -> str:
+    data = item.model_dump(
+        include={"name", "source", "type", "target", "content", "description", "cause", "effect"}
+    )
+    return (
+        kind
+        + ":"
+        + json.dumps({k: " ".join(str(v).lower().split()) for k, v in data.items()}, sort_keys=True)
+    )
+
+
+def merge_reask(first: Extraction, second: Extraction) -> Extraction:
+    """What a re-ask leaves: the first answer's valid items, and the second's on top.
+
+    A re-ask is asked to fix the items of ``first`` that did not validate; its answer never
+    *replaces* the first one, so a valid item of the first answer is not lost when the re-ask
+    omits it (or comes back empty). The first answer's rejected items stand (for review)
+    unless the re-ask brought at least as many new valid items as were rejected.
+
+    Example:
+        >>> from langgraph_prax_memory.consolidation._models import ExtractedFact
+        >>> first = Extraction(facts=[ExtractedFact(content="Bob uses Rust", confidence=0.9)],
+        ...                    rejected=['facts: {"cont'])
+        >>> out = merge_reask(first, Extraction())
+        >>> [f.content for f in out.facts], out.rejected
+        (['Bob uses Rust'], ['facts: {"cont'])
+    """
+    merged: dict[str, list[Any]] = {}
+    added = 0
+    for kind in _MODELS:
+        seen: dict[str, Any] = {}
+        for item in getattr(first, kind):
+            seen.setdefault(_item_key(kind, item), item)
+        for item in getattr(second, kind):
+            key = _item_key(kind, item)
+            if key not in seen:
+                seen[key] = item
+                added += 1
+        merged[kind] = list(seen.values())
+    fixed = added >= len(first.rejected)
+    rejected = list(second.rejected) if fixed else [*first.rejected, *second.rejected]
+    return Extraction(**merged, rejected=list(dict.fromkeys(rejected)))
 
 
 class LLMExtractor:
@@ -390,8 +492,8 @@ class LLMExtractor:
         except ExtractionError as exc:
             raw, error = str(getattr(exc, "raw", "")), str(exc)
         else:
-            if not first.rejected:
-                return first
+            if not [r for r in first.rejected if not r.startswith(UNKNOWN_KEY)]:
+                return first  # commentary under keys of its own needs no re-ask
             error = "these items did not validate: " + " | ".join(first.rejected)[:1500]
         logger.info("re-asking the extraction model once: %s", error[:300])
         retry = [
@@ -405,9 +507,9 @@ class LLMExtractor:
             if first is not None:
                 return first  # the first answer's valid items stand; the rest go to review
             raise ExtractionError(f"{error}; after a re-ask: {exc}") from exc
-        if first is not None and len(second.rejected) > len(first.rejected):
-            return first
-        return second
+        if first is None:
+            return second
+        return merge_reask(first, second)
 
     def _ask(self, messages: list[tuple[str, str]]) -> tuple[Extraction, str]:
         """One model call: the extraction and the answer's raw text (for a re-ask)."""

@@ -220,6 +220,10 @@ class ConsolidationResult(BaseModel):
     graph_retried: int = 0
     graph_pending: int = 0
     items_invalid: int = 0
+    items_rejected: int = Field(
+        default=0,
+        description="extracted items that did not validate (each logged and kept for review)",
+    )
     memories_created: int = 0
     memories_deduplicated: int = 0
     memories_failed: int = 0

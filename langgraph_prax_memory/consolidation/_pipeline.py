@@ -63,6 +63,7 @@ from langgraph_prax_memory.consolidation._state import StateFile, user_run_lock
 from langgraph_prax_memory.consolidation._write import WriteStage
 from langgraph_prax_memory.errors import (
     MemoryValidationError,
+    MemoryWriteError,
 )
 
 if TYPE_CHECKING:
@@ -251,7 +252,11 @@ class Consolidator(LoadStage, WriteStage, MaintainStage):
                 if node == "load":
                     total = len(values.get("plan") or [])
                     notify(progress, 0, total, "batches")
-                elif node == "commit" or (node == "extract" and values.get("extraction") is None):
+                elif node == "commit" or (
+                    node in ("extract", "gate")
+                    and "extraction" in values
+                    and values.get("extraction") is None
+                ):
                     done = min(done + 1, total)
                     notify(progress, done, total, "batches")
                 elif node == "decay" and done < total:  # deferred by a failed batch
@@ -379,6 +384,12 @@ class Consolidator(LoadStage, WriteStage, MaintainStage):
             if c.confidence < limit
         ]
         review += [(f"Unparsed: {raw}", "unparsed", 0.5) for raw in extraction.rejected]
+        if extraction.rejected:
+            result.items_rejected += len(extraction.rejected)
+            for raw in extraction.rejected:
+                logger.warning(
+                    "extracted item of %r rejected (kept for review): %s", user_id, raw[:300]
+                )
         for content, kind, importance in review:
             try:
                 self.parts.stm.add_pending_review(
@@ -389,8 +400,17 @@ class Consolidator(LoadStage, WriteStage, MaintainStage):
                 )
                 result.pending_review += 1
             except Exception as exc:
+                # an item that reaches neither memory nor review would be lost: the batch
+                # stays in the backlog (the retry may queue the entries before this one
+                # again: a duplicate in review, never a loss)
                 logger.error("could not queue a low-confidence %s for review: %s", kind, exc)
-                result.errors.append(f"pending_review: {exc}")
+                batch = state["plan"][state["index"]]
+                return self._failed(
+                    state,
+                    result,
+                    batch,
+                    MemoryWriteError(f"pending review write failed ({kind}): {exc}"),
+                )
         try:  # aliases → one entity, "now X" → the old value it supersedes (_resolve.py)
             accepted = resolve_extraction(self.parts.graph, user_id, accepted)
         except Exception as exc:  # the graph is down: the batch is written unresolved
@@ -530,6 +550,11 @@ def build_consolidation_graph(
             return "gate"
         return "extract" if c._next_batch(state) is not None else "decay"
 
+    def after_gate(state: _State) -> Literal["graph_upsert", "extract", "decay"]:
+        if state.get("accepted") is not None:
+            return "graph_upsert"
+        return "extract" if c._next_batch(state) is not None else "decay"
+
     def after_commit(state: _State) -> Literal["extract", "decay"]:
         return "extract" if c._next_batch(state) is not None else "decay"
 
@@ -556,7 +581,7 @@ def build_consolidation_graph(
     builder.add_edge(START, "load")
     builder.add_conditional_edges("load", after_load, ["extract", "decay", "finish"])
     builder.add_conditional_edges("extract", after_extract, ["gate", "extract", "decay"])
-    builder.add_edge("gate", "graph_upsert")
+    builder.add_conditional_edges("gate", after_gate, ["graph_upsert", "extract", "decay"])
     builder.add_edge("graph_upsert", "vector_upsert")
     builder.add_edge("vector_upsert", "commit")
     builder.add_conditional_edges("commit", after_commit, ["extract", "decay"])

@@ -63,7 +63,8 @@ CATEGORIES: dict[str, frozenset[str]] = {
         "chat": "slack|discord|teams|microsoft teams|zulip|mattermost|email|phone|whatsapp|"
         "signal|telegram",
         "frontend": "react|vue|svelte|angular|solid|htmx",
-        "diet": "vegan|vegetarian|meat|fish|keto|paleo|pescatarian",
+        "diet": "vegan|vegetarian|meat|fish|keto|paleo|pescatarian|flexitarian|gluten-free|"
+        "dairy-free|carnivore|omnivore",
         "transport": "bike|car|train|bus|subway|metro|scooter|walking|cycling|driving",
         "time of day": "mornings|evenings|nights|afternoons|morning|evening|night|afternoon",
         "music": "jazz|rock|pop|classical|hip hop|techno|metal|folk|blues|country|podcasts",

@@ -1,14 +1,13 @@
 """The rule-based extractor's vocabulary: its regular expressions and the text helpers.
 
 Pure: compiled patterns of first-person statements (preferences, changes, home, work),
-entity cues, dates, causes, and the junk test shared with the hygiene report. The extractor
+entity cues, dates, causes (the junk test is ``_smalltalk.py``). The extractor
 (``_rules.py``) reads sentences with them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import NamedTuple
 
 
@@ -108,7 +107,8 @@ _CLAUSE_END = re.compile(
     r"as|if|for|with|on|at|in|over|instead|rather|than|more|now|anymore|too|very|every|each|to|"
     r"daily|these days|lately|nowadays|usually|always|again|from now|any more|altogether|"
     r"for good|last|this|next|yesterday|today|tomorrow|a lot|a bit|so much|very much|"
-    r"a little|at all|most days|most of|quite|really)\b).*$",
+    r"a little|at all|most days|most of|quite|really|everywhere|anywhere|all the time|"
+    r"in general|generally|mostly|whenever)\b).*$",
     re.I | re.S,
 )
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|some|using|to use)\s+", re.I)
@@ -230,16 +230,18 @@ _NEW_FAVOURITE = re.compile(
 )
 #: "I live in X", "I moved to X", "I now live in X": the user's home (relation ``lives_in``).
 _LIVE_IN = re.compile(
-    r"\b(?:I|we)(?:'ve| have)?\s+(?:now\s+|just\s+|recently\s+|currently\s+|still\s+)?"
-    r"(?:live|lives|living|am living|'m living|moved|relocated|moving|relocating)"
+    r"\b(?:I|we)(?:'ve| have|'m| am|'re| are)?\s*(?:now\s+|just\s+|recently\s+|currently\s+|"
+    r"still\s+)?(?:live|lives|living|am living|'m living|moved|relocated|moving|relocating|"
+    r"based|settled)"
     r"(?:\s+back)?\s+(?P<prep>in|to)\s+(?P<obj>[^,.;!?]+)",
     re.I,
 )
 #: A change in the sentence: a preference stated with it replaces the current one of its slot.
 _CHANGE_CUE = re.compile(
-    r"\b(?:now|nowadays|these days|from now on|going forward|lately|any ?more|no longer|"
+    r"\b(?:(?<!right )(?<!just )(?<!as of )now|nowadays|these days|from now on|going forward|"
+    r"lately|any ?more|no longer|"
     r"instead|switched|changed my mind|on second thought|not anymore|recently started|"
-    r"these days|since then|from today|new favou?rite)\b",
+    r"these days|since then|from today|new favou?rite|my new|again|back to|any longer)\b",
     re.I,
 )
 #: A sentence that announces a change stated in the next one ("I changed my mind. I prefer …").
@@ -249,11 +251,59 @@ _CHANGE_ANNOUNCE = re.compile(
     re.I,
 )
 #: Relations one subject has one current value of: a new one replaces every current one.
-SINGLE_VALUED = frozenset({"lives_in"})
+SINGLE_VALUED = frozenset({"lives_in", "works_at", "partner_of"})
 _WORK_ON = re.compile(
     r"\b(?:I|we)(?:'m| am| are)?\s+(?:currently\s+|still\s+|now\s+)?(?:work|working)\s+"
-    r"(?P<prep>on|at|for)\s+(?P<obj>[^,.;!?]+)",
+    r"(?:as\s+(?:a|an)\s+[\w-]+(?:\s+[\w-]+)?\s+)?(?P<prep>on|at|for)\s+(?P<obj>[^,.;!?]+)",
     re.I,
+)
+#: A new job: "I got a new job at X", "I started at X", "I joined X" (``works_at``, replacing
+#: the current employer).
+_NEW_JOB = re.compile(
+    r"\b(?i:I|we)(?i:'ve| have)?\s+(?i:just\s+|recently\s+|finally\s+|now\s+)?"
+    r"(?:(?i:got|landed|took|accepted|started|began|have)\s+(?i:a\s+|my\s+|the\s+)?"
+    r"(?i:new\s+)?(?i:job|position|role|internship|work|working)\s+(?i:at|with|for)\s+"
+    r"|(?i:started|begin|began)\s+(?i:at|with)\s+|(?i:joined)\s+(?i:the\s+)?)"
+    r"(?P<obj>[A-Z][^,.;!?]*)"
+)
+#: Leaving a job: "I quit my job at X", "I left X" (closes ``works_at`` X).
+_LEFT_JOB = re.compile(
+    r"\b(?i:I|we)(?i:'ve| have)?\s+(?i:just\s+|finally\s+)?(?:(?i:quit|left|lost)\s+"
+    r"(?i:my\s+(?:job|position|role)\s+(?:at|with)\s+)|(?i:resigned from)\s+)"
+    r"(?P<old>[A-Z][^,.;!?]*)"
+)
+#: A partner: "my new girlfriend Ana", "I'm dating Ana", "I married Ana" (``partner_of``).
+_PARTNER = re.compile(
+    r"(?:\b(?i:my)\s+(?P<new_word>(?i:new)\s+)?(?i:partner|girlfriend|boyfriend|wife|husband|"
+    r"fianc[ée]e?|spouse)(?:,)?\s+"
+    r"|\b(?i:I)(?i:'m| am|'ve| have)?\s+(?i:now\s+)?(?P<verb>(?i:dating|seeing|married|"
+    r"marrying|engaged to|together with|in a relationship with|got married to|with))\s+)"
+    r"(?P<obj>[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?)"
+)
+#: A break-up: "I broke up with Ana", "Ana and I split up" (closes ``partner_of``).
+_BREAK_UP = re.compile(
+    r"\b(?i:I)(?i:'ve| have)?\s+(?i:broke up|split up|separated|divorced|parted ways)"
+    r"(?:\s+(?i:with|from))?\s+(?P<old>[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?)"
+    r"|\b(?P<old2>[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?)\s+(?i:and\s+I)\s+"
+    r"(?i:broke up|split up|separated|divorced|parted ways)"
+)
+#: A diet: "I'm vegan now", "I went vegetarian", "I've been pescatarian since May".
+_DIET = re.compile(
+    r"\b(?:I|we)(?:'m|'re| am| are|'ve been| have been| went| became| turned| have gone|"
+    r"'ve gone| am now|'m now)\s+(?:now\s+|fully\s+|completely\s+|strictly\s+|a\s+|mostly\s+)?"
+    r"(?P<new>vegan|vegetarian|pescatarian|keto|paleo|flexitarian|gluten-free|dairy-free|"
+    r"carnivore|omnivore)\b",
+    re.I,
+)
+#: A renamed project: "we renamed Phoenix to Firebird", "Phoenix is now called Firebird".
+_RENAMED = re.compile(
+    r"\b(?i:renamed)\s+(?i:the\s+project\s+|project\s+|our\s+project\s+|my\s+project\s+)?"
+    r"(?P<old>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+(?i:to|as)\s+"
+    r"(?P<new>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)"
+    r"|(?:(?i:the\s+)?(?i:project)\s+)?(?P<old2>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+"
+    r"(?i:is|was|has been|got)\s+(?i:now\s+)?"
+    r"(?i:renamed|(?:now\s+)?called|now\s+named)\s+(?i:to\s+)?"
+    r"(?P<new2>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)"
 )
 _INTERESTED = re.compile(
     r"\b(?:I|we)(?:'m| am| are)?\s+(?:really\s+|very\s+|also\s+)?"
@@ -319,8 +369,48 @@ def _clean_object(text: str) -> str | None:
     return " ".join(words)
 
 
+#: Where a sentence holds a second statement of the same speaker: "…, and (I) work at X",
+#: "… but (I) live in Y" (a conjunction followed by a verb, optionally after "I"/"now").
+_CLAUSE_SPLIT = re.compile(
+    r"\s*,?\s+(?:and|but|so)\s+(?=(?:(?:I|we)(?:'m|'ve| am| have)?\s+)?"
+    r"(?:now\s+|also\s+|then\s+|recently\s+|just\s+|currently\s+)?"
+    r"(?:work|works|working|live|lives|living|moved|relocated|started|joined|got|use|using|"
+    r"prefer|like|love|drink|eat|am|quit|left|switched|changed|took|married|broke|renamed|"
+    r"went|became|began|based|dating|seeing)\b)",
+    re.I,
+)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The statements of one sentence, each with its subject.
+
+    "I moved to X and work at Y" → "I moved to X", "I work at Y"; the sentence itself when
+    it holds one statement.
+    """
+    parts = [p.strip() for p in _CLAUSE_SPLIT.split(sentence) if p and p.strip()]
+    if len(parts) < 2 or _NO_LONGER.search(parts[0]):
+        return [sentence]  # "I stopped X and switched to Y" is read as one change
+    out = [parts[0]]
+    for part in parts[1:]:
+        out.append(part if re.match(r"(?:I|we)\b", part, re.I) else "I " + part)
+    return out
+
+
+_ABBREVIATION = re.compile(
+    r"(?:^|\s)(?:St|Dr|Mr|Mrs|Ms|Prof|Jr|Sr|vs|etc|e\.g|i\.e|No|Mt|Ave|Inc|Ltd|Co)\.$"
+)
+
+
 def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    out: list[str] = []
+    for piece in _SENTENCE.split(text):
+        if not piece or not piece.strip():
+            continue
+        if out and _ABBREVIATION.search(out[-1]) and "\n" not in piece:
+            out[-1] = f"{out[-1]} {piece.strip()}"  # "St. Mary's": one sentence
+        else:
+            out.append(piece.strip())
+    return out
 
 
 def _has_word(sentence: str, term: str) -> bool:
@@ -342,74 +432,6 @@ def _looks_like_place(name: str) -> bool:
         and _NOT_PLACE.search(name) is None
         and not any(ch.isdigit() for ch in name)
     )
-
-
-#: Words that carry no durable content on their own (pronouns, auxiliaries, generic verbs,
-#: small-talk nouns and moods). A first-person sentence made only of these is filler.
-_GENERIC = frozenset(
-    _terms(
-        "i me my mine myself we us our you your yours it its this that these those there here "
-        "so very really just too also now today tonight again then well oh wow yes no ok okay "
-        "thanks thank please lol haha hmm a an the and or but of to in on at for with about "
-        "from by as is am are was were be been being do does did doing have has had having "
-        "can could would should will shall may might must not don't can't won't i'm i've "
-        "i'll i'd it's that's what's im ive dont cant love like want need think know see feel "
-        "felt get got go going gonna wanna gotta make let say said tell told ask asked hope "
-        "guess mean sure fine good great nice cool awesome amazing perfect lovely wonderful "
-        "tired sleepy hungry thirsty bored happy sad busy ready back home sleep nap rest eat "
-        "question questions idea ideas thing things stuff something anything everything "
-        "nothing bit lot lots little much more most time day days moment minute second way "
-        "point sense true right wrong help problem bad alright glad sorry excited interesting "
-        "fun funny agree disagree understand confused lost curious wondering wonder doing "
-        "done same too all some any what which who how why when where if because than "
-        "actually basically literally totally absolutely kinda sorta super pretty quite "
-        "work out talk chat later soon tomorrow yesterday morning evening night week weekend "
-        "one two thing's keep try trying trying out check checking look looking "
-        "cheers bye goodbye hello hi hey welcome congrats yeah yep nope maybe probably "
-        "answer reply explanation suggestion conversation everyone everybody anyone someone "
-        "something's here's there's heard hear listen said saying start started wait "
-        "again already still ever even only else enough leave leaving break stay staying "
-        "going coming come came"
-    )
-)
-_DEICTIC_OBJECT = re.compile(
-    r"\b(?:love|like|enjoy|hate|prefer|agree with|appreciate|get|see|understand)\s+"
-    r"(?:it|this|that|these|those|your|what you|how you|them)\b",
-    re.I,
-)
-_SPEAKER_PREFIX = re.compile(r"^\s*[A-Za-z][\w .'@-]{0,40}?\s*:\s+")
-
-
-def is_junk(text: str, *, entities: Sequence[str] = ()) -> bool:
-    """Whether a first-person sentence is small talk rather than a durable fact.
-
-    Filler ("I love it!", "I have a question.", "I want to sleep.") has no content word
-    outside :data:`_GENERIC` and names no entity, or points at the conversation itself ("I
-    like your idea"). A sentence naming a non-person entity (a tool, a place, a project) is
-    never junk. Used by the rule-based extractor at write time and by the hygiene report.
-
-    Args:
-        text: One sentence, optionally ``"<speaker>: "``-prefixed.
-        entities: Entity names found in it (any one of them makes it content).
-
-    Example:
-        >>> is_junk("user: I love it!"), is_junk("I have a question."), is_junk("I want to sleep.")
-        (True, True, True)
-        >>> is_junk("I prefer dark mode in all my tools."), is_junk("I'm allergic to peanuts.")
-        (False, False)
-    """
-    body = _SPEAKER_PREFIX.sub("", text, count=1).strip()
-    if not body:
-        return True
-    if body.endswith("?"):
-        return True
-    if entities:
-        return False
-    words = [w.lower().strip("'’.-") for w in _WORD.findall(body)]
-    content = [w for w in words if w and w not in _GENERIC and not w.isdigit()]
-    if not content:
-        return True
-    return _DEICTIC_OBJECT.search(body) is not None and len(content) <= 2
 
 
 class _NewValue(NamedTuple):
@@ -445,8 +467,8 @@ _STATEMENTS: tuple[tuple[re.Pattern[str], dict[str, tuple[str, str]]], ...] = (
         _WORK_ON,
         {
             "on": ("works_on", "project"),
-            "at": ("part_of", "organization"),
-            "for": ("part_of", "organization"),
+            "at": ("works_at", "organization"),
+            "for": ("works_at", "organization"),
         },
     ),
 )

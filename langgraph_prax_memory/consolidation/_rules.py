@@ -32,16 +32,17 @@ from langgraph_prax_memory.consolidation._models import (
     ExtractedRelation,
     Extraction,
 )
+from langgraph_prax_memory.consolidation._normalize import (
+    STATE_STATEMENTS,
+)
+from langgraph_prax_memory.consolidation._rule_facts import life_change, sentence_facts
 from langgraph_prax_memory.consolidation._rule_patterns import (
     _BECAUSE,
     _CAPS,
     _CHANGE_ANNOUNCE,
     _CHANGE_CUE,
-    _CONTEXT,
-    _CRITICAL,
     _DAYS,
     _FILLER,
-    _FIRST_PERSON,
     _HEDGE,
     _ISO_DATE,
     _MONTH_DATE,
@@ -57,7 +58,6 @@ from langgraph_prax_memory.consolidation._rule_patterns import (
     _PAST,
     _PERSON_CUE,
     _PLACE_CUE,
-    _PREFERENCE,
     _RELATIVE,
     _REPLACED,
     _SO,
@@ -71,12 +71,13 @@ from langgraph_prax_memory.consolidation._rule_patterns import (
     KNOWN_VOCABULARY,
     SINGLE_VALUED,
     SUPERSEDES_CURRENT,
+    _clauses,
     _clean_object,
     _has_word,
     _looks_like_place,
     _sentences,
-    is_junk,
 )
+from langgraph_prax_memory.consolidation._smalltalk import is_junk
 
 __all__ = [
     "KNOWN_VOCABULARY",
@@ -135,7 +136,7 @@ class RuleBasedExtractor:
         >>> ext = RuleBasedExtractor()
         >>> out = ext.extract(["user: I prefer Neovim over VS Code for Rust work."])
         >>> [f.content for f in out.facts]
-        ['user: I prefer Neovim over VS Code for Rust work.']
+        ['User prefers Neovim over VS Code for Rust work.']
         >>> sorted(e.name for e in out.entities)
         ['Neovim', 'Rust', 'User', 'VS Code']
     """
@@ -190,16 +191,27 @@ class RuleBasedExtractor:
                 if who is None:
                     continue
                 relations.extend(self._people(who, sentence, found))
-                stated = self._patterns(
-                    who, sentence, found, announced=announced, previous=previous
-                )
+                clauses = _clauses(sentence)
+                stated: list[ExtractedRelation] = []
+                covered = 0  # clauses whose content is a state relation ("I live in X")
+                for clause in clauses:
+                    got = self._patterns(who, clause, found, announced=announced, previous=previous)
+                    new = [r for r in got if r not in stated]
+                    stated.extend(new)
+                    covered += any(r.type in STATE_STATEMENTS for r in new)
                 relations.extend(stated)
                 announced = _CHANGE_ANNOUNCE.search(sentence) is not None
                 previous = sentence
-                changed = any(r.supersedes for r in stated)
-                fact = self._fact(speaker or who, sentence, names, found, index, changed=changed)
-                if fact is not None:
-                    facts.append(fact)
+                facts.extend(
+                    sentence_facts(
+                        who,
+                        sentence,
+                        [found.by_key[k] for k in names],
+                        index,
+                        stated=stated,
+                        whole=covered < len(clauses),
+                    )
+                )
                 event = self._event(sentence, names, found, who, when)
                 if event is not None:
                     events.append(event)
@@ -340,6 +352,10 @@ class RuleBasedExtractor:
                 return "lives_in", "place"
             return "prefers", known or "topic"
 
+        # 0. a new state of the speaker's life: a job, a partner, a diet, a project's name
+        state = life_change(sentence, obj, rel, change=change)
+        if state is not None:
+            return rels
         # 1. the old and the new value are both named
         for pattern in (_SWITCHED, _REPLACED, _NOW_PREFER):
             hit = pattern.search(sentence)
@@ -422,7 +438,7 @@ class RuleBasedExtractor:
             rtype, etype = types[m.group("prep").lower() if "prep" in pattern.groupindex else ""]
             target = obj(_clean_object(m.group("obj")), etype)
             if target:
-                rel(rtype, target, SUPERSEDES_CURRENT if change and rtype == "part_of" else None)
+                rel(rtype, target, SUPERSEDES_CURRENT if change and rtype == "works_at" else None)
         return rels
 
     def _people(self, who: str, sentence: str, found: _Found) -> list[ExtractedRelation]:
@@ -463,40 +479,6 @@ class RuleBasedExtractor:
         return rels
 
     # -- facts, events, causes -------------------------------------------------------------
-    @staticmethod
-    def _fact(
-        speaker: str,
-        sentence: str,
-        keys: list[str],
-        found: _Found,
-        index: int,
-        *,
-        changed: bool = False,
-    ) -> ExtractedFact | None:
-        if sentence.endswith("?") or len(sentence.split()) < 3:
-            return None
-        if not _FIRST_PERSON.search(sentence):
-            return None
-        named = [found.by_key[k] for k in keys]
-        if is_junk(sentence, entities=[e.name for e in named if e.type != "person"]):
-            return None
-        if changed or _CRITICAL.search(sentence):
-            importance = 0.9
-        elif _PREFERENCE.search(sentence):
-            importance = 0.8
-        elif _CONTEXT.search(sentence):
-            importance = 0.55
-        else:
-            return None
-        confidence = 0.45 if _HEDGE.search(sentence) else 0.8
-        return ExtractedFact(
-            content=f"{speaker}: {sentence}",
-            importance=importance,
-            confidence=confidence,
-            entities=[e.name for e in named],
-            source_index=index,
-        )
-
     @staticmethod
     def _event(
         sentence: str, keys: list[str], found: _Found, who: str, when: datetime | None

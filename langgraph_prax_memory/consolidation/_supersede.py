@@ -84,6 +84,25 @@ class SupersedeStage(ConsolidatorBase):
         if marked:
             self._rebuild_summaries(user_id, marked, result)
 
+    def _closed_longer_names(self, user_id: str, key: str) -> list[Any]:
+        """Superseded edges to a longer name of ``key`` ("dracula theme" for "dracula")."""
+        graph = self.parts.graph
+        out: list[Any] = []
+        try:
+            for ent in graph.search_entities(user_id, key, limit=5):
+                name = canonical_name(ent.name)
+                if not name.startswith(key + " "):
+                    continue
+                found = graph.get_entity(user_id, name, include_superseded=True)
+                out += [
+                    r
+                    for r in (found.relations if found else [])
+                    if r.target == name and r.valid_until is not None
+                ]
+        except Exception as exc:
+            logger.debug("longer names of %r unavailable: %s", key, exc)
+        return out
+
     def _mark_historical(
         self,
         user_id: str,
@@ -96,7 +115,10 @@ class SupersedeStage(ConsolidatorBase):
 
         Re-reading an old session (a replay, a lost state file) must not make its superseded
         facts current again: the temporal order of the evidence wins, not the order of
-        processing.
+        processing. An item without a time of its own (an untimed trace) is not known to be
+        newer than any supersession: it is history when it states a fact superseded before
+        this batch that is not current again ("User likes dark mode everywhere." after dark
+        mode was replaced by light mode).
         """
         graph = self.parts.graph
         closed: dict[str, list[Any]] = {}
@@ -114,13 +136,22 @@ class SupersedeStage(ConsolidatorBase):
                         for r in (found.relations if found else [])
                         if r.target == key and r.valid_until is not None
                     ]
-                later = [r for r in closed[name] if r.valid_until > batch_time]
+                    if not closed[name] and not item.get("_timed", True):
+                        closed[name] = self._closed_longer_names(user_id, key)
+                timed = bool(item.get("_timed", True))
+                later = [
+                    r
+                    for r in closed[name]
+                    if r.valid_until > batch_time or (not timed and r.valid_until < batch_time)
+                ]
                 for rel in later:
                     try:
                         targets = graph.current_targets(user_id, rel.source, rel.type)
                         current = [e.display_name for e in targets]
                     except Exception:
                         current = []
+                    if not timed and canonical_name(name) in {canonical_name(c) for c in current}:
+                        continue  # stated again as current (a change back): not history
                     if states_old_fact(
                         str(item["content"]),
                         item.get("entity_ids") or [],

@@ -10,7 +10,10 @@ A memory states the old fact when
 
 * it names the old target (word-bounded, case-insensitive) or is linked to its entity id,
 * it does not name the new target (``"light mode over dark mode"`` is the new fact),
-* it is not itself a statement of change (``no longer``, ``switched``, ``used to`` ...),
+* it does not name the old target only where it is denied or left behind (``no longer likes
+  jazz``, ``light mode over dark mode``, ``used to love running``): that is the record of the
+  change; a statement of change that *asserts* the old target ("now prefers light mode") is
+  retired when that target is superseded in turn,
 * and it speaks about that kind of relation (``prefer`` / ``like`` / ``use`` ... for
   ``prefers``; ``work`` ... for ``works_on``), or repeats the old edge's evidence.
 
@@ -28,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from qdrant_client import models as qm
 
+from langgraph_prax_memory.consolidation._normalize import third_person
 from langgraph_prax_memory.errors import EmbeddingError
 from langgraph_prax_memory.graph import entity_id
 from langgraph_prax_memory.retrieval import ltm_filter, validity_filter
@@ -41,22 +45,59 @@ __all__ = ["Supersession", "mark_superseded", "mentions", "retire", "states_old_
 logger = logging.getLogger(__name__)
 
 _WORD = re.compile(r"[a-z0-9]+")
-#: Statements of change are the *new* fact, never the retired one.
-_CHANGE = re.compile(
-    r"\b(no longer|not any ?more|anymore|switch(?:ed|ing)?|instead(?: of)?|used to|stopped|"
-    r"these days|nowadays|now (?:prefer|like|love|use|work)\w*)\b",
-    re.I,
+#: Words after which a value is denied or left behind ("no longer likes jazz", "light mode
+#: over dark mode", "switched from Chrome"): a statement naming the old value only there is a
+#: record of the change, never the retired fact.
+_DENIED = (
+    r"\b(?:no longer|not|n't|never|stopped|quit|gave up|given up|used to|instead of|over|"
+    r"rather than|from|broke up with|split up with|left|renamed|ditched|dropped|replaced|"
+    r"anymore|any more)\b"
 )
+
+
+def _only_denied(text: str, old: str) -> bool:
+    """Whether every mention of ``old`` in ``text`` follows a word that denies it."""
+    low = text.lower()
+    name = re.escape(old.strip().lower())
+    spans = [m.start() for m in re.finditer(r"(?<!\w)" + name + r"(?!\w)", low)]
+    if not spans:
+        return False
+    for start in spans:
+        before = low[max(0, start - 48) : start]
+        after = low[start : start + len(old) + 24]
+        if not (
+            re.search(_DENIED + r"(?:(?!\b(?:and|but|to)\b)[^.;!?,])*$", before)
+            or re.search(r"\b(?:anymore|any more|no more)\b", after)
+        ):
+            return False
+    return True
+
+
 #: Words that show a memory speaks about the relation type (types not listed need none).
 _CUES: dict[str, re.Pattern[str]] = {
     "prefers": re.compile(
-        r"\b(prefer\w*|like[sd]?|lov\w+|enjoy\w*|favou?rite|fan|use[sd]?|using|into)\b", re.I
+        r"\b(prefer\w*|like[sd]?|lov\w+|enjoy\w*|favou?rite|fan|use[sd]?|using|into|"
+        r"drink\w*|eat\w*|eats|play\w*|watch\w*|listen\w*|read\w*|rid\w+|takes?|goes|"
+        r"drive\w*|wear\w*|vegan|vegetarian|diet)\b",
+        re.I,
     ),
     "works_on": re.compile(r"\b(work\w*|build\w*|develop\w*|project|busy)\b", re.I),
     "part_of": re.compile(
         r"\b(work\w*|employ\w*|job|member|join\w*|part of|company|team|at)\b", re.I
     ),
     "interested_in": re.compile(r"\b(interest\w*|curious|learn\w*|into|fascinat\w*)\b", re.I),
+    "works_at": re.compile(
+        r"\b(work\w*|employ\w*|job|company|employer|office|colleague\w*|boss|hired)\b", re.I
+    ),
+    "lives_in": re.compile(
+        r"\b(live[sd]?|living|based|home|moved|resid\w*|apartment|flat|house|neighbou?rhood)\b",
+        re.I,
+    ),
+    "partner_of": re.compile(
+        r"\b(partner|girlfriend|boyfriend|wife|husband|spouse|fianc\w*|dating|seeing|married|"
+        r"engaged|together|relationship)\b",
+        re.I,
+    ),
 }
 #: Candidates considered per supersession (entity-linked scan, keyword and dense searches).
 _LINKED_LIMIT = 1000
@@ -78,6 +119,11 @@ class Supersession:
     evidence: str | None = None
 
 
+def linked_only(text: str, old: str, linked: bool) -> bool:
+    """Whether the memory is about ``old`` only by its entity link (its text does not name it)."""
+    return linked and not mentions(text, old)
+
+
 def mentions(text: str, name: str) -> bool:
     """Whether ``text`` names ``name`` (word-bounded, case-insensitive)."""
     name = name.strip().lower()
@@ -87,12 +133,20 @@ def mentions(text: str, name: str) -> bool:
 
 
 def _overlap(text: str, evidence: str | None) -> float:
+    """Share of the evidence's words in ``text``.
+
+    The evidence as said ("I drink black tea") or as the statement a fact makes of it ("User
+    drinks black tea."), whichever shares more.
+    """
     if not evidence:
         return 0.0
-    want = set(_WORD.findall(evidence.lower()))
-    if not want:
-        return 0.0
-    return len(want & set(_WORD.findall(text.lower()))) / len(want)
+    have = set(_WORD.findall(text.lower()))
+    best = 0.0
+    for form in (evidence, third_person("User", evidence)):
+        want = set(_WORD.findall(form.lower()))
+        if want:
+            best = max(best, len(want & have) / len(want))
+    return best
 
 
 def states_old_fact(
@@ -121,7 +175,7 @@ def states_old_fact(
         return False
     if any(mentions(text, n) for n in new if n and n.strip().lower() != old.strip().lower()):
         return False
-    if _CHANGE.search(text):
+    if not linked_only(text, old, linked) and _only_denied(text, old):
         return False
     if summary:
         return True
@@ -185,7 +239,8 @@ def retire(
     """Mark the current memories stating ``sup``'s old fact; (raw ids, summary points).
 
     Only memories created at or before ``sup.when`` qualify (what was said after the change
-    is not the retired fact); ``exclude`` (the batch's own new memories) is never marked.
+    is not the retired fact); ``exclude`` (the batch's own new memories) is marked only when
+    its time is before the change (an earlier line of the same batch).
     Already-marked memories are not candidates, so a repeated call changes nothing.
     """
     skip = set(exclude)
@@ -196,8 +251,9 @@ def retire(
     summaries: list[StoredPoint] = []
     for pid, point in _candidates(parts, user_id, sup).items():
         payload = point.payload
-        if pid in skip or float(payload.get("created_ts", 0.0)) > limit:
-            continue
+        created = float(payload.get("created_ts", 0.0))
+        if created > limit or (pid in skip and created >= sup.when.timestamp() - 1e-6):
+            continue  # said after the change, or the batch's own memory not known to be older
         is_summary = payload.get("summary_level", "raw") != "raw"
         if not states_old_fact(
             str(payload.get("content", "")),

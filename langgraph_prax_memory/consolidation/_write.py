@@ -47,6 +47,11 @@ from langgraph_prax_memory.retrieval import ltm_filter, validity_filter
 from langgraph_prax_memory.vectors import content_hash
 
 
+def _same_value(a: str, b: str) -> bool:
+    """Whether one canonical name is the other plus words ("dracula" / "dracula theme")."""
+    return a.startswith(b + " ") or b.startswith(a + " ")
+
+
 class WriteStage(SupersedeStage):
     """The write stage: graph upserts, memory writes, supersession of memories, near-duplicates."""
 
@@ -70,7 +75,8 @@ class WriteStage(SupersedeStage):
             return {"result": result, "accepted": accepted}
         now = state["run_now"]
         when = min(batch.latest_time or now, now)
-        failed = self._upsert_graph(user_id, accepted, when, result)
+        timed = batch.latest_time is not None
+        failed = self._write_graph(user_id, accepted, when, result, timed=timed)[0]
         ss.inflight = InFlight(start=batch.start, end=batch.end)
         if failed.size:
             # the graph was down: the writes that did not land wait in the state for the
@@ -89,13 +95,22 @@ class WriteStage(SupersedeStage):
         return self._write_graph(user_id, ext, when, result)[0]
 
     def _write_graph(
-        self, user_id: str, ext: Extraction, when: datetime, result: ConsolidationResult
+        self,
+        user_id: str,
+        ext: Extraction,
+        when: datetime,
+        result: ConsolidationResult,
+        *,
+        timed: bool = True,
     ) -> tuple[Extraction, bool]:
         """Write one batch's graph items: the items that did not land, and "the graph is down".
 
-        An invalid item is counted and dropped (a retry would fail the same way). A write
-        that fails because the graph is down or did not land is returned, and once the graph
-        is known to be down the remaining items are returned untried.
+        An invalid item is counted, logged and dropped (a retry would fail the same way). A
+        write that fails because the graph is down or did not land is returned, and once the
+        graph is known to be down the remaining items are returned untried. ``timed=False``
+        (no item of the batch has a time): a relation whose edge was superseded before and
+        is not current stays history unless it states a change itself (``supersedes``), as
+        nothing says the statement is newer than the supersession.
         """
         graph = self.parts.graph
         vocab = graph.vocabulary
@@ -114,7 +129,7 @@ class WriteStage(SupersedeStage):
                 return fn()
             except MemoryValidationError as exc:
                 result.items_invalid += 1
-                logger.debug("skipped an invalid extracted %s: %s", what, exc)
+                logger.warning("rejected an invalid extracted %s: %s", what, exc)
             except (BackendUnavailable, MemoryWriteError) as exc:
                 result.graph_errors += 1
                 result.errors.append(f"graph {what}: {exc}")
@@ -174,6 +189,25 @@ class WriteStage(SupersedeStage):
                 r.valid_until is not None and r.valid_until > when for r in same
             ):
                 return _HISTORICAL
+            if not timed and not current and not rel.supersedes:
+                # untimed: not known to be newer than the supersession of this value, or of
+                # a longer name of it ("dracula" after "dracula theme" was replaced)
+                closed = [
+                    r
+                    for r in (found.relations if found else [])
+                    if r.source == src
+                    and r.type == kind
+                    and r.valid_until is not None
+                    and r.valid_until < when
+                    and (r.target == dst or _same_value(r.target, dst))
+                ]
+                live = {
+                    r.target
+                    for r in (found.relations if found else [])
+                    if r.source == src and r.type == kind and r.valid_until is None
+                }
+                if any(r.target not in live for r in closed):
+                    return _HISTORICAL
             return graph.add_relation(
                 user_id,
                 rel.source,
@@ -338,7 +372,8 @@ class WriteStage(SupersedeStage):
         limit = self.parts.config.max_content_chars
         items: list[dict[str, Any]] = []
         for fact, group in zip(ext.facts, wanted, strict=True):
-            created = self._fact_time(fact.source_index, fact.content, batch) or now
+            known = self._fact_time(fact.source_index, fact.content, batch)
+            created = known or now
             entity_ids = sorted({ids[n] for n in group if n in ids})
             text = fact.content.strip()
             for start in range(0, len(text), limit):
@@ -354,6 +389,7 @@ class WriteStage(SupersedeStage):
                         "created_at": min(created, now).isoformat(),
                         "entity_ids": entity_ids,
                         "_names": list(group),
+                        "_timed": known is not None,
                     }
                 )
         return items

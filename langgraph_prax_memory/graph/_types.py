@@ -52,6 +52,8 @@ RELATION_TYPES: frozenset[str] = frozenset(
         "caused_by",
         "mentioned_with",
         "lives_in",  # user-centred: "I moved to Japan" (one current value per subject)
+        "works_at",  # user-centred: "I work at Acme Corp now" (one current employer)
+        "partner_of",  # user-centred: "my new girlfriend Ana" (one current partner)
     }
 )
 

@@ -37,10 +37,12 @@ these keys (use [] when there is nothing):
 - "entities": [{"name", "type" (person|topic|project|tool|url|concept|organization), \
 "display_name", "importance", "confidence"}]
 - "relations": [{"source", "type" (works_on|interested_in|prefers|related_to|part_of|\
-caused_by|mentioned_with), "target", "weight", "evidence", "confidence", "valid_from" \
-(ISO date or null), "supersedes" (the OLD target this relation replaces, e.g. "dark mode" \
-when the user now prefers light mode; null otherwise)}]
-- "facts": [{"content" (a self-contained sentence), "importance", "confidence", \
+caused_by|mentioned_with|lives_in|works_at|partner_of), "target", "weight", "evidence", \
+"confidence", "valid_from" (ISO date or null), "supersedes" (the OLD target this relation \
+replaces, e.g. "dark mode" when the user now prefers light mode, "Lisbon" when they moved \
+to Berlin; the target itself when it only ended, e.g. "no longer likes jazz"; null otherwise)}]
+- "facts": [{"content" (a self-contained third-person statement of the current state, e.g. \
+"User lives in Berlin." - never the raw turn), "importance", "confidence", \
 "entities" (names it mentions)}]
 - "temporal_events": [{"description", "occurred_at" (ISO datetime or null), "importance", \
 "participants"}]

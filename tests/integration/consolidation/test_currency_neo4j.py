@@ -76,11 +76,11 @@ def test_replaying_without_the_state_file_changes_nothing_on_neo4j(
         question = "Do I prefer light mode or dark mode in my tools?"
         hits = neo4j_memory.recall(user, question, k=3, now=DAY1 + timedelta(days=2))
         assert "light mode" in hits[0].memory.content
-        assert not any("dark mode in all my tools" in h.memory.content for h in hits)
+        assert not any("dark mode in all their tools" in h.memory.content for h in hits)
         context = build_memory_context(neo4j_memory, user, question, now=DAY1 + timedelta(days=2))
-        assert "dark mode in all my tools" not in context
+        assert "dark mode in all their tools" not in context
         history = neo4j_memory.recall(user, question, k=5, include_history=True, reinforce=False)
-        assert any("dark mode in all my tools" in h.memory.content for h in history)
+        assert any("dark mode in all their tools" in h.memory.content for h in history)
         assert second.memories_superseded >= 1
     finally:
         neo4j_memory.graph.delete_user(user)

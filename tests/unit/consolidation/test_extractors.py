@@ -42,11 +42,11 @@ def test_rules_find_entities_relations_and_scored_facts() -> None:
     assert ("User", "works_on", "Prax") in rels
     assert ("Alice", "mentioned_with", "Prax") in rels
     by_content = {f.content: f for f in out.facts}
-    assert by_content["user: I decided to always use Docker."].importance >= 0.8
-    assert by_content["user: I work on Prax with Alice at Acme Corp."].importance == pytest.approx(
+    assert by_content["User decided to always use Docker."].importance >= 0.8
+    assert by_content["User works on Prax with Alice at Acme Corp."].importance == pytest.approx(
         0.55
     )
-    assert by_content["user: Maybe I like Haskell."].confidence < 0.6
+    assert by_content["Maybe User likes Haskell."].confidence < 0.6
     assert not any(f.content.startswith("assistant") for f in out.facts)
 
 

@@ -63,7 +63,7 @@ def test_graph_embedded_in_a_users_messages_graph(memory: PraxMemory) -> None:
     out = app.invoke({"messages": [HumanMessage("I work on Prax with Alice.")]}, config)
     assert [m.content for m in out["messages"]] == ["I work on Prax with Alice.", "Got it."]
     contents = [m.content for m in memory.list_memories("bob")]
-    assert contents == ["user: I work on Prax with Alice."]
+    assert contents == ["User works on Prax with Alice."]
     consolidator = Consolidator(memory)
     assert consolidator.state("bob").sources[thread_key("th")].pointer == 2
 

@@ -13,6 +13,7 @@ import pytest
 
 from langgraph_prax_memory import PraxMemory
 from langgraph_prax_memory.consolidation import Consolidator, RuleBasedExtractor, TraceLogSource
+from langgraph_prax_memory.consolidation._normalize import third_person
 from langgraph_prax_memory.consolidation._resolve import resolve_extraction, same_slot
 from langgraph_prax_memory.consolidation._rules import SUPERSEDES_CURRENT, is_junk
 from tests.unit.consolidation.conftest import NOW, write_lines
@@ -164,7 +165,7 @@ def test_type_cues_and_user_centred_relations(memory: PraxMemory, tmp_path: Path
     assert _current(memory, "lives_in", "Sarah") == ["osaka"]
     # who is who is worth remembering in words too, not only as an edge
     stored = [m.content for m in memory.list_memories(USER)]
-    assert "user: My manager Tom wants the report by Friday." in stored
+    assert "User's manager Tom wants the report by Friday." in stored
 
 
 def test_events_with_participants(memory: PraxMemory, tmp_path: Path) -> None:
@@ -218,9 +219,11 @@ def test_small_talk_is_not_stored_and_real_facts_are(memory: PraxMemory, tmp_pat
             lines.append(f"user: {SMALL_TALK[(i // 2) % len(SMALL_TALK)]}")
     _run(memory, tmp_path / "s.log", lines)
     stored = [m for m in memory.list_memories(USER, limit=1000) if m.summary_level == "raw"]
-    contents = {m.content.removeprefix("user: ") for m in stored}
-    assert set(REAL_FACTS) <= contents
-    junk = [m for m in stored if m.content.removeprefix("user: ") not in REAL_FACTS]
+    contents = {m.content for m in stored}
+    real = {third_person("User", f) for f in REAL_FACTS}  # stored as normalized statements
+    assert real <= contents
+    # "User works at Acme Corp." (the canonical statement of a real fact) is not junk
+    junk = [m for m in stored if not any(m.content.rstrip(".") in r for r in real)]
     assert len(junk) <= len(stored) // 10
     assert all(m.importance < 0.8 for m in junk)
 

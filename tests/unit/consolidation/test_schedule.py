@@ -44,11 +44,11 @@ def test_pending_turns_are_consolidated_once_the_interval_has_passed(memory: Pra
     assert user_facts(memory, "gina") == [] and saver.turns("gina") == 2
     clock.now = T0 + timedelta(minutes=11)  # 10 minutes after the first counted turn
     graph.invoke({"messages": [HumanMessage(SAYINGS[2])]}, config)
-    assert "user: I always write tests first." in user_facts(memory, "gina")
+    assert "User always writes tests first." in user_facts(memory, "gina")
     assert saver.turns("gina") == 0
     clock.now += timedelta(minutes=1)  # the interval restarts at the consolidation
     graph.invoke({"messages": [HumanMessage(SAYINGS[3])]}, config)
-    assert "user: I love sourdough baking on weekends." not in user_facts(memory, "gina")
+    assert "User loves sourdough baking on weekends." not in user_facts(memory, "gina")
     saver.close()
 
 
@@ -70,7 +70,7 @@ def test_run_due_consolidates_idle_users_whose_interval_passed(memory: PraxMemor
     assert saver.run_due() == []  # not yet
     clock.now += timedelta(minutes=6)
     assert saver.run_due() == ["ann"]
-    assert "user: I prefer dark mode in every editor." in user_facts(memory, "ann")
+    assert "User prefers dark mode in every editor." in user_facts(memory, "ann")
     assert saver.run_due() == []  # nothing pending any more
     saver.close()
 
@@ -101,7 +101,7 @@ def test_the_background_timer_fires_without_a_new_turn(memory: PraxMemory) -> No
     while "bo" not in saver.last_results and time.monotonic() < deadline:
         time.sleep(0.05)
     saver.flush()
-    assert "user: I decided to use Rust for the CLI." in user_facts(memory, "bo")
+    assert "User decided to use Rust for the CLI." in user_facts(memory, "bo")
     saver.close()
     assert saver._timer_thread is not None and not saver._timer_thread.is_alive()
 
@@ -118,4 +118,4 @@ def test_consolidate_if_due_node_is_due_by_time(memory: PraxMemory) -> None:
     assert user_facts(memory, "gina") == []
     clock.now = T0 + timedelta(minutes=16)
     graph.invoke({"messages": [HumanMessage(SAYINGS[1])]}, config)
-    assert "user: I prefer dark mode in every editor." in user_facts(memory, "gina")
+    assert "User prefers dark mode in every editor." in user_facts(memory, "gina")

@@ -85,8 +85,8 @@ def test_checkpointer_fires_on_the_fifth_completed_turn(memory: PraxMemory) -> N
     result = saver.last_results["alice"]
     assert result.batches == 1 and result.skipped is None
     facts = user_facts(memory, "alice")
-    assert "user: I work on Prax with Alice." in facts
-    assert "user: I decided to use Rust for the CLI." not in facts
+    assert "User works on Prax with Alice." in facts
+    assert "User decided to use Rust for the CLI." not in facts
     # pointer = messages consolidated so far (5 user + 5 AI + tool call + tool result + answer)
     state = saver.consolidator.state("alice").sources[thread_key("t1")]
     assert state.pointer == len(graph.get_state(config).values["messages"])
@@ -96,7 +96,7 @@ def test_checkpointer_fires_on_the_fifth_completed_turn(memory: PraxMemory) -> N
     for text in SAYINGS[4:]:
         graph.invoke({"messages": [HumanMessage(text)]}, config)
     assert saver.turns("alice") == 2
-    assert "user: I decided to use Rust for the CLI." not in user_facts(memory, "alice")
+    assert "User decided to use Rust for the CLI." not in user_facts(memory, "alice")
 
 
 def test_turns_are_counted_per_user(memory: PraxMemory) -> None:
@@ -125,7 +125,7 @@ def test_background_mode_does_not_block_and_flushes(memory: PraxMemory) -> None:
     for text in SAYINGS[:2]:
         graph.invoke({"messages": [HumanMessage(text)]}, config)
     saver.flush(timeout=60)
-    assert "user: I prefer dark mode in every editor." in user_facts(memory, "carol")
+    assert "User prefers dark mode in every editor." in user_facts(memory, "carol")
     saver.close()
 
 
@@ -135,7 +135,7 @@ async def test_async_graph_with_the_wrapper(memory: PraxMemory) -> None:
     config = {"configurable": {"thread_id": "t", "user_id": "dora"}}
     for text in SAYINGS[:2]:
         await graph.ainvoke({"messages": [HumanMessage(text)]}, config)
-    assert "user: I work on Prax with Alice." in user_facts(memory, "dora")
+    assert "User works on Prax with Alice." in user_facts(memory, "dora")
 
 
 def test_manual_run_finds_the_users_threads_through_stamped_metadata(memory: PraxMemory) -> None:
@@ -167,11 +167,11 @@ def test_consolidate_if_due_node_fires_on_the_fifth_user_turn(memory: PraxMemory
         graph.invoke({"messages": [HumanMessage(text)]}, config)
     assert user_facts(memory, "gina") == []
     graph.invoke({"messages": [HumanMessage(SAYINGS[4])]}, config)
-    assert "user: I decided to use Rust for the CLI." in user_facts(memory, "gina")
+    assert "User decided to use Rust for the CLI." in user_facts(memory, "gina")
     state = consolidator.state("gina").sources[thread_key("n1")]
     assert state.pointer == 10
     graph.invoke({"messages": [HumanMessage(SAYINGS[5])]}, config)
-    assert "user: I prefer short answers." not in user_facts(memory, "gina")  # 1 of 5
+    assert "User prefers short answers." not in user_facts(memory, "gina")  # 1 of 5
 
 
 def test_wrapper_delegates_to_the_wrapped_saver(memory: PraxMemory) -> None:

@@ -1,0 +1,196 @@
+"""The small-talk filter of the rule-based extractor: what is not a durable fact.
+
+Filler (nothing but generic words), the conversation itself, and the here and now (time
+deixis, intents for the next minutes, the aspect of the speaker's verb), each overridden by
+anything lasting in the sentence. Principles, not a list of sentences; measured on held-out
+sets in ``benchmarks/memory_quality.py`` (see docs/consolidation.md for how held out).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["is_junk", "is_transient"]
+
+_WORD = re.compile(r"[A-Za-z0-9][\w'’.+#-]*")
+
+
+def _terms(text: str) -> list[str]:
+    return text.split()
+
+
+#: Words that carry no durable content on their own (pronouns, auxiliaries, generic verbs,
+#: small-talk nouns and moods). A first-person sentence made only of these is filler.
+_GENERIC = frozenset(
+    _terms(
+        "i me my mine myself we us our you your yours it its this that these those there here "
+        "so very really just too also now today tonight again then well oh wow yes no ok okay "
+        "thanks thank please lol haha hmm a an the and or but of to in on at for with about "
+        "from by as is am are was were be been being do does did doing have has had having "
+        "can could would should will shall may might must not don't can't won't i'm i've "
+        "i'll i'd it's that's what's im ive dont cant love like want need think know see feel "
+        "felt get got go going gonna wanna gotta make let say said tell told ask asked hope "
+        "guess mean sure fine good great nice cool awesome amazing perfect lovely wonderful "
+        "tired sleepy hungry thirsty bored happy sad busy ready back home sleep nap rest eat "
+        "distracted exhausted stressed freezing cold warm hot sick stuck late early mood "
+        "upset annoyed relieved nervous worried calm okay "
+        "question questions idea ideas thing things stuff something anything everything "
+        "nothing bit lot lots little much more most time day days moment minute second way "
+        "point sense true right wrong help problem bad alright glad sorry excited interesting "
+        "fun funny agree disagree understand confused lost curious wondering wonder doing "
+        "done same too all some any what which who how why when where if because than "
+        "actually basically literally totally absolutely kinda sorta super pretty quite "
+        "work out talk chat later soon tomorrow yesterday morning evening night week weekend "
+        "one two thing's keep try trying trying out check checking look looking "
+        "cheers bye goodbye hello hi hey welcome congrats yeah yep nope maybe probably "
+        "answer reply explanation suggestion conversation everyone everybody anyone someone "
+        "something's here's there's heard hear listen said saying start started wait "
+        "again already still ever even only else enough leave leaving break stay staying "
+        "going coming come came"
+    )
+)
+_DEICTIC_OBJECT = re.compile(
+    r"\b(?:love|like|enjoy|hate|prefer|agree with|appreciate|get|see|understand)\s+"
+    r"(?:it|this|that|these|those|your|what you|how you|them)\b",
+    re.I,
+)
+_SPEAKER_PREFIX = re.compile(r"^\s*[A-Za-z][\w .'@-]{0,40}?\s*:\s+")
+
+
+#: What makes a statement durable: a habit or a frequency, a span of time, a decision or a
+#: plan, a lasting condition, family and home, work and study, a calendar anchor.
+_DURABLE = re.compile(
+    r"\b(?:always|usually|often|never|every|each|regularly|typically|normally|generally|"
+    r"whenever|since|years?|months?|decades?|decided|decision|plan|plans|planning|goal|dream|"
+    r"allergic|allergy|intolerant|favou?rite|prefer\w*|name|named|called|born|birthday|"
+    r"anniversary|married|engaged|divorced|pregnant|kids?|children|son|daughter|wife|husband|"
+    r"partner|girlfriend|boyfriend|mom|dad|mother|father|sister|brother|family|pets?|dog|cat|"
+    r"job|career|profession|employer|colleague|boss|live[sd]?|living|moved?|moving|home town|"
+    r"diet|vegan|vegetarian|learn\w*|study\w*|studies|degree|course|training for|project|"
+    r"deadline|remember|weekends?|used to|grew up|raised|graduated|house|apartment|flat|car|"
+    r"saving|training|building|renovating|raising|expecting|(?:mon|tues|wednes|thurs|fri|satur|sun)days|"
+    r"next (?:week|month|year)|this (?:year|month)|(?:by|on|every) (?:mon|tues|wednes|thurs|"
+    r"fri|satur|sun)day|january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|\d{4})\b",
+    re.I,
+)
+#: The moment itself, named: it makes a sentence transient unless something lasts in it.
+_NOW = re.compile(
+    r"\b(?:right now|at the moment|atm|as we speak|brb|one sec|currently busy|just now)\b", re.I
+)
+#: What lasts beyond the moment: a habit or frequency, a span of time, a plan, a condition.
+_LASTING = re.compile(
+    r"\b(?:always|usually|often|never|every|regularly|typically|since|years?|months?|decided|"
+    r"plan|plans|planning|allergic|allergy|intolerant|used to)\b",
+    re.I,
+)
+#: What makes a statement about the here and now: time deixis, an intent for the next minutes
+#: ("going to", "about to", "have to run"), "just" + a past action, a momentary activity.
+_TRANSIENT = re.compile(
+    r"\b(?:right now|at the moment|atm|for now|for a (?:bit|sec|second|minute|moment|while)|"
+    r"in a (?:bit|sec|second|minute|moment)|today|tonight|this (?:morning|afternoon|evening)|"
+    r"later|soon|already|yet|brb|real quick|quick|as we speak|minutes?|hours?|yesterday|"
+    r"last night|this week|one sec)\b"
+    r"|\b(?:I|we)(?:'m| am|'re| are|'ll| will|'ve| have)?\s+(?:just|gonna|going to|about to|"
+    r"off to|heading|have to|got to|gotta|need to|need a|be right|was just)\b"
+    r"|^(?:I|we)(?:'m| am|'re| are)\s+(?:\w+ly\s+|so\s+|just\s+)?(?:eating|drinking|having|"
+    r"grabbing|making|cooking|watching|waiting|sitting|standing|walking|heading|leaving|going|"
+    r"coming|logging|checking|reading|sleeping|napping|resting|chilling|relaxing|cleaning|"
+    r"showering|getting|taking|typing|looking|stuck|at|in|on|out|off|back|almost|about)\b",
+    re.I,
+)
+
+
+#: A statement about the conversation itself: what was said, asked or meant, or a reaction
+#: whose object is a pronoun pointing back at it ("I laughed so hard at that.").
+_ABOUT_THE_TALK = re.compile(
+    r"\bwhat (?:I|you|we)(?:'m| am| are| was| were)?\s*(?:was\s+|were\s+)?(?:say|saying|said|"
+    r"ask|asking|asked|mean|meant|wrote|writing|talking about|thinking)\b"
+    r"|\b(?:our|this|the) (?:chat|conversation|discussion|talk)\b"
+    r"|\b(?:hope|wish|bet|guess|know|think|see|hear)\s+(?:that\s+)?you(?:'re|'ve|'d|'ll)?\b"
+    r"|^(?:I|we)(?:'m| am| feel| felt| was)\s+(?:so|super|very|a bit|kinda|kind of|totally|"
+    r"pretty|a little)\s+\w+\b"
+    r"|\byour (?:message|answer|reply|question|point|idea|suggestion|explanation|joke|help)\b"
+    r"|\b(?:at|about|with|of|for|on|to|by)\s+(?:that|this|it|them|those|these)\s*[.!?]*$"
+    r"|^(?:I|we)(?:'m| am|'ve| have)?\s+(?:\w+\s+)?(?:it|that|this|them)\s*[.!?]*$",
+    re.I,
+)
+
+
+#: The aspect of the speaker's verb that tells an event from a state: progressive ("I'm
+#: sipping"), perfect progressive ("I've been staring"), simple past ("I had a long day"),
+#: future intent ("I'll let you know", "I'd better go"). A present simple or a copula ("I
+#: play the cello", "I'm a nurse", "I can't eat gluten") is a state.
+_EVENT_ASPECT = re.compile(
+    r"^(?:\w+,?\s+)?(?:I|we)(?:"
+    r"(?:'m| am|'re| are| was| were)\s+(?:\w+ly\s+|just\s+|so\s+|still\s+|now\s+)?\w+ing\b"
+    r"|(?:'ve| have)\s+been\s+(?:\w+ly\s+|just\s+)?\w+ing\b"
+    r"|\s+(?:\w+ly\s+|just\s+|almost\s+|only\s+|really\s+|also\s+|finally\s+)?"
+    r"(?:\w+ed|was|were|had|went|got|did|made|took|saw|came|left|ate|drank|forgot|sent|told|"
+    r"said|spent|lost|found|met|ran|bought|broke|fell|slept|woke|heard|felt|thought|knew|"
+    r"didn't|did not|couldn't|could not|wasn't|weren't)\b"
+    r"|(?:'ll| will|'d| would| had better| shall|'m going to| am going to|'m gonna| am gonna|"
+    r"'m about to| am about to)\b)",
+    re.I,
+)
+
+
+def is_transient(body: str) -> bool:
+    """Whether a first-person sentence speaks of the here and now, not of a lasting fact.
+
+    The here and now: time deixis ("right now", "today"), an intent for the next minutes
+    ("going to", "about to", "have to run"), "just" with a past action, a momentary activity
+    ("I'm eating …"), or the conversation itself ("what I was saying", "at that"). Anything
+    durable in the sentence (:data:`_DURABLE`: a habit, a span of time, a plan, family, work,
+    a date) makes it a fact after all.
+
+    Example:
+        >>> is_transient("I'm going to grab lunch."), is_transient("I'm lactose intolerant.")
+        (True, False)
+        >>> is_transient("I'm planning to move to Canada next year.")
+        False
+    """
+    if _NOW.search(body) is not None and _LASTING.search(body) is None:
+        return True  # "walking the dog at the moment": the moment wins over the dog
+    if _DURABLE.search(body) is not None:
+        return False
+    return any(p.search(body) is not None for p in (_TRANSIENT, _ABOUT_THE_TALK, _EVENT_ASPECT))
+
+
+def is_junk(text: str, *, entities: Sequence[str] = (), change: bool = False) -> bool:
+    """Whether a first-person sentence is small talk rather than a durable fact.
+
+    Filler ("I love it!", "I have a question.", "I want to sleep.") has no content word
+    outside :data:`_GENERIC` and names no entity, or points at the conversation itself ("I
+    like your idea"), or speaks of the here and now without anything durable in it
+    (:func:`is_transient`: "I'm going to grab lunch.", "I just woke up."). A sentence naming
+    a non-person entity (a tool, a place, a project) is never junk. Used by the rule-based
+    extractor at write time and by the hygiene report.
+
+    Args:
+        text: One sentence, optionally ``"<speaker>: "``-prefixed.
+        entities: Entity names found in it (any one of them makes it content).
+        change: The sentence states a change of a relation ("I switched to Neovim."): an
+            event in form, a fact in content.
+
+    Example:
+        >>> is_junk("user: I love it!"), is_junk("I have a question."), is_junk("I want to sleep.")
+        (True, True, True)
+        >>> is_junk("I prefer dark mode in all my tools."), is_junk("I'm allergic to peanuts.")
+        (False, False)
+    """
+    body = _SPEAKER_PREFIX.sub("", text, count=1).strip()
+    if not body:
+        return True
+    if body.endswith("?"):
+        return True
+    if entities:
+        return False
+    if not change and is_transient(body):
+        return True
+    words = [w.lower().strip("'’.-") for w in _WORD.findall(body)]
+    content = [w for w in words if w and w not in _GENERIC and not w.isdigit()]
+    if not content:
+        return True
+    return _DEICTIC_OBJECT.search(body) is not None and len(content) <= 2
