@@ -35,6 +35,15 @@ from langgraph_prax_memory.consolidation._rule_patterns import (
 )
 from langgraph_prax_memory.consolidation._smalltalk import _GENERIC, is_junk
 
+#: The standing-fact tag (the context's profile tier, docs/context.md) of each state relation.
+STATE_TAGS = {
+    "lives_in": "profile",
+    "works_at": "profile",
+    "partner_of": "relationship",
+    "prefers": "preference",
+}
+_ALLERGY = re.compile(r"\b(?:allergic|allergy|intoleran\w*|can't eat|cannot eat)\b", re.I)
+
 __all__ = ["life_change", "sentence_facts"]
 
 #: Words of a state statement's sentence that its canonical form already says ("I moved to
@@ -133,6 +142,7 @@ def sentence_facts(
                 importance=0.9 if changed else 0.7,
                 confidence=r.confidence,
                 entities=[who, r.target],
+                tags=[STATE_TAGS.get(r.type, "profile")],
                 source_index=index,
             )
         )
@@ -165,10 +175,14 @@ def _fact(
         return None
     if is_junk(sentence, entities=[e.name for e in named if e.type != "person"], change=changed):
         return None
+    tags: list[str] = []
     if changed or _CRITICAL.search(sentence):
         importance = 0.9
+        if _ALLERGY.search(sentence):
+            tags = ["constraint"]
     elif _PREFERENCE.search(sentence):
         importance = 0.8
+        tags = ["preference"]
     elif _CONTEXT.search(sentence):
         importance = 0.55
     elif _FIRST_PERSON.search(sentence):
@@ -179,6 +193,7 @@ def _fact(
     return ExtractedFact(
         content=third_person(subject, sentence),
         importance=importance,
+        tags=tags,
         confidence=confidence,
         entities=[e.name for e in named],
         source_index=index,

@@ -43,7 +43,8 @@ replaces, e.g. "dark mode" when the user now prefers light mode, "Lisbon" when t
 to Berlin; the target itself when it only ended, e.g. "no longer likes jazz"; null otherwise)}]
 - "facts": [{"content" (a self-contained third-person statement of the current state, e.g. \
 "User lives in Berlin." - never the raw turn), "importance", "confidence", \
-"entities" (names it mentions)}]
+"entities" (names it mentions), "tags" (for a standing fact about the user, one of \
+preference, profile, identity, constraint, relationship; [] for anything else)}]
 - "temporal_events": [{"description", "occurred_at" (ISO datetime or null), "importance", \
 "participants"}]
 - "causal_links": [{"cause", "effect", "cause_entities", "effect_entities", "importance"}]

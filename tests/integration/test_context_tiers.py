@@ -250,3 +250,29 @@ def test_model_check_decides_the_uncertain_band(tmp_path: Path) -> None:
         assert "failed" in failed.checked
     finally:
         mem.close()
+
+
+def test_consolidated_standing_facts_reach_the_profile_and_leave_it_when_superseded(
+    memory: PraxMemory, tmp_path: Path
+) -> None:
+    from langgraph_prax_memory.consolidation import (
+        Consolidator,
+        RuleBasedExtractor,
+        TraceLogSource,
+    )
+
+    trace = tmp_path / "carol.log"
+    trace.write_text(f"{SEED_DAY.isoformat()} user: I live in Lisbon and work at a bakery.\n")
+    consolidator = Consolidator(memory, extractor=RuleBasedExtractor())
+    consolidator.run("carol", TraceLogSource(trace), now=SEED_DAY)
+    task = "Help me write a short introduction of myself for a networking event."
+    before = {h.memory.content for h in assemble_context(memory, "carol", task, now=NOW).profile}
+    assert {"User lives in Lisbon.", "User works at bakery."} <= before
+    later = datetime(2026, 4, 5, 12, tzinfo=UTC)
+    with trace.open("a") as fh:
+        fh.write(f"{later.isoformat()} user: I moved to Berlin and work at Acme Corp now.\n")
+    consolidator.run("carol", TraceLogSource(trace), now=later)
+    after = assemble_context(memory, "carol", task, now=later)
+    profile = {h.memory.content for h in after.profile}
+    assert {"User lives in Berlin.", "User works at Acme Corp."} <= profile
+    assert "Lisbon" not in after.text and "bakery" not in after.text
