@@ -34,14 +34,22 @@ from langgraph_prax_memory._validation import (
     to_utc,
     utcnow,
 )
-from langgraph_prax_memory.config import MemoryConfig
+from langgraph_prax_memory.config import MemoryConfig, RetrievalConfig
 from langgraph_prax_memory.embeddings import (
     ResilientEmbeddings,
     SparseTFEncoder,
     create_dense_embeddings,
 )
+from langgraph_prax_memory.embeddings._calibration import (
+    SCALE_KEY,
+    CosineScale,
+    apply_scale,
+    measure_model_scale,
+    model_stamp,
+)
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
+    ConfigError,
     EmbeddingError,
     MemoryValidationError,
     StoreLockedError,
@@ -61,6 +69,7 @@ from langgraph_prax_memory.vectors import (
     open_qdrant_client,
     point_id,
 )
+from langgraph_prax_memory.vectors._store import MODEL_KEY
 
 __all__ = ["LongTermMemory", "PreparedMemory", "prepare_memory"]
 
@@ -178,6 +187,7 @@ class LongTermMemory:
         self._expansion_model = expansion_model
         self._rerank_model = rerank_model
         self._recaller_obj: Recaller | None = None
+        self._scale: CosineScale | None = None
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prax-reinforce")
         if self.enabled:
             try:
@@ -262,8 +272,57 @@ class LongTermMemory:
                     dimension=self.dense.dimension,
                     breaker_failures=self.config.breaker_failures,
                     breaker_cooldown=self.config.breaker_cooldown,
+                    model_stamp=self.model_stamp(),
                 )
             return self._vectors
+
+    def model_stamp(self) -> dict[str, Any]:
+        """The embedding model recorded with the collection: name, width, weights id."""
+        return model_stamp(self.dense)
+
+    @property
+    def cosine_scale(self) -> CosineScale | None:
+        """The embedding model's measured cosine scale (``None`` if it cannot be measured yet).
+
+        Recall's cosine settings come from it unless set explicitly.
+
+        Measured when the collection is created (or first opened by this version) and stored
+        in the collection's metadata; see :mod:`langgraph_prax_memory.embeddings`.
+        """
+        with self._lazy:
+            return self._scale_locked()
+
+    def _scale_locked(self) -> CosineScale | None:
+        if self._scale is not None or not self.enabled:
+            return self._scale
+        store = self.store()
+        stored = CosineScale.from_json(store.metadata().get(SCALE_KEY))
+        if stored is not None and stored.model == self.dense.model_name:
+            self._scale = stored
+            return stored
+        try:
+            scale = measure_model_scale(self.dense, self.config.data_dir / "models" / "scales")
+        except (EmbeddingError, ConfigError) as exc:
+            logger.warning(
+                "could not measure the cosine scale of %s (%s): recall uses the configured "
+                "cosine settings until it can",
+                self.dense.model_name,
+                exc,
+            )
+            return None
+        store.merge_metadata({SCALE_KEY: scale.to_json()})
+        self._scale = scale
+        return scale
+
+    @property
+    def retrieval_config(self) -> RetrievalConfig:
+        """The ranking settings recall uses, calibrated.
+
+        ``config.retrieval`` with the measured cosine settings in place of those the user did
+        not set (``apply_scale``).
+        """
+        with self._lazy:
+            return apply_scale(self.config.retrieval, self._scale_locked())
 
     @property
     def available(self) -> bool:
@@ -468,6 +527,38 @@ class LongTermMemory:
             notify(progress, done, len(todo), "memories")
         return done
 
+    def migrate_embeddings(self, *, progress: ProgressCallback | None = None) -> int:
+        """Re-embed every memory of every user with the configured model, then record it.
+
+        The way to change the embedding model of a collection (one model per collection:
+        opening it with another model is a :class:`ConfigError` that names this). The new
+        model must have the collection's width. Interrupted, the collection still records
+        the old model, so a normal open keeps refusing and this can simply be run again.
+        Returns how many memories were re-embedded; the cosine scale is measured again.
+
+        Raises:
+            EmbeddingError: The configured model failed part-way.
+        """
+        store = self.store()
+        store.allow_model_change = True
+        try:
+            users = sorted(store.facet("user_id"))
+            done = 0
+            for user in users:
+                done += self.reembed(user, force=True)
+                notify(progress, done, None, "memories")
+        finally:
+            store.allow_model_change = False
+        store.merge_metadata({MODEL_KEY: self.model_stamp()})
+        with self._lazy:
+            self._scale = None
+            store.merge_metadata({SCALE_KEY: None})
+            if self._recaller_obj is not None:
+                self._recaller_obj.close()
+                self._recaller_obj = None
+            self._scale_locked()
+        return done
+
     def get(self, user_id: str, memory_id: str) -> Memory | None:
         """One memory of ``user_id`` by id (``None`` if absent or another user's)."""
         check_user_id(user_id)
@@ -563,7 +654,7 @@ class LongTermMemory:
                     self.dense,
                     self.sparse,
                     self._graph,
-                    self.config.retrieval,
+                    apply_scale(self.config.retrieval, self._scale_locked()),
                     halflife_days=self.config.decay_halflife_days,
                     expansion_model=self._expansion_model,
                     rerank_model=self._rerank_model,

@@ -153,6 +153,10 @@ class LocalEmbeddings(Embeddings):
         """Embed a question (with the model's query prefix)."""
         return self._embed([self.spec.query_prefix + text])[0]
 
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Embed several questions in one batch (with the model's query prefix)."""
+        return self._embed([self.spec.query_prefix + t for t in texts])
+
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed stored texts off the event loop (ONNX Runtime releases the GIL)."""
         return await asyncio.to_thread(self.embed_documents, texts)
