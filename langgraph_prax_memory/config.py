@@ -107,9 +107,10 @@ class RetrievalConfig(BaseModel):
     unrelated_cosine: float = Field(default=0.0, ge=-1.0, lt=1.0)
     """The cosine the embedding model gives unrelated texts: the dense arm's evidence is
     measured from it. 0 suits all-MiniLM-L6-v2 (unrelated pairs average about 0.07); a model
-    whose cosines all sit high needs its own (multilingual-e5-small: about 0.73), or the
-    fusion reads its dense arm as flat and keyword matches overturn it. Set it with
-    ``min_cosine`` and ``companion_cosine`` (docs/embeddings.md)."""
+    whose cosines all sit high needs its own (e5-small-v2: about 0.71), or the fusion reads
+    its dense arm as flat and keyword matches overturn it. Measured per model by default
+    (self-calibration: the median of unrelated pairs, docs/embeddings.md); a value set here
+    overrides the measurement."""
     importance_weight: float | None = Field(default=None, ge=0.0, le=1.0)
     """How much importance moves the score. Evidence fusion adds ``w × (importance − 0.5)``
     to the relevance in [0, 1]; RRF multiplies by ``1 + w × (importance − 0.5)``. ``None``
@@ -122,14 +123,16 @@ class RetrievalConfig(BaseModel):
     min_cosine: float = Field(default=0.3, ge=-1.0, le=1.0)
     """The floor: a hit is relevant when its dense cosine reaches this, or when the keyword
     or graph arm points at it strongly (evidence ≥ 0.5) and its cosine reaches half of it.
-    0.3 suits all-MiniLM-L6-v2 (unrelated sentences score about 0–0.2); set it for your model
-    (docs/retrieval.md)."""
+    0.3 suits all-MiniLM-L6-v2 (unrelated sentences score about 0–0.2). Measured per model by
+    default (the 95th percentile of unrelated pairs, docs/embeddings.md); a value set here
+    overrides the measurement."""
     companion_cosine: float | None = Field(default=0.2, ge=-1.0, le=1.0)
     """The floor's second bar: once one returned hit is relevant, the others whose cosine
     reaches this are kept beside it (a paraphrase the model scores just under ``min_cosine``).
     Whether anything is injected is still decided by the first bar (``min_cosine``, or a strong
     keyword or graph match), so an off-topic question still injects nothing. 0.2 is where
-    all-MiniLM-L6-v2's unrelated sentences end; ``None`` turns it off."""
+    all-MiniLM-L6-v2's unrelated sentences end; measured per model by default (the 90th
+    percentile of unrelated pairs); a value set here overrides it; ``None`` turns it off."""
     rrf_k: int = Field(default=60, gt=0)
     decay_mode: Literal["score", "blend", "importance", "off"] = "blend"
     """How the forgetting curve enters the rank (see ``rank_candidates``). ``"score"`` is the
