@@ -16,7 +16,6 @@ import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -24,32 +23,26 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from qdrant_client import models
 
+from langgraph_prax_memory._prepare import PreparedMemory, prepare_memory
 from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import (
-    check_importance,
-    check_tags,
     check_text,
-    check_unicode,
     check_user_id,
     to_utc,
     utcnow,
 )
 from langgraph_prax_memory.config import MemoryConfig, RetrievalConfig
 from langgraph_prax_memory.embeddings import (
+    CosineCalibration,
     ResilientEmbeddings,
     SparseTFEncoder,
-    create_dense_embeddings,
-)
-from langgraph_prax_memory.embeddings._calibration import (
-    SCALE_KEY,
-    CosineScale,
     apply_scale,
-    measure_model_scale,
+    collection_scale,
+    create_dense_embeddings,
     model_stamp,
 )
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
-    ConfigError,
     EmbeddingError,
     MemoryValidationError,
     StoreLockedError,
@@ -65,78 +58,15 @@ from langgraph_prax_memory.vectors import (
     build_payload,
     content_hash,
     decay_victims,
-    keyword_text,
     open_qdrant_client,
     point_id,
 )
-from langgraph_prax_memory.vectors._store import MODEL_KEY
 
 __all__ = ["LongTermMemory", "PreparedMemory", "prepare_memory"]
 
 logger = logging.getLogger(__name__)
 _UPSERT_CHUNK = 256
 _MAX_K = 1000
-
-
-@dataclass(frozen=True)
-class PreparedMemory:
-    """A validated memory ready to embed."""
-
-    key: str
-    text: str
-    value: dict[str, Any]
-    explicit_key: bool
-    index_text: str
-
-
-def prepare_memory(user_id: str, item: Mapping[str, Any] | str, max_chars: int) -> PreparedMemory:
-    """Validate one memory (a string or a mapping); raises before anything is stored."""
-    if isinstance(item, str):
-        item = {"content": item}
-    if not isinstance(item, Mapping):
-        raise MemoryValidationError(
-            "each memory must be a string or a mapping with at least 'content'"
-        )
-    unknown = set(item) - {
-        "content",
-        "importance",
-        "tags",
-        "source",
-        "created_at",
-        "entity_ids",
-        "key",
-        "summary_level",
-        "context",
-    }
-    if unknown:
-        raise MemoryValidationError(f"unknown memory field(s): {sorted(unknown)}")
-    text = check_text(item.get("content"), max_chars=max_chars)
-    explicit = item.get("key") is not None
-    key = item.get("key") if explicit else uuid.uuid4().hex
-    if not isinstance(key, str) or not key.strip():
-        raise MemoryValidationError("key must be a non-empty string")
-    check_unicode(key, what="key")
-    source = item.get("source") or "conversation"
-    if isinstance(source, str):
-        check_unicode(source, what="source")
-    value: dict[str, Any] = {
-        "content": text,
-        "importance": check_importance(item.get("importance", 0.5)),
-        "tags": check_tags(item.get("tags")),
-        "source": source,
-    }
-    if item.get("created_at") is not None:
-        value["created_at"] = to_utc(item["created_at"], what="created_at").isoformat()
-    if item.get("entity_ids"):
-        value["entity_ids"] = list(item["entity_ids"])
-    if item.get("summary_level"):
-        value["summary_level"] = item["summary_level"]
-    if item.get("context") is not None:
-        value["context"] = check_text(item["context"], max_chars=max_chars, what="context")
-    index_text = keyword_text(text, value.get("context"))
-    return PreparedMemory(
-        key=key, text=text, value=value, explicit_key=explicit, index_text=index_text
-    )
 
 
 class LongTermMemory:
@@ -187,7 +117,7 @@ class LongTermMemory:
         self._expansion_model = expansion_model
         self._rerank_model = rerank_model
         self._recaller_obj: Recaller | None = None
-        self._scale: CosineScale | None = None
+        self._scale: CosineCalibration | None = None
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prax-reinforce")
         if self.enabled:
             try:
@@ -281,48 +211,30 @@ class LongTermMemory:
         return model_stamp(self.dense)
 
     @property
-    def cosine_scale(self) -> CosineScale | None:
-        """The embedding model's measured cosine scale (``None`` if it cannot be measured yet).
-
-        Recall's cosine settings come from it unless set explicitly.
-
-        Measured when the collection is created (or first opened by this version) and stored
-        in the collection's metadata; see :mod:`langgraph_prax_memory.embeddings`.
-        """
+    def cosine_scale(self) -> CosineCalibration | None:
+        """The model's measured cosine scale (``None`` until it can be measured)."""
         with self._lazy:
             return self._scale_locked()
 
-    def _scale_locked(self) -> CosineScale | None:
-        if self._scale is not None or not self.enabled:
-            return self._scale
-        store = self.store()
-        stored = CosineScale.from_json(store.metadata().get(SCALE_KEY))
-        if stored is not None and stored.model == self.dense.model_name:
-            self._scale = stored
-            return stored
-        try:
-            scale = measure_model_scale(self.dense, self.config.data_dir / "models" / "scales")
-        except (EmbeddingError, ConfigError) as exc:
-            logger.warning(
-                "could not measure the cosine scale of %s (%s): recall uses the configured "
-                "cosine settings until it can",
-                self.dense.model_name,
-                exc,
-            )
-            return None
-        store.merge_metadata({SCALE_KEY: scale.to_json()})
-        self._scale = scale
-        return scale
+    def _scale_locked(self) -> CosineCalibration | None:
+        if self._scale is None and self.enabled:
+            store, scales = self.store(), self.config.data_dir / "models" / "scales"
+            self._scale = collection_scale(store.metadata, store.merge_metadata, self.dense, scales)
+        return self._scale
 
     @property
     def retrieval_config(self) -> RetrievalConfig:
-        """The ranking settings recall uses, calibrated.
-
-        ``config.retrieval`` with the measured cosine settings in place of those the user did
-        not set (``apply_scale``).
-        """
+        """The ranking settings recall uses: the measured cosine settings where not set."""
         with self._lazy:
             return apply_scale(self.config.retrieval, self._scale_locked())
+
+    def reset_calibration(self) -> None:
+        """Measure the cosine scale again before the next recall (after a model change)."""
+        with self._lazy:
+            self._scale = None
+            if self._recaller_obj is not None:
+                self._recaller_obj.close()
+                self._recaller_obj = None
 
     @property
     def available(self) -> bool:
@@ -525,38 +437,6 @@ class LongTermMemory:
             )
             done += len(chunk)
             notify(progress, done, len(todo), "memories")
-        return done
-
-    def migrate_embeddings(self, *, progress: ProgressCallback | None = None) -> int:
-        """Re-embed every memory of every user with the configured model, then record it.
-
-        The way to change the embedding model of a collection (one model per collection:
-        opening it with another model is a :class:`ConfigError` that names this). The new
-        model must have the collection's width. Interrupted, the collection still records
-        the old model, so a normal open keeps refusing and this can simply be run again.
-        Returns how many memories were re-embedded; the cosine scale is measured again.
-
-        Raises:
-            EmbeddingError: The configured model failed part-way.
-        """
-        store = self.store()
-        store.allow_model_change = True
-        try:
-            users = sorted(store.facet("user_id"))
-            done = 0
-            for user in users:
-                done += self.reembed(user, force=True)
-                notify(progress, done, None, "memories")
-        finally:
-            store.allow_model_change = False
-        store.merge_metadata({MODEL_KEY: self.model_stamp()})
-        with self._lazy:
-            self._scale = None
-            store.merge_metadata({SCALE_KEY: None})
-            if self._recaller_obj is not None:
-                self._recaller_obj.close()
-                self._recaller_obj = None
-            self._scale_locked()
         return done
 
     def get(self, user_id: str, memory_id: str) -> Memory | None:

@@ -42,7 +42,6 @@ if TYPE_CHECKING:
         Consolidator,
         TraceSource,
     )
-    from langgraph_prax_memory.embeddings._calibration import CosineScale
     from langgraph_prax_memory.knowledge import KnowledgeBase
     from langgraph_prax_memory.vectorstore import PraxMemoryVectorStore
 
@@ -378,31 +377,6 @@ class PraxMemory:
                 the memories done so far keep their new vectors.
         """
         return self.ltm.reembed(user_id, force=force, progress=progress)
-
-    def migrate_embeddings(self, *, progress: ProgressCallback | None = None) -> int:
-        """Move the whole collection to the configured embedding model (every user).
-
-        A collection records the model it was built with; opening it with another model is a
-        :class:`~langgraph_prax_memory.errors.ConfigError` naming this call (or
-        ``prax-memory reembed --model-change``). It re-embeds every memory with the new model
-        (same width), records the model and measures its cosine scale again.
-
-        Example:
-            >>> cfg = MemoryConfig(embedding_model="bge-small-en-v1.5")  # doctest: +SKIP
-            >>> mem = PraxMemory(cfg)  # doctest: +SKIP
-            >>> mem.migrate_embeddings()  # doctest: +SKIP
-            1042
-        """
-        return self.ltm.migrate_embeddings(progress=progress)
-
-    @property
-    def cosine_scale(self) -> CosineScale | None:
-        """The embedding model's measured cosine scale (see :class:`CosineScale`).
-
-        Recall's ``unrelated_cosine``, ``min_cosine`` and ``companion_cosine`` come from it
-        unless set explicitly in ``config.retrieval``; ``None`` before it could be measured.
-        """
-        return self.ltm.cosine_scale
 
     # -- consolidation and knowledge ------------------------------------------------------
     @property

@@ -331,8 +331,10 @@ def _reembed(call: _Call, mem: PraxMemory, force: bool, model_change: bool) -> i
     """
     _ltm(mem)
     if model_change:
+        from langgraph_prax_memory.migration import migrate_embeddings
+
         with call.out.progress() as progress:
-            moved = mem.migrate_embeddings(progress=progress)
+            moved = migrate_embeddings(mem, progress=progress)
         model = mem.embeddings.model_name
         call.out.emit(
             {"model": model, "reembedded": moved},

@@ -14,12 +14,11 @@ _models = _group(cli, "models", "Local embedding models: list them, pull one fro
 @_command(_models, "list", opens=False)
 def _list(call: _Call) -> int:
     """The local models this package knows, and which are ready in the model cache."""
-    from langgraph_prax_memory.embeddings._catalog import CATALOG
-    from langgraph_prax_memory.embeddings._local import pulled_dir
+    from langgraph_prax_memory.embeddings import catalog, pulled_dir
 
     models_dir = call.config().data_dir / "models"
     rows: list[dict[str, Any]] = []
-    for spec in CATALOG:
+    for spec in catalog():
         state = (
             "packaged"
             if spec.packaged
@@ -73,7 +72,7 @@ def _pull(
 
     Then set EMBEDDING_MODEL=NAME. Nothing is downloaded at run time.
     """
-    from langgraph_prax_memory.embeddings._pull import pull_model
+    from langgraph_prax_memory.embeddings import pull_model
 
     config = call.config()
     repo = repository or config.model_repository

@@ -44,14 +44,15 @@ from langgraph_prax_memory.config import RetrievalConfig
 from langgraph_prax_memory.embeddings._background import BACKGROUND_PAIRS
 from langgraph_prax_memory.embeddings._dense import ResilientEmbeddings
 from langgraph_prax_memory.embeddings._local import LocalEmbeddings
-from langgraph_prax_memory.errors import EmbeddingError, PraxMemoryError
+from langgraph_prax_memory.errors import ConfigError, EmbeddingError, PraxMemoryError
 
 __all__ = [
     "SCALE_FIELDS",
     "SCALE_KEY",
-    "CosineScale",
+    "CosineCalibration",
     "apply_scale",
     "cached_scale",
+    "collection_scale",
     "measure_model_scale",
     "measure_scale",
     "model_stamp",
@@ -72,7 +73,7 @@ _COMPANION_Z = 1.282
 
 
 @dataclass(frozen=True)
-class CosineScale:
+class CosineCalibration:
     """A model's cosine scale and the three recall settings derived from it.
 
     Attributes:
@@ -86,7 +87,7 @@ class CosineScale:
         version: :data:`SCALE_VERSION` of the background set and derivation.
 
     Example:
-        >>> scale = CosineScale("m", 0.07, 0.28, 0.23, 0.62, 3540, 60)
+        >>> scale = CosineCalibration("m", 0.07, 0.28, 0.23, 0.62, 3540, 60)
         >>> scale.describe().split(";")[0]
         'm: unrelated pairs at 0.07, floor 0.28 (1 % tail), companions 0.23 (10 % tail)'
     """
@@ -117,7 +118,7 @@ class CosineScale:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any] | None) -> CosineScale | None:
+    def from_json(cls, data: Mapping[str, Any] | None) -> CosineCalibration | None:
         """The scale stored in ``data``; ``None`` when absent, malformed or of another version."""
         if not isinstance(data, Mapping) or data.get("version") != SCALE_VERSION:
             return None
@@ -131,7 +132,7 @@ def measure_scale(
     model: str,
     embed_queries: Callable[[list[str]], list[list[float]]],
     embed_documents: Callable[[list[str]], list[list[float]]],
-) -> CosineScale:
+) -> CosineCalibration:
     """Measure ``model``'s cosine scale on the background set (120 texts embedded).
 
     Questions go through ``embed_queries`` and statements through ``embed_documents``, as in
@@ -151,7 +152,7 @@ def measure_scale(
     mean, spread = float(unrelated.mean()), float(unrelated.std())
     floor = min(mean + _MIN_Z * spread, related_median)
     companion = min(mean + _COMPANION_Z * spread, floor)
-    return CosineScale(
+    return CosineCalibration(
         model=model,
         unrelated_cosine=round(float(np.median(unrelated)), 4),
         min_cosine=round(floor, 4),
@@ -167,7 +168,7 @@ def _unit(m: np.ndarray) -> np.ndarray:
     return np.asarray(m / np.where(norms == 0, 1.0, norms))
 
 
-def apply_scale(config: RetrievalConfig, scale: CosineScale | None) -> RetrievalConfig:
+def apply_scale(config: RetrievalConfig, scale: CosineCalibration | None) -> RetrievalConfig:
     """``config`` with the scale's three settings, except those the user set explicitly.
 
     A field is the user's when it is in ``config.model_fields_set`` (given as a keyword or in
@@ -175,7 +176,7 @@ def apply_scale(config: RetrievalConfig, scale: CosineScale | None) -> Retrieval
     ``config`` unchanged (its defaults are all-MiniLM-L6-v2's hand-set values).
 
     Example:
-        >>> scale = CosineScale("e5", 0.71, 0.76, 0.75, 0.82, 3540, 60)
+        >>> scale = CosineCalibration("e5", 0.71, 0.76, 0.75, 0.82, 3540, 60)
         >>> apply_scale(RetrievalConfig(min_cosine=0.8), scale).min_cosine
         0.8
         >>> apply_scale(RetrievalConfig(min_cosine=0.8), scale).unrelated_cosine
@@ -190,15 +191,15 @@ def apply_scale(config: RetrievalConfig, scale: CosineScale | None) -> Retrieval
     return RetrievalConfig(**{**config.model_dump(exclude_unset=True), **update})
 
 
-_memo: dict[str, CosineScale] = {}
+_memo: dict[str, CosineCalibration] = {}
 _memo_lock = threading.Lock()
 
 
 def cached_scale(
     key: str,
     cache_dir: Path | None,
-    measure: Callable[[], CosineScale],
-) -> CosineScale:
+    measure: Callable[[], CosineCalibration],
+) -> CosineCalibration:
     """The scale for ``key`` (model name + fingerprint), measured once and cached.
 
     Cached in this process and, with ``cache_dir``, in ``cache_dir/<sha>.json`` — so an
@@ -212,7 +213,7 @@ def cached_scale(
     scale = None
     if path is not None and path.is_file():
         try:
-            scale = CosineScale.from_json(json.loads(path.read_text(encoding="utf-8")))
+            scale = CosineCalibration.from_json(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError):
             scale = None
     if scale is None:
@@ -246,7 +247,7 @@ def model_stamp(dense: ResilientEmbeddings) -> dict[str, Any]:
     return {"name": dense.model_name, "dimension": dense.dimension, "fingerprint": fp}
 
 
-def measure_model_scale(dense: ResilientEmbeddings, cache_dir: Path | None) -> CosineScale:
+def measure_model_scale(dense: ResilientEmbeddings, cache_dir: Path | None) -> CosineCalibration:
     """The cosine scale of ``dense``'s primary model, measured once per model and cached.
 
     Only the primary model is measured (never a fallback). ``cache_dir`` keeps the result per
@@ -264,7 +265,7 @@ def measure_model_scale(dense: ResilientEmbeddings, cache_dir: Path | None) -> C
             return primary.embed_queries(texts)
         return [primary.embed_query(t) for t in texts]
 
-    def measure() -> CosineScale:
+    def measure() -> CosineCalibration:
         try:
             return measure_scale(str(stamp["name"]), queries, dense.embed_primary)
         except PraxMemoryError:
@@ -275,3 +276,32 @@ def measure_model_scale(dense: ResilientEmbeddings, cache_dir: Path | None) -> C
             ) from exc
 
     return cached_scale(key, cache_dir, measure)
+
+
+def collection_scale(
+    read: Callable[[], Mapping[str, Any]],
+    write: Callable[[Mapping[str, Any]], object],
+    dense: ResilientEmbeddings,
+    cache_dir: Path | None,
+) -> CosineCalibration | None:
+    """The scale stored with a collection, or measured now and stored; ``None`` if it cannot be.
+
+    ``read`` / ``write`` give and merge the collection's metadata. A stored scale of another
+    model or version is measured again. A model that cannot be reached is logged and measured
+    at the next call; meanwhile the configured settings apply.
+    """
+    stored = CosineCalibration.from_json(read().get(SCALE_KEY))
+    if stored is not None and stored.model == dense.model_name:
+        return stored
+    try:
+        scale = measure_model_scale(dense, cache_dir)
+    except (EmbeddingError, ConfigError) as exc:
+        logger.warning(
+            "could not measure the cosine scale of %s (%s): recall uses the configured "
+            "cosine settings until it can",
+            dense.model_name,
+            exc,
+        )
+        return None
+    write({SCALE_KEY: scale.to_json()})
+    return scale

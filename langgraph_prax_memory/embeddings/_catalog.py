@@ -19,6 +19,7 @@ __all__ = [
     "PACKAGED_MODEL",
     "LocalModelSpec",
     "MavenArtifact",
+    "catalog",
     "find_model",
     "known_names",
 ]
@@ -207,6 +208,16 @@ CATALOG: tuple[LocalModelSpec, ...] = (
         ),
     ),
 )
+
+
+def catalog() -> list[LocalModelSpec]:
+    """Every local model this package knows, the packaged default first.
+
+    Example:
+        >>> [m.name for m in catalog()][:2]
+        ['all-MiniLM-L6-v2-int8', 'bge-small-en-v1.5']
+    """
+    return list(CATALOG)
 
 
 def known_names() -> list[str]:

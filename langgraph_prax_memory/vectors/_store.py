@@ -37,6 +37,7 @@ from langgraph_prax_memory.vectors._client import (
     is_remote_client,
     qdrant_unavailable,
 )
+from langgraph_prax_memory.vectors._model import MODEL_KEY, model_mismatch, same_model
 from langgraph_prax_memory.vectors._plan import (
     DENSE,
     DENSE_SEARCH,
@@ -55,7 +56,7 @@ from langgraph_prax_memory.vectors._plan import (
     user_filter,
 )
 
-__all__ = ["MODEL_KEY", "QdrantVectorStore", "model_mismatch"]
+__all__ = ["QdrantVectorStore"]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -190,7 +191,7 @@ class QdrantVectorStore:
             return
         stored = (info.config.metadata or {}).get(MODEL_KEY)
         if isinstance(stored, Mapping):
-            if _same_model(stored, self.model_stamp) or self.allow_model_change:
+            if same_model(stored, self.model_stamp) or self.allow_model_change:
                 return
             raise ConfigError(model_mismatch(self.collection, stored, self.model_stamp))
         recorded = self._recorded_models()
@@ -201,6 +202,12 @@ class QdrantVectorStore:
                 )
             )
         self.merge_metadata({MODEL_KEY: self.model_stamp}, checked=True)
+
+    def record_model(self, stamp: Mapping[str, Any] | None = None) -> None:
+        """Record ``stamp`` (default: this store's) as the collection's model (a migration)."""
+        if stamp is not None:
+            self.model_stamp = dict(stamp)
+        self.merge_metadata({MODEL_KEY: self.model_stamp})
 
     def _recorded_models(self) -> set[str]:
         """The ``embedding_model`` of a sample of points (any tenant; names only)."""
@@ -559,35 +566,6 @@ class QdrantVectorStore:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             self.client.close()
-
-
-#: Metadata key of the embedding model a collection was built with.
-MODEL_KEY = "prax_embedding_model"
-
-
-def _same_model(stored: Mapping[str, Any], current: Mapping[str, Any]) -> bool:
-    return all(stored.get(k) == current.get(k) for k in ("name", "dimension", "fingerprint"))
-
-
-def _label(stamp: Mapping[str, Any]) -> str:
-    parts = [str(stamp.get("name", "?"))]
-    if stamp.get("dimension"):
-        parts.append(f"{stamp['dimension']}-d")
-    if stamp.get("fingerprint"):
-        parts.append(f"weights {stamp['fingerprint']}")
-    return f"{parts[0]} ({', '.join(parts[1:])})" if len(parts) > 1 else parts[0]
-
-
-def model_mismatch(collection: str, stored: Mapping[str, Any], current: Mapping[str, Any]) -> str:
-    """The error message when a collection is opened with another embedding model."""
-    return (
-        f"collection '{collection}' holds vectors of embedding model {_label(stored)}, but this "
-        f"memory embeds with {_label(current)}: vectors of two models are not comparable, so "
-        f"they are never mixed. Set EMBEDDING_MODEL (and EMBEDDING_PROVIDER) back to "
-        f"{stored.get('name')!s}, or re-embed every memory of the collection with the new "
-        "model: `prax-memory reembed --model-change` (PraxMemory.migrate_embeddings()). A "
-        "model of another width needs a new MEMORY_COLLECTION (export, then import)."
-    )
 
 
 class _OwnedElsewhere(Exception):

@@ -26,7 +26,7 @@ def _bench(module: str, models: Path, *args: str) -> subprocess.CompletedProcess
     env = {**os.environ, "PRAX_BENCH_MODELS_DIR": str(models), "PYTHONPATH": str(ROOT)}
     env.pop("MEMORY_RETRIEVAL", None)  # no hand-set cosine value
     return subprocess.run(
-        [sys.executable, "-m", module, "--embeddings", "benchmarks.models:bge_small", *args],
+        [sys.executable, "-m", module, "--embeddings", "benchmarks._models:bge_small", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -41,7 +41,7 @@ def test_personal_memory_quick_runs_on_bge_small(bge_models_dir: Path, tmp_path:
     done = _bench("benchmarks.personal_memory", bge_models_dir, "--quick", "--json", str(out))
     assert done.returncode == 0, done.stderr[-3000:]
     figures = json.loads(out.read_text())
-    assert "benchmarks.models:bge_small" in figures["data"]
+    assert "benchmarks._models:bge_small" in figures["data"]
     for size, table in figures["sizes"].items():
         product, dense = table["methods"]["recall door"], table["methods"]["dense"]
         floor = figures["floor"][size]
@@ -59,7 +59,7 @@ def test_locomo_runs_on_bge_small_where_the_data_is(bge_models_dir: Path) -> Non
     args = ["--latency-sizes"] + (["--data", data] if data else ["--data", "/nonexistent"])
     done = _bench("benchmarks.locomo", bge_models_dir, *args)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "embeddings: benchmarks.models:bge_small (384 wide)" in done.stderr
+    assert "embeddings: benchmarks._models:bge_small (384 wide)" in done.stderr
     print(done.stdout[-4000:])
     if not data:
         assert "not shipped with the project" in done.stdout

@@ -12,7 +12,7 @@ from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings
 from langgraph_prax_memory.embeddings._background import BACKGROUND_PAIRS
 from langgraph_prax_memory.embeddings._calibration import (
     SCALE_KEY,
-    CosineScale,
+    CosineCalibration,
     _memo,
     apply_scale,
     measure_scale,
@@ -38,7 +38,7 @@ def test_minilm_lands_near_its_hand_set_values(tmp_path: Path) -> None:
 
 
 def test_settings_the_user_gave_override_the_calibration() -> None:
-    scale = CosineScale("e5", 0.71, 0.76, 0.75, 0.82, 3540, 60)
+    scale = CosineCalibration("e5", 0.71, 0.76, 0.75, 0.82, 3540, 60)
     calibrated = apply_scale(RetrievalConfig(), scale)
     assert (calibrated.unrelated_cosine, calibrated.min_cosine) == (0.71, 0.76)
     assert calibrated.companion_cosine == 0.75
@@ -49,10 +49,10 @@ def test_settings_the_user_gave_override_the_calibration() -> None:
 
 
 def test_from_json_refuses_another_version() -> None:
-    scale = CosineScale("m", 0.1, 0.3, 0.2, 0.6, 10, 2)
-    assert CosineScale.from_json(scale.to_json()) == scale
-    assert CosineScale.from_json({**scale.to_json(), "version": 0}) is None
-    assert CosineScale.from_json(None) is None
+    scale = CosineCalibration("m", 0.1, 0.3, 0.2, 0.6, 10, 2)
+    assert CosineCalibration.from_json(scale.to_json()) == scale
+    assert CosineCalibration.from_json({**scale.to_json(), "version": 0}) is None
+    assert CosineCalibration.from_json(None) is None
 
 
 class _Served(HashEmbeddings):
@@ -85,9 +85,9 @@ def test_a_new_collection_stores_its_scale_and_recall_uses_it(tmp_path: Path) ->
     with _mem(tmp_path, _Served(), retrieval=explicit) as mem:
         mem.remember("alice", "Alice prefers dark mode")
         assert mem.recall("alice", "dark mode")[0].memory.content == "Alice prefers dark mode"
-        scale = mem.cosine_scale
+        scale = mem.ltm.cosine_scale
         assert scale is not None
-        assert CosineScale.from_json(mem.vectors.metadata()[SCALE_KEY]) == scale
+        assert CosineCalibration.from_json(mem.vectors.metadata()[SCALE_KEY]) == scale
         used = mem.ltm.retrieval_config
         assert used.min_cosine == 0.42  # the user's
         assert used.unrelated_cosine == scale.unrelated_cosine  # measured
@@ -97,12 +97,12 @@ def test_a_new_collection_stores_its_scale_and_recall_uses_it(tmp_path: Path) ->
 def test_a_served_model_is_measured_once_and_cached(tmp_path: Path) -> None:
     emb = _Served()
     with _mem(tmp_path, emb, collection_name="first") as mem:
-        assert mem.cosine_scale is not None
+        assert mem.ltm.cosine_scale is not None
     assert emb.texts == 2 * len(BACKGROUND_PAIRS)
     assert len(list((tmp_path / "models" / "scales").glob("*.json"))) == 1
     _memo.clear()  # a new process: only the cache file is left
     with _mem(tmp_path, emb, collection_name="second") as mem:
-        assert mem.cosine_scale is not None
+        assert mem.ltm.cosine_scale is not None
     assert emb.texts == 2 * len(BACKGROUND_PAIRS)  # not asked again
 
 
@@ -110,10 +110,10 @@ def test_a_model_that_is_down_is_measured_once_it_is_back(tmp_path: Path) -> Non
     emb = SwitchableEmbeddings()
     emb.model_name = f"switch-{uuid.uuid4().hex[:8]}"
     with _mem(tmp_path, emb) as mem:
-        assert mem.cosine_scale is None
+        assert mem.ltm.cosine_scale is None
         assert mem.ltm.retrieval_config == RetrievalConfig()  # the configured values meanwhile
         emb.down = False
-        scale = mem.cosine_scale
+        scale = mem.ltm.cosine_scale
         assert scale is not None
         assert mem.ltm.retrieval_config.min_cosine == scale.min_cosine
 

@@ -8,7 +8,8 @@ import pytest
 
 from langgraph_prax_memory import ConfigError, MemoryConfig, PraxMemory
 from langgraph_prax_memory.cli import main
-from langgraph_prax_memory.vectors._store import MODEL_KEY
+from langgraph_prax_memory.migration import migrate_embeddings
+from langgraph_prax_memory.vectors._model import MODEL_KEY
 from tests.fakes import HashEmbeddings
 
 
@@ -49,7 +50,7 @@ def test_migrating_moves_every_user_to_the_new_model(tmp_path: Path) -> None:
         mem.remember("alice", "Alice prefers dark mode")
         mem.remember("bob", "Bob plays the cello")
     with _mem(tmp_path, OtherEmbeddings(), "edge") as mem:
-        assert mem.migrate_embeddings() == 2
+        assert migrate_embeddings(mem) == 2
         assert mem.recall("bob", "cello")[0].memory.content == "Bob plays the cello"
         assert {m.embedding_model for m in mem.list_memories("alice")} == {"other-384"}
     with (

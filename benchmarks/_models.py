@@ -1,6 +1,6 @@
 """The catalog's local models as ``--embeddings`` factories for the quality benchmarks.
 
-``--embeddings benchmarks.models:bge_small`` (or ``e5_small``, ``minilm``) measures that model
+``--embeddings benchmarks._models:bge_small`` (or ``e5_small``, ``minilm``) measures that model
 with nothing hand-set: the product calibrates its cosine settings itself. The pulled models
 are read from ``PRAX_BENCH_MODELS_DIR`` (default: the test session's cache,
 ``.prax-models/models``); pull them first with
@@ -14,9 +14,7 @@ from pathlib import Path
 
 from langchain_core.embeddings import Embeddings
 
-from langgraph_prax_memory.embeddings import LocalEmbeddings
-from langgraph_prax_memory.embeddings._catalog import find_model
-from langgraph_prax_memory.embeddings._local import pulled_dir
+from langgraph_prax_memory.embeddings import LocalEmbeddings, find_model, pulled_dir
 
 __all__ = ["bge_small", "e5_small", "minilm"]
 
