@@ -158,9 +158,9 @@ class QdrantVectorStore:
                         indexed = set(info.payload_schema)
                     else:
                         plan = collection_plan(self.dimension, embedded=is_edge_client(self.client))
-                        if self.model_stamp is not None:
-                            plan["metadata"] = {MODEL_KEY: self.model_stamp}
                         self.client.create_collection(self.collection, **plan)
+                        if self.model_stamp is not None:  # apart: a server < 1.16 has none
+                            self.merge_metadata({MODEL_KEY: self.model_stamp}, checked=True)
                     if not self.local:
                         for name, schema in PAYLOAD_INDEXES.items():
                             if name not in indexed:
@@ -233,8 +233,8 @@ class QdrantVectorStore:
         """
         if not checked:
             self.ensure_collection()
-        try:
-            with self.guard(), self._io:
+        try:  # best effort, outside the breaker: an old server refusing it is not an outage
+            with self._io:
                 self.client.update_collection(self.collection, metadata=dict(values))
         except Exception as exc:
             logger.warning(
