@@ -381,7 +381,11 @@ def create_dense_embeddings(
     else:
         chosen = FastEmbedEmbeddings(model, cache_dir=models_dir, threads=threads)
     fallbacks: list[Embeddings] = []
-    if config.embedding_fallback and chosen is not offline and offline.dimension == width:
+    # a catalog model that cannot run is a set-up error (pull it): the packaged model standing
+    # in would put its vectors beside the catalog model's in one collection, so none does;
+    # the memory is stored sparse-only and reembed adds its dense vector later
+    stands_in = not isinstance(chosen, LocalEmbeddings)
+    if config.embedding_fallback and stands_in and offline.dimension == width:
         fallbacks.append(offline)
     return ResilientEmbeddings(
         chosen,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -166,10 +165,12 @@ class LocalEmbeddings(Embeddings):
         return await asyncio.to_thread(self.embed_query, text)
 
     def fingerprint(self) -> str:
-        """A short id of the model's weights: the ONNX file's SHA-256 (its first 16 digits).
+        """A short id of the model's weights.
 
-        A pulled model's is read from its manifest; a hub model's is its source repository
-        and file (the hub may serve a new revision under the same name).
+        The packaged model: its ONNX file's SHA-256 (first 16 digits). A catalog model: the
+        ONNX file it is pinned to (the same file whether pulled from Maven — checked against
+        the pinned jar checksum — or downloaded from the hub), so switching between the two
+        routes keeps the collection's model.
         """
         with self._lock:
             if self._fingerprint is None:
@@ -177,15 +178,11 @@ class LocalEmbeddings(Embeddings):
             return self._fingerprint
 
     def _weights_id(self) -> str:
-        folder = pulled_dir(self._models_dir, self.spec)
-        if folder is not None:
-            manifest = json.loads((folder / "prax-model.json").read_text(encoding="utf-8"))
-            return str(manifest["onnx_sha256"])[:16]
         if self.spec.packaged:
             from langgraph_prax_memory.embeddings._offline import packaged_model_files
 
             return file_sha256(packaged_model_files()[0])[:16]
-        return f"hub:{self.spec.hub_repo}/{self.spec.hub_file}"
+        return f"{self.spec.hub_repo}/{self.spec.hub_file}"
 
 
 def file_sha256(path: Path) -> str:
