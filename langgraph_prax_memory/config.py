@@ -107,9 +107,10 @@ class RetrievalConfig(BaseModel):
     unrelated_cosine: float = Field(default=0.0, ge=-1.0, lt=1.0)
     """The cosine the embedding model gives unrelated texts: the dense arm's evidence is
     measured from it. 0 suits all-MiniLM-L6-v2 (unrelated pairs average about 0.07); a model
-    whose cosines all sit high needs its own (multilingual-e5-small: about 0.73), or the
-    fusion reads its dense arm as flat and keyword matches overturn it. Set it with
-    ``min_cosine`` and ``companion_cosine`` (docs/embeddings.md)."""
+    whose cosines all sit high needs its own (e5-small-v2: about 0.71), or the fusion reads
+    its dense arm as flat and keyword matches overturn it. Measured per model by default
+    (self-calibration: the median of unrelated pairs, docs/embeddings.md); a value set here
+    overrides the measurement."""
     importance_weight: float | None = Field(default=None, ge=0.0, le=1.0)
     """How much importance moves the score. Evidence fusion adds ``w × (importance − 0.5)``
     to the relevance in [0, 1]; RRF multiplies by ``1 + w × (importance − 0.5)``. ``None``
@@ -122,14 +123,16 @@ class RetrievalConfig(BaseModel):
     min_cosine: float = Field(default=0.3, ge=-1.0, le=1.0)
     """The floor: a hit is relevant when its dense cosine reaches this, or when the keyword
     or graph arm points at it strongly (evidence ≥ 0.5) and its cosine reaches half of it.
-    0.3 suits all-MiniLM-L6-v2 (unrelated sentences score about 0–0.2); set it for your model
-    (docs/retrieval.md)."""
+    0.3 suits all-MiniLM-L6-v2 (unrelated sentences score about 0–0.2). Measured per model by
+    default (the 95th percentile of unrelated pairs, docs/embeddings.md); a value set here
+    overrides the measurement."""
     companion_cosine: float | None = Field(default=0.2, ge=-1.0, le=1.0)
     """The floor's second bar: once one returned hit is relevant, the others whose cosine
     reaches this are kept beside it (a paraphrase the model scores just under ``min_cosine``).
     Whether anything is injected is still decided by the first bar (``min_cosine``, or a strong
     keyword or graph match), so an off-topic question still injects nothing. 0.2 is where
-    all-MiniLM-L6-v2's unrelated sentences end; ``None`` turns it off."""
+    all-MiniLM-L6-v2's unrelated sentences end; measured per model by default (the 90th
+    percentile of unrelated pairs); a value set here overrides it; ``None`` turns it off."""
     profile_chars: int = Field(default=1200, ge=0, le=100_000)
     """The profile tier of the context block: up to this many characters of the user's
     standing facts (preferences, identity, constraints, relationships: memories tagged with
@@ -361,8 +364,18 @@ class MemoryConfig(BaseSettings):
 
     embedding_model: str | None = Field(None, validation_alias=AliasChoices("EMBEDDING_MODEL"))
     """``EMBEDDING_MODEL``: defaults per provider (see :data:`DEFAULT_MODELS`). For ``local``,
-    ``all-MiniLM-L6-v2-int8`` is the packaged offline model and ``BAAI/bge-small-en-v1.5`` the
-    fastembed model (downloaded on first use, so it needs the network once)."""
+    ``all-MiniLM-L6-v2-int8`` is the packaged offline model; ``bge-small-en-v1.5`` and
+    ``e5-small-v2`` run from the model cache once ``prax-memory models pull NAME`` fetched them
+    (else fastembed downloads them from the Hugging Face hub on first use); any other name is
+    a model of fastembed's own list (docs/embeddings.md)."""
+
+    model_repository: str | None = Field(
+        None, validation_alias=AliasChoices("MEMORY_MODEL_REPOSITORY")
+    )
+    """``MEMORY_MODEL_REPOSITORY``: a Maven repository root URL (a company's proxy of Maven
+    Central, e.g. ``https://nexus.example.com/repository/maven-central``) that
+    ``prax-memory models pull`` fetches model jars from over HTTP. Unset: the Maven client
+    (``mvn``, with its own settings and mirrors) when installed, else Maven Central."""
 
     ollama_base_url: str = Field(
         "http://localhost:11434",
@@ -461,7 +474,14 @@ class MemoryConfig(BaseSettings):
         except SettingsError as exc:  # a source could not be read at all
             raise ConfigError(f"invalid memory configuration: {_name_fields(str(exc))}") from exc
 
-    @field_validator("qdrant_url", "neo4j_uri", "embedding_model", "openai_base_url", mode="before")
+    @field_validator(
+        "qdrant_url",
+        "neo4j_uri",
+        "embedding_model",
+        "openai_base_url",
+        "model_repository",
+        mode="before",
+    )
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         if isinstance(value, str) and not value.strip():
@@ -492,6 +512,11 @@ class MemoryConfig(BaseSettings):
     @classmethod
     def _openai_url(cls, value: str | None) -> str | None:
         return None if value is None else _check_http_url(value, what="the OpenAI base URL")
+
+    @field_validator("model_repository")
+    @classmethod
+    def _model_repository(cls, value: str | None) -> str | None:
+        return None if value is None else _check_http_url(value, what="the model repository")
 
     @field_validator("retrieval", mode="before")
     @classmethod

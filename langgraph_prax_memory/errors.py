@@ -18,6 +18,7 @@ __all__ = [
     "EmbeddingError",
     "MemoryValidationError",
     "MemoryWriteError",
+    "ModelPullError",
     "PraxMemoryError",
     "StoreLockedError",
 ]
@@ -82,6 +83,14 @@ class StoreLockedError(BackendUnavailable):
 
 class EmbeddingError(PraxMemoryError):
     """An embedding provider failed and no same-width fallback could produce a vector."""
+
+
+class ModelPullError(PraxMemoryError):
+    """``prax-memory models pull`` could not fetch or verify a model; nothing was installed.
+
+    The repository was unreachable or answered with an error, the file's SHA-256 did not match
+    the pinned one, or the archive lacked the model's files.
+    """
 
 
 class DeletionIncomplete(PraxMemoryError):

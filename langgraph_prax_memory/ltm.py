@@ -16,7 +16,6 @@ import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -24,21 +23,23 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from qdrant_client import models
 
+from langgraph_prax_memory._prepare import PreparedMemory, prepare_memory
 from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import (
-    check_importance,
-    check_tags,
     check_text,
-    check_unicode,
     check_user_id,
     to_utc,
     utcnow,
 )
-from langgraph_prax_memory.config import MemoryConfig
+from langgraph_prax_memory.config import MemoryConfig, RetrievalConfig
 from langgraph_prax_memory.embeddings import (
+    CosineCalibration,
     ResilientEmbeddings,
     SparseTFEncoder,
+    apply_scale,
+    collection_scale,
     create_dense_embeddings,
+    model_stamp,
 )
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
@@ -57,7 +58,6 @@ from langgraph_prax_memory.vectors import (
     build_payload,
     content_hash,
     decay_victims,
-    keyword_text,
     open_qdrant_client,
     point_id,
 )
@@ -67,67 +67,6 @@ __all__ = ["LongTermMemory", "PreparedMemory", "prepare_memory"]
 logger = logging.getLogger(__name__)
 _UPSERT_CHUNK = 256
 _MAX_K = 1000
-
-
-@dataclass(frozen=True)
-class PreparedMemory:
-    """A validated memory ready to embed."""
-
-    key: str
-    text: str
-    value: dict[str, Any]
-    explicit_key: bool
-    index_text: str
-
-
-def prepare_memory(user_id: str, item: Mapping[str, Any] | str, max_chars: int) -> PreparedMemory:
-    """Validate one memory (a string or a mapping); raises before anything is stored."""
-    if isinstance(item, str):
-        item = {"content": item}
-    if not isinstance(item, Mapping):
-        raise MemoryValidationError(
-            "each memory must be a string or a mapping with at least 'content'"
-        )
-    unknown = set(item) - {
-        "content",
-        "importance",
-        "tags",
-        "source",
-        "created_at",
-        "entity_ids",
-        "key",
-        "summary_level",
-        "context",
-    }
-    if unknown:
-        raise MemoryValidationError(f"unknown memory field(s): {sorted(unknown)}")
-    text = check_text(item.get("content"), max_chars=max_chars)
-    explicit = item.get("key") is not None
-    key = item.get("key") if explicit else uuid.uuid4().hex
-    if not isinstance(key, str) or not key.strip():
-        raise MemoryValidationError("key must be a non-empty string")
-    check_unicode(key, what="key")
-    source = item.get("source") or "conversation"
-    if isinstance(source, str):
-        check_unicode(source, what="source")
-    value: dict[str, Any] = {
-        "content": text,
-        "importance": check_importance(item.get("importance", 0.5)),
-        "tags": check_tags(item.get("tags")),
-        "source": source,
-    }
-    if item.get("created_at") is not None:
-        value["created_at"] = to_utc(item["created_at"], what="created_at").isoformat()
-    if item.get("entity_ids"):
-        value["entity_ids"] = list(item["entity_ids"])
-    if item.get("summary_level"):
-        value["summary_level"] = item["summary_level"]
-    if item.get("context") is not None:
-        value["context"] = check_text(item["context"], max_chars=max_chars, what="context")
-    index_text = keyword_text(text, value.get("context"))
-    return PreparedMemory(
-        key=key, text=text, value=value, explicit_key=explicit, index_text=index_text
-    )
 
 
 class LongTermMemory:
@@ -178,6 +117,7 @@ class LongTermMemory:
         self._expansion_model = expansion_model
         self._rerank_model = rerank_model
         self._recaller_obj: Recaller | None = None
+        self._scale: CosineCalibration | None = None
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prax-reinforce")
         if self.enabled:
             try:
@@ -262,8 +202,39 @@ class LongTermMemory:
                     dimension=self.dense.dimension,
                     breaker_failures=self.config.breaker_failures,
                     breaker_cooldown=self.config.breaker_cooldown,
+                    model_stamp=self.model_stamp(),
                 )
             return self._vectors
+
+    def model_stamp(self) -> dict[str, Any]:
+        """The embedding model recorded with the collection: name, width, weights id."""
+        return model_stamp(self.dense)
+
+    @property
+    def cosine_scale(self) -> CosineCalibration | None:
+        """The model's measured cosine scale (``None`` until it can be measured)."""
+        with self._lazy:
+            return self._scale_locked()
+
+    def _scale_locked(self) -> CosineCalibration | None:
+        if self._scale is None and self.enabled:
+            store, scales = self.store(), self.config.data_dir / "models" / "scales"
+            self._scale = collection_scale(store.metadata, store.merge_metadata, self.dense, scales)
+        return self._scale
+
+    @property
+    def retrieval_config(self) -> RetrievalConfig:
+        """The ranking settings recall uses: the measured cosine settings where not set."""
+        with self._lazy:
+            return apply_scale(self.config.retrieval, self._scale_locked())
+
+    def reset_calibration(self) -> None:
+        """Measure the cosine scale again before the next recall (after a model change)."""
+        with self._lazy:
+            self._scale = None
+            if self._recaller_obj is not None:
+                self._recaller_obj.close()
+                self._recaller_obj = None
 
     @property
     def available(self) -> bool:
@@ -563,7 +534,7 @@ class LongTermMemory:
                     self.dense,
                     self.sparse,
                     self._graph,
-                    self.config.retrieval,
+                    apply_scale(self.config.retrieval, self._scale_locked()),
                     halflife_days=self.config.decay_halflife_days,
                     expansion_model=self._expansion_model,
                     rerank_model=self._rerank_model,

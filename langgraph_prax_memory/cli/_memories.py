@@ -329,9 +329,29 @@ def _forget(call: _Call, mem: PraxMemory, memory_id: str) -> int:
 
 @_command(cli, "reembed", short_help="Add missing dense vectors (after a model change).")
 @click.option("--force", is_flag=True, help="Re-embed every memory, not only those missing one.")
-def _reembed(call: _Call, mem: PraxMemory, force: bool) -> int:
-    """Add dense vectors to memories stored without one (or by a fallback model)."""
+@click.option(
+    "--model-change",
+    is_flag=True,
+    help="Move the whole collection (every user) to the configured embedding model.",
+)
+def _reembed(call: _Call, mem: PraxMemory, force: bool, model_change: bool) -> int:
+    """Add dense vectors to memories stored without one (or by a fallback model).
+
+    With --model-change: re-embed every memory of every user with the configured model and
+    record it as the collection's model (one model per collection).
+    """
     _ltm(mem)
+    if model_change:
+        from langgraph_prax_memory.migration import migrate_embeddings
+
+        with call.out.progress() as progress:
+            moved = migrate_embeddings(mem, progress=progress)
+        model = mem.embeddings.model_name
+        call.out.emit(
+            {"model": model, "reembedded": moved},
+            lambda: call.out.console.print(f"re-embedded {moved} memories with {model}"),
+        )
+        return EXIT_OK
     user = call.user()
     with call.out.progress() as progress:
         done = mem.reembed(user, force=force, progress=progress)

@@ -1,8 +1,16 @@
 """Embeddings: dense providers and the sparse term encoder.
 
-Dense: OpenAI, Ollama, fastembed and the offline packaged model.
+Dense: OpenAI, Ollama, and every local model run by fastembed (the packaged MiniLM, models
+pulled from Maven with :func:`pull_model`, fastembed's hub models).
 """
 
+from langgraph_prax_memory.embeddings._calibration import (
+    CosineCalibration,
+    apply_scale,
+    collection_scale,
+    model_stamp,
+)
+from langgraph_prax_memory.embeddings._catalog import LocalModelSpec, catalog, find_model
 from langgraph_prax_memory.embeddings._dense import (
     FastEmbedEmbeddings,
     OllamaEmbeddings,
@@ -10,14 +18,26 @@ from langgraph_prax_memory.embeddings._dense import (
     ResilientEmbeddings,
     create_dense_embeddings,
 )
+from langgraph_prax_memory.embeddings._local import LocalEmbeddings, pulled_dir
+from langgraph_prax_memory.embeddings._pull import pull_model
 from langgraph_prax_memory.embeddings._sparse import SparseTFEncoder, tokenize
 
 __all__ = [
+    "CosineCalibration",
+    "LocalModelSpec",
+    "apply_scale",
+    "catalog",
+    "collection_scale",
+    "find_model",
+    "model_stamp",
+    "pulled_dir",
     "FastEmbedEmbeddings",
+    "LocalEmbeddings",
     "OllamaEmbeddings",
     "PackagedMiniLMEmbeddings",
     "ResilientEmbeddings",
     "SparseTFEncoder",
     "create_dense_embeddings",
+    "pull_model",
     "tokenize",
 ]

@@ -20,7 +20,8 @@ from langchain_core.embeddings import Embeddings
 from pydantic import SecretStr
 
 from langgraph_prax_memory.config import PROVIDER_DIMENSIONS, MemoryConfig
-from langgraph_prax_memory.embeddings._offline import OFFLINE_MODEL_NAME, OfflineMiniLM
+from langgraph_prax_memory.embeddings._catalog import PACKAGED_MODEL, find_model
+from langgraph_prax_memory.embeddings._local import LocalEmbeddings
 from langgraph_prax_memory.errors import ConfigError, EmbeddingError, PraxMemoryError
 
 __all__ = [
@@ -34,10 +35,11 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 
-class PackagedMiniLMEmbeddings(Embeddings):
+class PackagedMiniLMEmbeddings(LocalEmbeddings):
     """The offline packaged all-MiniLM-L6-v2 (384-d) as a LangChain ``Embeddings``.
 
-    The model is loaded on first use (about a second) and shared by every caller.
+    Run by fastembed from the files the PyPI packages installed; never downloads. The model is
+    loaded on first use (about a second) and shared by every caller.
 
     Example:
         >>> emb = PackagedMiniLMEmbeddings("/tmp/prax-models")
@@ -45,40 +47,17 @@ class PackagedMiniLMEmbeddings(Embeddings):
         384
     """
 
-    dimension = 384
-    model_name = OFFLINE_MODEL_NAME
-
     def __init__(self, model_dir: str | Path, *, threads: int | None = None) -> None:
-        self._dir = Path(model_dir) / OFFLINE_MODEL_NAME
-        self._threads = threads
-        self._model: OfflineMiniLM | None = None
-        self._lock = threading.Lock()
-
-    def _get(self) -> OfflineMiniLM:
-        with self._lock:
-            if self._model is None:
-                self._model = OfflineMiniLM(self._dir, threads=self._threads)
-            return self._model
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed documents."""
-        return self._get().embed(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        """Embed a query."""
-        return self._get().embed([text])[0]
-
-    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed documents off the event loop (ONNX Runtime releases the GIL)."""
-        return await asyncio.to_thread(self.embed_documents, texts)
-
-    async def aembed_query(self, text: str) -> list[float]:
-        """Embed a query off the event loop."""
-        return await asyncio.to_thread(self.embed_query, text)
+        super().__init__(PACKAGED_MODEL, model_dir, threads=threads)
 
 
 class FastEmbedEmbeddings(Embeddings):
-    """A fastembed hub model, e.g. ``BAAI/bge-small-en-v1.5`` (downloaded on first use)."""
+    """Any model of fastembed's own list, downloaded from the hub on first use.
+
+    The catalog's models (MiniLM, bge-small-en-v1.5, e5-small-v2) run as
+    :class:`LocalEmbeddings` instead, with their prefixes; this class serves the rest of
+    fastembed's list as fastembed defines them.
+    """
 
     def __init__(
         self, model_name: str, *, cache_dir: str | Path | None = None, threads: int | None = None
@@ -386,7 +365,8 @@ def create_dense_embeddings(
     provider = config.embedding_provider
     model = config.resolved_embedding_model
     width = PROVIDER_DIMENSIONS[provider]
-    offline = PackagedMiniLMEmbeddings(models_dir, threads=config.embedding_threads)
+    threads = config.embedding_threads
+    offline = PackagedMiniLMEmbeddings(models_dir, threads=threads)
     chosen: Embeddings
     endpoint: str | None = None
     if provider == "openai":
@@ -396,12 +376,16 @@ def create_dense_embeddings(
     elif provider == "ollama":
         chosen = OllamaEmbeddings(model, base_url=config.ollama_base_url)
         endpoint = f"Ollama at {config.ollama_base_url}"
-    elif model == OFFLINE_MODEL_NAME:
-        chosen = offline
+    elif (spec := find_model(model)) is not None:
+        chosen = offline if spec.packaged else LocalEmbeddings(spec, models_dir, threads=threads)
     else:
-        chosen = FastEmbedEmbeddings(model, cache_dir=models_dir, threads=config.embedding_threads)
+        chosen = FastEmbedEmbeddings(model, cache_dir=models_dir, threads=threads)
     fallbacks: list[Embeddings] = []
-    if config.embedding_fallback and chosen is not offline and offline.dimension == width:
+    # a catalog model that cannot run is a set-up error (pull it): the packaged model standing
+    # in would put its vectors beside the catalog model's in one collection, so none does;
+    # the memory is stored sparse-only and reembed adds its dense vector later
+    stands_in = not isinstance(chosen, LocalEmbeddings)
+    if config.embedding_fallback and stands_in and offline.dimension == width:
         fallbacks.append(offline)
     return ResilientEmbeddings(
         chosen,

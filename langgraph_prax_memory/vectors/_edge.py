@@ -255,8 +255,12 @@ class EdgeClient:
         vectors_config: models.VectorParams | Mapping[str, models.VectorParams] | None = None,
         sparse_vectors_config: Mapping[str, models.SparseVectorParams] | None = None,
         optimizers_config: models.OptimizersConfigDiff | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> bool:
         """Create a collection of named dense and sparse vectors (an unnamed dense one too).
+
+        ``metadata`` is the collection's JSON metadata, as on a Qdrant server (1.16+):
+        kept beside the shard and returned by :meth:`get_collection`.
 
         Of ``optimizers_config`` the engine takes ``default_segment_number``,
         ``max_segment_size``, ``indexing_threshold`` and ``deleted_threshold``.
@@ -286,6 +290,8 @@ class EdgeClient:
             }
             if optimizers_config is not None:
                 meta["optimizers"] = optimizers_config.model_dump(mode="json", exclude_none=True)
+            if metadata is not None:
+                meta["metadata"] = json.loads(json.dumps(dict(metadata)))
             config = _edge_config(meta)  # validates before anything is written
             self._check_space("create a collection")
             folder = self._dir(collection_name)
@@ -325,6 +331,7 @@ class EdgeClient:
             points_count=info.points_count,
             segments_count=info.segments_count,
             config=models.CollectionConfig(
+                metadata=meta.get("metadata"),
                 params=models.CollectionParams(vectors=vectors, sparse_vectors=sparse or None),
                 hnsw_config=models.HnswConfig(m=16, ef_construct=100, full_scan_threshold=10_000),
                 optimizer_config=models.OptimizersConfig(
@@ -338,6 +345,26 @@ class EdgeClient:
                 for key, idx in info.payload_schema.items()
             },
         )
+
+    def update_collection(
+        self, collection_name: str, metadata: Mapping[str, Any] | None = None, **kwargs: Any
+    ) -> bool:
+        """Merge ``metadata`` into the collection's metadata (Qdrant's semantics).
+
+        Raises:
+            NotImplementedError: Any other change (vectors, optimizers, HNSW settings).
+        """
+        if kwargs:
+            raise NotImplementedError(f"qdrant-edge collections cannot change {sorted(kwargs)}")
+        with self._registry:
+            self._check_open()
+            meta = self._meta(collection_name)
+            if metadata is not None:
+                merged = dict(meta.get("metadata") or {})
+                merged.update(json.loads(json.dumps(dict(metadata))))
+                meta["metadata"] = merged
+                _write_meta(self._dir(collection_name), meta)
+            return True
 
     def create_payload_index(
         self,

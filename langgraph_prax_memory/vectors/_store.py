@@ -11,7 +11,7 @@ import contextlib
 import logging
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -37,6 +37,7 @@ from langgraph_prax_memory.vectors._client import (
     is_remote_client,
     qdrant_unavailable,
 )
+from langgraph_prax_memory.vectors._model import MODEL_KEY, model_mismatch, same_model
 from langgraph_prax_memory.vectors._plan import (
     DENSE,
     DENSE_SEARCH,
@@ -70,6 +71,9 @@ class QdrantVectorStore:
             :func:`open_qdrant_client`).
         collection: Collection name (``prax_memories`` by default).
         dimension: Width of the dense vector; checked against an existing collection.
+        model_stamp: The embedding model (``name``, ``dimension``, ``fingerprint``) recorded
+            in a new collection's metadata; opening a collection recorded with another
+            model is a :class:`ConfigError` (one model per collection).
         breaker: The circuit breaker of the server, to share one between stores on the same
             client; by default a server client gets its own and the embedded engines, which
             cannot hang, none.
@@ -92,8 +96,15 @@ class QdrantVectorStore:
         breaker: CircuitBreaker | None = None,
         breaker_failures: int = DEFAULT_BREAKER_FAILURES,
         breaker_cooldown: float = DEFAULT_BREAKER_COOLDOWN,
+        model_stamp: Mapping[str, Any] | None = None,
     ) -> None:
         self.client = client
+        #: The embedding model this store writes with (``name``, ``dimension``,
+        #: ``fingerprint``): recorded in a new collection's metadata and checked against an
+        #: existing one's (``None``: not checked).
+        self.model_stamp = dict(model_stamp) if model_stamp is not None else None
+        #: Open a collection of another model without raising (the migration sets it).
+        self.allow_model_change = False
         self.collection = collection
         self.dimension = dimension
         #: Fails calls fast while the Qdrant server is down (``None``: an embedded engine).
@@ -143,10 +154,13 @@ class QdrantVectorStore:
                     if self.client.collection_exists(self.collection):
                         info = self.client.get_collection(self.collection)
                         self._check_width(info)
+                        self._check_model(info)
                         indexed = set(info.payload_schema)
                     else:
                         plan = collection_plan(self.dimension, embedded=is_edge_client(self.client))
                         self.client.create_collection(self.collection, **plan)
+                        if self.model_stamp is not None:  # apart: a server < 1.16 has none
+                            self.merge_metadata({MODEL_KEY: self.model_stamp}, checked=True)
                     if not self.local:
                         for name, schema in PAYLOAD_INDEXES.items():
                             if name not in indexed:
@@ -166,6 +180,71 @@ class QdrantVectorStore:
                 "EMBEDDING_MODEL). Use the provider the collection was built with, or set "
                 "MEMORY_COLLECTION to a new collection and re-import."
             )
+
+    def _check_model(self, info: models.CollectionInfo) -> None:
+        """One model per collection: the recorded model must be this store's.
+
+        A collection from before models were recorded adopts this store's model, unless its
+        points say they were embedded by another one.
+        """
+        if self.model_stamp is None:
+            return
+        stored = (info.config.metadata or {}).get(MODEL_KEY)
+        if isinstance(stored, Mapping):
+            if same_model(stored, self.model_stamp) or self.allow_model_change:
+                return
+            raise ConfigError(model_mismatch(self.collection, stored, self.model_stamp))
+        recorded = self._recorded_models()
+        if recorded and self.model_stamp["name"] not in recorded and not self.allow_model_change:
+            raise ConfigError(
+                model_mismatch(
+                    self.collection, {"name": ", ".join(sorted(recorded))}, self.model_stamp
+                )
+            )
+        self.merge_metadata({MODEL_KEY: self.model_stamp}, checked=True)
+
+    def record_model(self, stamp: Mapping[str, Any] | None = None) -> None:
+        """Record ``stamp`` (default: this store's) as the collection's model (a migration)."""
+        if stamp is not None:
+            self.model_stamp = dict(stamp)
+        self.merge_metadata({MODEL_KEY: self.model_stamp})
+
+    def _recorded_models(self) -> set[str]:
+        """The ``embedding_model`` of a sample of points (any tenant; names only)."""
+        records, _ = self.client.scroll(
+            self.collection, limit=32, with_payload=["embedding_model"], with_vectors=False
+        )
+        return {
+            str(r.payload["embedding_model"])
+            for r in records
+            if r.payload and r.payload.get("embedding_model")
+        }
+
+    def metadata(self) -> dict[str, Any]:
+        """The collection's metadata (the recorded model, its cosine scale)."""
+        info = self.call("collection info", lambda: self.client.get_collection(self.collection))
+        return dict(info.config.metadata or {})
+
+    def merge_metadata(self, values: Mapping[str, Any], *, checked: bool = False) -> bool:
+        """Merge ``values`` into the collection's metadata; ``False`` when the server cannot.
+
+        A Qdrant server older than 1.16 keeps no metadata: the model is then not recorded
+        (logged), and nothing else changes.
+        """
+        if not checked:
+            self.ensure_collection()
+        try:  # best effort, outside the breaker: an old server refusing it is not an outage
+            with self._io:
+                self.client.update_collection(self.collection, metadata=dict(values))
+        except Exception as exc:
+            logger.warning(
+                "could not record metadata of collection %r (%s): one model per collection "
+                "is not enforced there",
+                self.collection,
+                _why(exc),
+            )
+            return False
+        return True
 
     def guard(self) -> contextlib.AbstractContextManager[None]:
         """The server's circuit breaker around one call (nothing for an embedded engine)."""

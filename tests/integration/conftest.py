@@ -93,3 +93,101 @@ def neo4j_server() -> Iterator[Neo4jServer]:
     finally:
         if not was_running:
             _script("stop", timeout=180)
+
+
+# ---------------------------------------------------------------- a second real embedding model
+#: Where the test session keeps the bge-small jar and the model pulled from it between runs.
+MODELS_CACHE = Path(os.environ.get("PRAX_TEST_MODELS_DIR") or ROOT / ".prax-models")
+
+
+def _model_unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"the bge-small model is required under CI: {reason}", pytrace=False)
+    pytest.skip(f"bge-small-en-v1.5 unavailable, skipped outside CI: {reason}")
+
+
+@pytest.fixture(scope="session")
+def bge_repository() -> Path:
+    """A Maven repository layout holding langchain4j's bge-small jar, fetched once and cached.
+
+    The jar comes from Maven Central through the Maven client (as the Neo4j jars do), or
+    over HTTP when there is no ``mvn``; its SHA-256 is checked against the catalog's pin.
+    """
+    import shutil
+
+    from langgraph_prax_memory.embeddings._catalog import find_model
+    from langgraph_prax_memory.embeddings._local import file_sha256
+
+    spec = find_model("bge-small-en-v1.5")
+    assert spec is not None and spec.maven is not None
+    art = spec.maven
+    repo = MODELS_CACHE / "maven2"
+    jar = repo / art.path()
+    if jar.is_file() and file_sha256(jar) == art.sha256:
+        return repo
+    jar.parent.mkdir(parents=True, exist_ok=True)
+    tmp = jar.with_suffix(".part")
+    try:
+        mvn = shutil.which("mvn")
+        if mvn:
+            done = subprocess.run(
+                [mvn, "-B", "-q", "dependency:get", "-Dtransitive=false",
+                 f"-Dartifact={art.coordinates}"],
+                capture_output=True, text=True, timeout=900, check=False,
+            )  # fmt: skip
+            fetched = Path.home() / ".m2" / "repository" / art.path()
+            if done.returncode != 0 or not fetched.is_file():
+                _model_unavailable(f"mvn dependency:get failed: {done.stderr[-1500:]}")
+            shutil.copyfile(fetched, tmp)
+        else:
+            import httpx
+
+            url = "https://repo1.maven.org/maven2/" + art.path()
+            with httpx.stream("GET", url, timeout=120, follow_redirects=True) as resp:
+                resp.raise_for_status()
+                with tmp.open("wb") as fh:
+                    for chunk in resp.iter_bytes(1 << 16):
+                        fh.write(chunk)
+    except Exception as exc:  # a failed fetch: fail under CI, skip elsewhere
+        tmp.unlink(missing_ok=True)
+        _model_unavailable(f"{type(exc).__name__}: {exc}")
+    if file_sha256(tmp) != art.sha256:
+        tmp.unlink()
+        _model_unavailable(f"{art.coordinates} does not match its pinned SHA-256")
+    tmp.replace(jar)
+    return repo
+
+
+@pytest.fixture(scope="session")
+def maven_http(bge_repository: Path) -> Iterator[str]:
+    """The cached Maven layout served over HTTP on 127.0.0.1 (a company's Maven proxy)."""
+    import http.server
+    import threading
+
+    root = str(bge_repository)
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, directory=root, **kwargs)  # type: ignore[arg-type]
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def bge_models_dir(maven_http: str) -> Path:
+    """A model cache with bge-small-en-v1.5 pulled into it (``pull_model`` over HTTP)."""
+    from langgraph_prax_memory.embeddings import pull_model
+
+    models = MODELS_CACHE / "models"
+    pull_model("bge-small-en-v1.5", models, repository=maven_http)
+    return models

@@ -1,0 +1,307 @@
+"""Self-calibration: each embedding model's own cosine scale, measured on a background set.
+
+Models put unrelated texts at very different cosines: all-MiniLM-L6-v2 around 0.07,
+bge-small-en-v1.5 around 0.36, e5-small-v2 around 0.71. The three cosine settings of recall
+(``RetrievalConfig.unrelated_cosine``, ``min_cosine``, ``companion_cosine``) are therefore
+measured for the model instead of set by hand: the model embeds the project's background set
+(:mod:`._background`: 60 everyday questions, each with the statement that answers it), and
+the settings are read off the distribution of its *unrelated* pairs (a question against the
+statements of the other 59 topics), taken as a normal distribution of mean ``m`` and standard
+deviation ``s``:
+
+- ``unrelated_cosine`` — the median unrelated cosine: where "nothing in common" sits;
+- ``min_cosine`` — ``m + 2.326·s``, the one-sided 1 % tail: a hit must stand out from the
+  unrelated pairs as 1 in 100 of them would, to open the context on its own;
+- ``companion_cosine`` — ``m + 1.282·s``, the 10 % tail: beside a relevant hit, another is
+  kept when it stands out as 1 in 10 unrelated pairs would.
+
+The tails are read from the mean and spread rather than the empirical percentiles because
+the background pairs share a genre (everyday personal facts) and are closer than what an
+off-topic question meets; the spread carries over between models where the raw percentiles
+do not (measured: docs/retrieval.md). For all-MiniLM-L6-v2 this gives 0.07 / 0.32 / 0.21
+against the hand-set 0.0 / 0.3 / 0.2. The related pairs are measured too (their median is
+reported, and ``min_cosine`` is held below it so a model whose scales overlap cannot floor
+out half of what is on topic).
+
+Values set explicitly in ``RetrievalConfig`` (its ``model_fields_set``: keyword arguments or
+``MEMORY_RETRIEVAL``) override the calibration (:func:`apply_scale`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from langgraph_prax_memory.config import RetrievalConfig
+from langgraph_prax_memory.embeddings._background import BACKGROUND_PAIRS
+from langgraph_prax_memory.embeddings._dense import ResilientEmbeddings
+from langgraph_prax_memory.embeddings._local import LocalEmbeddings
+from langgraph_prax_memory.errors import ConfigError, EmbeddingError, PraxMemoryError
+
+__all__ = [
+    "SCALE_FIELDS",
+    "SCALE_KEY",
+    "CosineCalibration",
+    "apply_scale",
+    "cached_scale",
+    "collection_scale",
+    "measure_model_scale",
+    "measure_scale",
+    "model_stamp",
+]
+
+logger = logging.getLogger(__name__)
+
+#: The version of the background set and the derivation; a stored scale of another version is
+#: measured again.
+SCALE_VERSION = 2
+#: Metadata key of the cosine scale stored with a collection.
+SCALE_KEY = "prax_cosine_scale"
+#: The ``RetrievalConfig`` fields a scale sets.
+SCALE_FIELDS = ("unrelated_cosine", "min_cosine", "companion_cosine")
+#: One-sided normal tails: 1 % for the floor, 10 % for companions.
+_MIN_Z = 2.326
+_COMPANION_Z = 1.282
+
+
+@dataclass(frozen=True)
+class CosineCalibration:
+    """A model's cosine scale and the three recall settings derived from it.
+
+    Attributes:
+        model: The model it was measured on.
+        unrelated_cosine: Median cosine of unrelated question/statement pairs.
+        min_cosine: The unrelated pairs' 1 % normal tail (the relevance floor).
+        companion_cosine: Their 10 % normal tail (the floor's second bar).
+        related_median: Median cosine of the related pairs (a question and its answer).
+        unrelated_pairs: How many unrelated pairs were measured.
+        related_pairs: How many related pairs were measured.
+        version: :data:`SCALE_VERSION` of the background set and derivation.
+
+    Example:
+        >>> scale = CosineCalibration("m", 0.07, 0.28, 0.23, 0.62, 3540, 60)
+        >>> scale.describe().split(";")[0]
+        'm: unrelated pairs at 0.07, floor 0.28 (1 % tail), companions 0.23 (10 % tail)'
+    """
+
+    model: str
+    unrelated_cosine: float
+    min_cosine: float
+    companion_cosine: float
+    related_median: float
+    unrelated_pairs: int
+    related_pairs: int
+    version: int = SCALE_VERSION
+
+    def settings(self) -> dict[str, float]:
+        """The three ``RetrievalConfig`` values."""
+        return {name: float(getattr(self, name)) for name in SCALE_FIELDS}
+
+    def describe(self) -> str:
+        """One line for ``hit.explain()`` and the logs."""
+        return (
+            f"{self.model}: unrelated pairs at {self.unrelated_cosine:.2f}, floor "
+            f"{self.min_cosine:.2f} (1 % tail), companions {self.companion_cosine:.2f} (10 % "
+            f"tail); related pairs at {self.related_median:.2f}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able mapping (stored in the collection's metadata)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> CosineCalibration | None:
+        """The scale stored in ``data``; ``None`` when absent, malformed or of another version."""
+        if not isinstance(data, Mapping) or data.get("version") != SCALE_VERSION:
+            return None
+        try:
+            return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+        except (KeyError, TypeError):
+            return None
+
+
+def measure_scale(
+    model: str,
+    embed_queries: Callable[[list[str]], list[list[float]]],
+    embed_documents: Callable[[list[str]], list[list[float]]],
+) -> CosineCalibration:
+    """Measure ``model``'s cosine scale on the background set (120 texts embedded).
+
+    Questions go through ``embed_queries`` and statements through ``embed_documents``, as in
+    recall (models with query prefixes are measured as they are used).
+
+    Raises:
+        Whatever the embedding functions raise (an unreachable provider: ``EmbeddingError``).
+    """
+    questions = [q for q, _ in BACKGROUND_PAIRS]
+    statements = [s for _, s in BACKGROUND_PAIRS]
+    q = _unit(np.asarray(embed_queries(questions), dtype=np.float64))
+    d = _unit(np.asarray(embed_documents(statements), dtype=np.float64))
+    sims = q @ d.T
+    related = np.diag(sims)
+    unrelated = sims[~np.eye(len(sims), dtype=bool)]
+    related_median = float(np.median(related))
+    mean, spread = float(unrelated.mean()), float(unrelated.std())
+    floor = min(mean + _MIN_Z * spread, related_median)
+    companion = min(mean + _COMPANION_Z * spread, floor)
+    return CosineCalibration(
+        model=model,
+        unrelated_cosine=round(float(np.median(unrelated)), 4),
+        min_cosine=round(floor, 4),
+        companion_cosine=round(companion, 4),
+        related_median=round(related_median, 4),
+        unrelated_pairs=int(unrelated.size),
+        related_pairs=int(related.size),
+    )
+
+
+def _unit(m: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    return np.asarray(m / np.where(norms == 0, 1.0, norms))
+
+
+def apply_scale(config: RetrievalConfig, scale: CosineCalibration | None) -> RetrievalConfig:
+    """``config`` with the scale's three settings, except those the user set explicitly.
+
+    A field is the user's when it is in ``config.model_fields_set`` (given as a keyword or in
+    ``MEMORY_RETRIEVAL``); the others take the calibrated value. ``scale=None`` returns
+    ``config`` unchanged (its defaults are all-MiniLM-L6-v2's hand-set values).
+
+    Example:
+        >>> scale = CosineCalibration("e5", 0.71, 0.76, 0.75, 0.82, 3540, 60)
+        >>> apply_scale(RetrievalConfig(min_cosine=0.8), scale).min_cosine
+        0.8
+        >>> apply_scale(RetrievalConfig(min_cosine=0.8), scale).unrelated_cosine
+        0.71
+    """
+    if scale is None:
+        return config
+    update = {k: v for k, v in scale.settings().items() if k not in config.model_fields_set}
+    if not update:
+        return config
+    # validated like user input (a scale outside the fields' bounds is a ConfigError)
+    return RetrievalConfig(**{**config.model_dump(exclude_unset=True), **update})
+
+
+_memo: dict[str, CosineCalibration] = {}
+_memo_lock = threading.Lock()
+
+
+def cached_scale(
+    key: str,
+    cache_dir: Path | None,
+    measure: Callable[[], CosineCalibration],
+) -> CosineCalibration:
+    """The scale for ``key`` (model name + fingerprint), measured once and cached.
+
+    Cached in this process and, with ``cache_dir``, in ``cache_dir/<sha>.json`` — so an
+    OpenAI or Ollama model is measured on first use and never again for the same model.
+    """
+    digest = hashlib.sha256(key.encode()).hexdigest()[:24]
+    with _memo_lock:
+        if digest in _memo:
+            return _memo[digest]
+    path = cache_dir / f"{digest}.json" if cache_dir is not None else None
+    scale = None
+    if path is not None and path.is_file():
+        try:
+            scale = CosineCalibration.from_json(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            scale = None
+    if scale is None:
+        scale = measure()
+        logger.info("calibrated %s", scale.describe())
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(".tmp")
+                tmp.write_text(json.dumps({**scale.to_json(), "key": key}), encoding="utf-8")
+                tmp.replace(path)
+            except OSError as exc:  # a read-only cache only costs a measurement next time
+                logger.warning("could not cache the cosine scale in %s: %s", path, exc)
+    with _memo_lock:
+        _memo[digest] = scale
+    return scale
+
+
+def model_stamp(dense: ResilientEmbeddings) -> dict[str, Any]:
+    """What a collection records of its model: ``name``, ``dimension``, ``fingerprint``.
+
+    The fingerprint identifies the weights where they are known (a local model's ONNX file);
+    for a served model (OpenAI, Ollama, a custom ``Embeddings``) it is the client's class.
+    """
+    primary = dense.primary
+    fingerprint = getattr(primary, "fingerprint", None)
+    if callable(fingerprint):
+        fp = str(fingerprint())
+    else:
+        fp = f"{type(primary).__module__}.{type(primary).__qualname__}"
+    return {"name": dense.model_name, "dimension": dense.dimension, "fingerprint": fp}
+
+
+def measure_model_scale(dense: ResilientEmbeddings, cache_dir: Path | None) -> CosineCalibration:
+    """The cosine scale of ``dense``'s primary model, measured once per model and cached.
+
+    Only the primary model is measured (never a fallback). ``cache_dir`` keeps the result per
+    model name and fingerprint, so a served model (OpenAI, Ollama) is asked once.
+
+    Raises:
+        EmbeddingError: The model could not be reached or failed.
+    """
+    stamp = model_stamp(dense)
+    key = f"{stamp['name']}|{stamp['dimension']}|{stamp['fingerprint']}"
+    primary = dense.primary
+
+    def queries(texts: list[str]) -> list[list[float]]:
+        if isinstance(primary, LocalEmbeddings):  # one batch, with the model's query prefix
+            return primary.embed_queries(texts)
+        return [primary.embed_query(t) for t in texts]
+
+    def measure() -> CosineCalibration:
+        try:
+            return measure_scale(str(stamp["name"]), queries, dense.embed_primary)
+        except PraxMemoryError:
+            raise
+        except Exception as exc:  # a provider's own error: name the model
+            raise EmbeddingError(
+                f"measuring the cosine scale of {stamp['name']} failed: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    return cached_scale(key, cache_dir, measure)
+
+
+def collection_scale(
+    read: Callable[[], Mapping[str, Any]],
+    write: Callable[[Mapping[str, Any]], object],
+    dense: ResilientEmbeddings,
+    cache_dir: Path | None,
+) -> CosineCalibration | None:
+    """The scale stored with a collection, or measured now and stored; ``None`` if it cannot be.
+
+    ``read`` / ``write`` give and merge the collection's metadata. A stored scale of another
+    model or version is measured again. A model that cannot be reached is logged and measured
+    at the next call; meanwhile the configured settings apply.
+    """
+    stored = CosineCalibration.from_json(read().get(SCALE_KEY))
+    if stored is not None and stored.model == dense.model_name:
+        return stored
+    try:
+        scale = measure_model_scale(dense, cache_dir)
+    except (EmbeddingError, ConfigError) as exc:
+        logger.warning(
+            "could not measure the cosine scale of %s (%s): recall uses the configured "
+            "cosine settings until it can",
+            dense.model_name,
+            exc,
+        )
+        return None
+    write({SCALE_KEY: scale.to_json()})
+    return scale

@@ -1,0 +1,123 @@
+"""Self-calibration: each model's cosine settings measured on the background set."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+
+from langgraph_prax_memory import MemoryConfig, PraxMemory, RetrievalConfig
+from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings
+from langgraph_prax_memory.embeddings._background import BACKGROUND_PAIRS
+from langgraph_prax_memory.embeddings._calibration import (
+    SCALE_KEY,
+    CosineCalibration,
+    _memo,
+    apply_scale,
+    measure_scale,
+)
+from tests.fakes import HashEmbeddings, SwitchableEmbeddings
+
+
+def test_the_background_set_is_ours_and_big_enough() -> None:
+    assert len(BACKGROUND_PAIRS) == 60
+    assert len({q for q, _ in BACKGROUND_PAIRS}) == 60  # no repeated question
+
+
+def test_minilm_lands_near_its_hand_set_values(tmp_path: Path) -> None:
+    emb = PackagedMiniLMEmbeddings(tmp_path)
+    scale = measure_scale("minilm", lambda t: [emb.embed_query(x) for x in t], emb.embed_documents)
+    # hand-set for all-MiniLM-L6-v2: unrelated 0.0, min 0.3, companion 0.2
+    assert 0.0 <= scale.unrelated_cosine <= 0.1
+    assert abs(scale.min_cosine - 0.3) <= 0.05
+    assert abs(scale.companion_cosine - 0.2) <= 0.05
+    assert scale.unrelated_cosine < scale.companion_cosine < scale.min_cosine
+    assert scale.min_cosine < scale.related_median
+    assert (scale.unrelated_pairs, scale.related_pairs) == (3540, 60)
+
+
+def test_settings_the_user_gave_override_the_calibration() -> None:
+    scale = CosineCalibration("e5", 0.71, 0.76, 0.75, 0.82, 3540, 60)
+    calibrated = apply_scale(RetrievalConfig(), scale)
+    assert (calibrated.unrelated_cosine, calibrated.min_cosine) == (0.71, 0.76)
+    assert calibrated.companion_cosine == 0.75
+    mixed = apply_scale(RetrievalConfig(min_cosine=0.8, rrf_k=30), scale)
+    assert (mixed.min_cosine, mixed.unrelated_cosine, mixed.rrf_k) == (0.8, 0.71, 30)
+    assert apply_scale(RetrievalConfig(companion_cosine=None), scale).companion_cosine is None
+    assert apply_scale(RetrievalConfig(), None) == RetrievalConfig()
+
+
+def test_from_json_refuses_another_version() -> None:
+    scale = CosineCalibration("m", 0.1, 0.3, 0.2, 0.6, 10, 2)
+    assert CosineCalibration.from_json(scale.to_json()) == scale
+    assert CosineCalibration.from_json({**scale.to_json(), "version": 0}) is None
+    assert CosineCalibration.from_json(None) is None
+
+
+class _Served(HashEmbeddings):
+    """A served model (as OpenAI or Ollama would be), counting every text it embeds."""
+
+    def __init__(self) -> None:
+        super().__init__(384)
+        self.model_name = f"served-{uuid.uuid4().hex[:8]}"
+        self.texts = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.texts += len(texts)
+        return super().embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        self.texts += 1
+        return super().embed_query(text)
+
+
+def _mem(tmp_path: Path, emb: HashEmbeddings, **config: object) -> PraxMemory:
+    return PraxMemory(
+        MemoryConfig(data_dir=tmp_path, **config),  # type: ignore[arg-type]
+        embeddings=emb,
+        embedding_dimension=384,
+    )
+
+
+def test_a_new_collection_stores_its_scale_and_recall_uses_it(tmp_path: Path) -> None:
+    explicit = RetrievalConfig(min_cosine=0.42)
+    with _mem(tmp_path, _Served(), retrieval=explicit) as mem:
+        mem.remember("alice", "Alice prefers dark mode")
+        assert mem.recall("alice", "dark mode")[0].memory.content == "Alice prefers dark mode"
+        scale = mem.ltm.cosine_scale
+        assert scale is not None
+        assert CosineCalibration.from_json(mem.vectors.metadata()[SCALE_KEY]) == scale
+        used = mem.ltm.retrieval_config
+        assert used.min_cosine == 0.42  # the user's
+        assert used.unrelated_cosine == scale.unrelated_cosine  # measured
+        assert used.companion_cosine == scale.companion_cosine
+
+
+def test_a_served_model_is_measured_once_and_cached(tmp_path: Path) -> None:
+    emb = _Served()
+    with _mem(tmp_path, emb, collection_name="first") as mem:
+        assert mem.ltm.cosine_scale is not None
+    assert emb.texts == 2 * len(BACKGROUND_PAIRS)
+    assert len(list((tmp_path / "models" / "scales").glob("*.json"))) == 1
+    _memo.clear()  # a new process: only the cache file is left
+    with _mem(tmp_path, emb, collection_name="second") as mem:
+        assert mem.ltm.cosine_scale is not None
+    assert emb.texts == 2 * len(BACKGROUND_PAIRS)  # not asked again
+
+
+def test_a_model_that_is_down_is_measured_once_it_is_back(tmp_path: Path) -> None:
+    emb = SwitchableEmbeddings()
+    emb.model_name = f"switch-{uuid.uuid4().hex[:8]}"
+    with _mem(tmp_path, emb) as mem:
+        assert mem.ltm.cosine_scale is None
+        assert mem.ltm.retrieval_config == RetrievalConfig()  # the configured values meanwhile
+        emb.down = False
+        scale = mem.ltm.cosine_scale
+        assert scale is not None
+        assert mem.ltm.retrieval_config.min_cosine == scale.min_cosine
+
+
+@pytest.mark.parametrize("field", ["min_cosine", "companion_cosine", "unrelated_cosine"])
+def test_every_calibrated_field_is_a_retrieval_setting(field: str) -> None:
+    assert field in RetrievalConfig.model_fields

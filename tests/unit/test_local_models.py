@@ -1,0 +1,84 @@
+"""Local models run by fastembed: the packaged MiniLM unchanged, prefixes applied, no own ONNX."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from langgraph_prax_memory import ConfigError, MemoryConfig
+from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings, create_dense_embeddings
+from langgraph_prax_memory.embeddings._catalog import PACKAGED_MODEL, find_model
+from langgraph_prax_memory.embeddings._local import LocalEmbeddings
+
+DATA = Path(__file__).parent / "data" / "minilm_int8_vectors.json"
+PACKAGE = Path(__file__).resolve().parents[2] / "langgraph_prax_memory"
+
+
+def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.asarray(
+        (a * b).sum(axis=-1) / np.linalg.norm(a, axis=-1) / np.linalg.norm(b, axis=-1)
+    )
+
+
+def test_packaged_minilm_matches_the_vectors_of_the_previous_implementation(
+    tmp_path: Path,
+) -> None:
+    # recorded from the implementation this one replaced, before it was replaced
+    expected = json.loads(DATA.read_text())
+    emb = PackagedMiniLMEmbeddings(tmp_path)
+    docs = np.array(emb.embed_documents(expected["texts"]))
+    assert docs.shape == (5, 384)
+    assert _cos(docs, np.array(expected["vectors"])).min() >= 0.999
+    query = np.array(emb.embed_query(expected["texts"][1]))
+    assert float(_cos(query, np.array(expected["query_vector"]))) >= 0.999
+
+
+def test_queries_and_passages_get_the_models_own_prefixes(tmp_path: Path) -> None:
+    plain = LocalEmbeddings(PACKAGED_MODEL, tmp_path)
+    prefixed_spec = dataclasses.replace(
+        PACKAGED_MODEL,
+        name="minilm-prefix-test",
+        query_prefix="query: ",
+        passage_prefix="passage: ",
+    )
+    prefixed = LocalEmbeddings(prefixed_spec, tmp_path)
+    text = "which theme does Alice like?"
+    assert np.allclose(prefixed.embed_query(text), plain.embed_documents(["query: " + text])[0])
+    assert np.allclose(
+        prefixed.embed_documents([text])[0], plain.embed_documents(["passage: " + text])[0]
+    )
+    assert not np.allclose(prefixed.embed_query(text), plain.embed_query(text))
+
+
+def test_catalog_models_are_pooled_and_prefixed_as_their_authors_say() -> None:
+    bge = find_model("BAAI/bge-small-en-v1.5", required=True)
+    e5 = find_model("intfloat/e5-small-v2", required=True)
+    assert bge is not None and e5 is not None
+    assert (bge.pooling, bge.passage_prefix) == ("cls", "")
+    assert bge.query_prefix == "Represent this sentence for searching relevant passages: "
+    assert (e5.pooling, e5.query_prefix, e5.passage_prefix) == ("mean", "query: ", "passage: ")
+    with pytest.raises(ConfigError, match="known local models: all-MiniLM-L6-v2-int8"):
+        find_model("no-such-model", required=True)
+
+
+def test_catalog_models_are_built_as_local_fastembed_models(tmp_path: Path) -> None:
+    emb = create_dense_embeddings(MemoryConfig(data_dir=tmp_path, embedding_model="e5-small-v2"))
+    assert isinstance(emb.primary, LocalEmbeddings)
+    assert emb.primary.spec.name == "e5-small-v2"
+    assert emb.model_name == "e5-small-v2"
+    assert emb.primary.source == "hub"  # not pulled into this data dir
+
+
+def test_no_hand_written_onnx_inference_is_left_in_the_package() -> None:
+    pattern = re.compile(r"^\s*(import|from)\s+(onnxruntime|tokenizers)\b|InferenceSession", re.M)
+    offenders = [
+        str(p.relative_to(PACKAGE))
+        for p in PACKAGE.rglob("*.py")
+        if pattern.search(p.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
