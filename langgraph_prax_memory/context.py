@@ -18,7 +18,7 @@ from langgraph_prax_memory._untrusted import quote_for_prompt
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
 from langgraph_prax_memory.models import MemoryHit
 from langgraph_prax_memory.prompts.context_check import ContextJudgement, context_check_messages
-from langgraph_prax_memory.retrieval._precision import json_object, text_of
+from langgraph_prax_memory.retrieval import json_object, text_of
 from langgraph_prax_memory.stm import StmEntry
 
 if TYPE_CHECKING:

@@ -49,7 +49,13 @@ from langgraph_prax_memory.errors import (
 )
 from langgraph_prax_memory.graph import GraphStore
 from langgraph_prax_memory.models import Memory, MemoryHit
-from langgraph_prax_memory.retrieval import Recaller, RecallResult, ltm_filter, ltm_namespace
+from langgraph_prax_memory.retrieval import (
+    Recaller,
+    RecallResult,
+    ltm_filter,
+    ltm_namespace,
+    profile_filter,
+)
 from langgraph_prax_memory.vectors import (
     QdrantVectorStore,
     StoredPoint,
@@ -525,6 +531,24 @@ class LongTermMemory:
                 self._reinforce, user_id, [h.memory.id for h in result.hits], when
             )
         return result
+
+    def standing_facts(
+        self, user_id: str, query: str, *, k: int | None = None, now: datetime | None = None
+    ) -> list[MemoryHit]:
+        """The user's current standing facts, each scored for ``query`` (the profile tier).
+
+        Standing facts are memories tagged with one of ``retrieval.profile_tags``
+        (preference, profile, identity, constraint, relationship) or at least
+        ``profile_min_importance`` important; superseded ones are left out. They come in the
+        ranker's order with calibrated scores, at most ``k`` (``profile_candidates``);
+        nothing is reinforced.
+        """
+        cfg = self.config.retrieval
+        where = profile_filter(
+            check_user_id(user_id), tags=cfg.profile_tags, min_importance=cfg.profile_min_importance
+        )
+        k = k or cfg.profile_candidates
+        return self.recall_detailed(user_id, query, k=k, now=now, reinforce=False, where=where).hits
 
     def _recaller(self) -> Recaller:
         with self._lazy:
