@@ -259,7 +259,8 @@ class KnowledgeBase:
                         target=r.target,
                         type=r.type,
                         weight=max(r.confidence, 0.05),
-                        evidence=doc.title[:200],
+                        # the quote the extractor gave; else the document, as provenance
+                        evidence=r.evidence or doc.title[:200],
                     )
                 )
         warnings: list[str] = []
