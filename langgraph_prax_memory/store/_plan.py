@@ -158,7 +158,9 @@ def write_puts(memory: PraxMemory, user: str, writes: Sequence[_Put]) -> None:
         except EmbeddingError:
             pending = True
     sparse = memory.sparse_encoder
+    # the TTL runs from the write: embedding (a model loading on first use) is not part of it
     now = utcnow()
+    written = now.timestamp()
     records = []
     for pid, p in zip(ids, writes, strict=True):
         assert p.value is not None
@@ -175,7 +177,7 @@ def write_puts(memory: PraxMemory, user: str, writes: Sequence[_Put]) -> None:
         )
         payload["indexed"] = p.text is not None
         payload[TTL_MINUTES] = p.ttl
-        payload[EXPIRES_AT] = stamp + p.ttl * 60.0 if p.ttl is not None else None
+        payload[EXPIRES_AT] = written + p.ttl * 60.0 if p.ttl is not None else None
         dense = dense_by_text.get(p.text) if p.text else None
         sv = sparse.encode(p.text) if p.text else None
         records.append(VectorRecord(pid, payload, dense, sv))
