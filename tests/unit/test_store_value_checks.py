@@ -21,7 +21,7 @@ import pytest
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, PutOp, SearchOp
 
-from langgraph_prax_memory import MemoryConfig, PraxMemoryStore
+from langgraph_prax_memory import MemoryConfig, PraxMemory, PraxMemoryStore
 from langgraph_prax_memory._validation import MAX_VALUE_DEPTH, check_json_value
 from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings
 from langgraph_prax_memory.errors import MemoryValidationError
@@ -203,3 +203,14 @@ def test_check_json_value_names_the_path() -> None:
     assert check_json_value({"a": [1, "b", None, True]}, what="value") == {
         "a": [1, "b", None, True]
     }
+
+
+def test_remember_many_refuses_a_surrogate_entity_id(tmp_path: Path) -> None:
+    memory = PraxMemory(MemoryConfig(data_dir=tmp_path / "m"))
+    try:
+        memory.remember("u", "Alice drinks green tea")
+        with pytest.raises(MemoryValidationError, match="entity id"):
+            memory.remember_many("u", [{"content": "x", "entity_ids": ["e\ud800"]}])
+        assert [m.content for m in memory.list_memories("u")] == ["Alice drinks green tea"]
+    finally:
+        memory.close()
