@@ -19,7 +19,9 @@ embedding cache, so every query is embedded once per method):
 - ``BM25``: Okapi BM25 (k1=1.2, b=0.75) over lower-cased, stop-word-filtered, lightly
   stemmed words (ties broken at random, seeded per question).
 
-Relevance floor: ``build_memory_context`` for every off-topic question in every space (it
+Relevance floor: ``build_memory_context(..., profile_chars=0)`` (the floor alone: the
+profile tier of standing facts, given whatever the question, is measured by
+``benchmarks/context.py``) for every off-topic question in every space (it
 should inject no ``## Relevant Memories``) and for every on-topic question (its gold fact
 should be in the block). It runs after the ranking measurements (it reinforces what it
 recalls, as in production).
@@ -307,6 +309,9 @@ class Floor:
     on_injected: list[int] = field(default_factory=list)
     bm25_off_empty: int = 0
     bm25_on_gold: int = 0
+    prod_on_gold: int = 0  # the product's block (profile tier on): gold in block
+    prod_off_no_episode: int = 0  # ... off-topic asks injecting no episode (non-standing fact)
+    prod_injected: list[int] = field(default_factory=list)
     off_max_cos: list[float] = field(default_factory=list)  # best dense cosine in the space
     on_gold_cos: list[float] = field(default_factory=list)  # dense cosine of the gold fact
 
@@ -323,6 +328,11 @@ class Floor:
             if off + on > best[1] + best[2]:
                 best = (t, off, on)
         return best
+
+
+#: The facts the product treats as standing facts here (``profile_min_importance``: the data
+#: carries no tags).
+STANDING_IMPORTANCE = 0.8
 
 
 def injected(block: str) -> list[str]:
@@ -450,7 +460,10 @@ def run(
         fl = floors[size]
         for q in questions:
             s = data.space_of(size, q.gold)
-            lines = injected(build_memory_context(recall_mem, s.user, q.text))
+            lines = injected(build_memory_context(recall_mem, s.user, q.text, profile_chars=0))
+            product = injected(build_memory_context(recall_mem, s.user, q.text))
+            fl.prod_on_gold += any(data.facts[q.gold].text in line for line in product)
+            fl.prod_injected.append(len(product))
             fl.on_asked += 1
             found = any(data.facts[q.gold].text in line for line in lines)
             fl.on_gold += found
@@ -464,7 +477,12 @@ def run(
             fl.on_gold_cos.append(float(dense_docs[s.id][s.ids.index(q.gold)] @ qv))
         for s in spaces:
             for text in off_topic:
-                lines = injected(build_memory_context(recall_mem, s.user, text))
+                lines = injected(build_memory_context(recall_mem, s.user, text, profile_chars=0))
+                product = injected(build_memory_context(recall_mem, s.user, text))
+                episodes = [f for f in s.facts if f.importance < STANDING_IMPORTANCE]
+                fl.prod_off_no_episode += not any(
+                    f.text in line for line in product for f in episodes
+                )
                 fl.off_asked += 1
                 fl.off_empty += not lines
                 fl.off_injected.append(len(lines))
@@ -625,6 +643,11 @@ def report(data: Data, result: dict[str, Any], console: Console, failures: int) 
             "on_topic_injected_mean": statistics.fmean(fl.on_injected)
             if fl.on_injected
             else math.nan,
+            "product_on_topic_gold_in_block": _ratio(fl.prod_on_gold, fl.on_asked),
+            "product_off_topic_no_episode": _ratio(fl.prod_off_no_episode, fl.off_asked),
+            "product_injected_mean": statistics.fmean(fl.prod_injected)
+            if fl.prod_injected
+            else math.nan,
             "bm25_off_topic_all_zero": _ratio(fl.bm25_off_empty, fl.off_asked),
             "bm25_on_topic_gold_top5_positive": _ratio(fl.bm25_on_gold, fl.on_asked),
         }
@@ -641,6 +664,26 @@ def report(data: Data, result: dict[str, Any], console: Console, failures: int) 
             _f(row["bm25_on_topic_gold_top5_positive"]),
         )
     console.print(table)
+    product = Table(
+        title="The product's block (profile tier on): standing facts (importance ≥ 0.8 here) "
+        "are given whatever is asked; episodes must pass the floor"
+    )
+    for col in (
+        "space size",
+        "on-topic: gold in block",
+        "off-topic: no episode injected",
+        "memories injected per on-topic ask (mean)",
+    ):
+        product.add_column(col, justify="right")
+    for size in SIZES:
+        row = out["floor"][size]
+        product.add_row(
+            size,
+            _f(row["product_on_topic_gold_in_block"]),
+            _f(row["product_off_topic_no_episode"]),
+            _f(row["product_injected_mean"], 2),
+        )
+    console.print(product)
     console.print(
         "BM25 ref: the off-topic questions share no content word with any fact (check_data), "
         "so BM25's abstention is 1.0 by construction; the dense table below is the real test."

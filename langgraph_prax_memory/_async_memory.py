@@ -248,6 +248,17 @@ class AsyncPraxMemory:
             as_of=as_of,
         )
 
+    async def standing_facts(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        k: int | None = None,
+        now: datetime | None = None,
+    ) -> list[MemoryHit]:
+        """The standing facts scored for ``query`` (see :meth:`PraxMemory.standing_facts`)."""
+        return await asyncio.to_thread(self.sync.standing_facts, user_id, query, k=k, now=now)
+
     async def flush(self) -> None:
         """Wait for background reinforcement."""
         await asyncio.to_thread(self.sync.flush)

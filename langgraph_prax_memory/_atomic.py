@@ -14,17 +14,19 @@ run under both.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import filelock
 
-from langgraph_prax_memory.errors import MemoryWriteError
+from langgraph_prax_memory.errors import DiskFullError, MemoryWriteError
 
-__all__ = ["atomic_write_text", "locked", "DEFAULT_LOCK_TIMEOUT"]
+__all__ = ["atomic_write_text", "disk_write_error", "locked", "DEFAULT_LOCK_TIMEOUT"]
 
 #: Seconds to wait for another writer before giving up with :class:`MemoryWriteError`.
 DEFAULT_LOCK_TIMEOUT = 30.0
@@ -63,20 +65,53 @@ def locked(path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[Non
         raise MemoryWriteError(f"timed out after {timeout}s waiting for the lock of {path}")
     try:
         flock = filelock.FileLock(str(path) + ".lock", timeout=timeout, poll_interval=0.005)
-        try:
-            flock.acquire()
-        except filelock.Timeout as exc:
-            raise MemoryWriteError(
-                f"timed out after {timeout}s waiting for another process to release {path}.lock"
-            ) from exc
-        except OSError as exc:
-            raise MemoryWriteError(f"cannot create the lock file {path}.lock: {exc}") from exc
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                flock.acquire(timeout=max(0.0, deadline - time.monotonic()))
+            except filelock.Timeout as exc:
+                raise MemoryWriteError(
+                    f"timed out after {timeout}s waiting for another process to release {path}.lock"
+                ) from exc
+            except FileNotFoundError as exc:
+                # the folder went while we waited (another process deleting the user, under
+                # this lock): make it again and wait on the new lock file
+                if time.monotonic() < deadline:
+                    with contextlib.suppress(OSError):
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                    continue
+                raise MemoryWriteError(f"cannot create the lock file {path}.lock: {exc}") from exc
+            except OSError as exc:
+                raise MemoryWriteError(f"cannot create the lock file {path}.lock: {exc}") from exc
+            break
         try:
             yield
         finally:
             flock.release()
     finally:
         tlock.release()
+
+
+def disk_write_error(what: str, exc: OSError, then: str) -> MemoryWriteError:
+    """The product's error for a write the disk refused (``OSError``), with what it means.
+
+    :class:`DiskFullError` when the disk is full (``ENOSPC``, ``EDQUOT``), else
+    :class:`MemoryWriteError`.
+
+    Args:
+        what: What could not be written ("consolidating user 'alice'").
+        exc: The refusal.
+        then: What happened to the data, and what to do.
+
+    Example:
+        >>> import errno
+        >>> error = disk_write_error("x", OSError(errno.ENOSPC, "No space left"), "retry")
+        >>> type(error).__name__, str(error)
+        ('DiskFullError', 'x: not enough free disk space ([Errno 28] No space left); retry')
+    """
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return DiskFullError(f"{what}: not enough free disk space ({exc}); {then}")
+    return MemoryWriteError(f"{what}: the disk refused a write ({exc}); {then}")
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -26,6 +26,8 @@ def hit_to_document(hit: MemoryHit) -> Document:
             "tags": list(m.tags),
             "entity_ids": list(m.entity_ids),
             "score": hit.score,
+            "relevant": hit.relevant,
+            "rank_score": hit.rank_score,
             "fused": hit.fused,
             "decay": hit.decay,
             "boost": hit.boost,

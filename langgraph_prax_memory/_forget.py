@@ -32,13 +32,14 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import shutil
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langgraph_prax_memory._atomic import atomic_write_text
+from langgraph_prax_memory._atomic import atomic_write_text, locked
 from langgraph_prax_memory._parts import MemoryParts
 from langgraph_prax_memory._remaining import graph_in_use, what_remains
 from langgraph_prax_memory._validation import check_user_id, user_dir_name, utcnow
@@ -458,18 +459,30 @@ def _steps(
         return {"okf_files": count}
 
     def workspace_folder() -> dict[str, int]:
+        doomed = workspace.with_name(f".{workspace.name}.deleting")
+        if doomed.exists():  # an earlier attempt renamed it, then stopped
+            shutil.rmtree(doomed)
         if keep_notes and not existed and workspace.exists():
             made = [p for p in workspace.rglob("*") if p.is_file()]
             if all(p.suffix == ".lock" for p in made):  # only what the deletion made itself
                 shutil.rmtree(workspace)
         if keep_notes or not workspace.exists():
             return {"notes_lines": 0, "workspace_files": 0}
-        notes = parts.notes.read(user_id)
-        counts = {
-            "notes_lines": sum(1 for line in notes.splitlines() if line.strip()),
-            "workspace_files": sum(1 for p in workspace.rglob("*") if p.is_file()),
-        }
-        shutil.rmtree(workspace)
+        # Under the notes lock, a notes update of the user running meanwhile finishes first
+        # (git writing into the folder while it goes would stop the deletion half-way). The
+        # folder is renamed away in one step, then removed: an update waiting for the lock in
+        # another process (re-creating the lock file as it polls) then finds no folder, makes
+        # a new workspace and writes there, instead of stopping the removal.
+        with locked(parts.notes.path(user_id), timeout=parts.notes.lock_timeout):
+            if not workspace.exists():
+                return {"notes_lines": 0, "workspace_files": 0}
+            notes = parts.notes.read(user_id)
+            counts = {
+                "notes_lines": sum(1 for line in notes.splitlines() if line.strip()),
+                "workspace_files": sum(1 for p in workspace.rglob("*") if p.is_file()),
+            }
+            os.rename(workspace, doomed)
+        shutil.rmtree(doomed)
         return counts
 
     return {

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from langgraph_prax_memory._graph_deadline import GraphDeadline
 from langgraph_prax_memory.config import MemoryConfig
 from langgraph_prax_memory.errors import ConfigError
 from langgraph_prax_memory.graph import GraphStore
@@ -72,6 +73,8 @@ class MemoryParts:
         #: The LangGraph checkpointer whose threads hold the users' conversations (or None).
         self.checkpointer = checkpointer
         self._lock = threading.Lock()
+        #: The deadline of the graph tools' lookups (``retrieval.graph_timeout``).
+        self.graph_deadline = GraphDeadline()
 
     @property
     def graph(self) -> GraphStore:
@@ -88,10 +91,17 @@ class MemoryParts:
         return self._graph is not None
 
     def close(self) -> None:
-        """Release long-term memory and the graph (if it was built)."""
-        self.ltm.close()
-        if self._graph is not None:
-            self._graph.close()
+        """Release long-term memory and the graph (if it was built).
+
+        Both are released even when the first one fails; then its error is raised (e.g. a
+        :class:`~langgraph_prax_memory.errors.DiskFullError` when the embedded engine's final
+        flush found the disk full).
+        """
+        try:
+            self.ltm.close()
+        finally:
+            if self._graph is not None:
+                self._graph.close()
 
 
 @runtime_checkable

@@ -358,6 +358,8 @@ def create_agent_with_memory(
         user_id=user_id,
         tools=False,
         context_k=context_k,
+        # the optional check of memories near the floor asks the agent's own model
+        check_model=chat if isinstance(chat, BaseChatModel) else None,
         # the checkpointer counts the turns (it sees every thread of the user)
         consolidate_every=None,
         consolidation_trigger=consolidation_trigger,

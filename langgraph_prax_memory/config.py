@@ -130,6 +130,35 @@ class RetrievalConfig(BaseModel):
     Whether anything is injected is still decided by the first bar (``min_cosine``, or a strong
     keyword or graph match), so an off-topic question still injects nothing. 0.2 is where
     all-MiniLM-L6-v2's unrelated sentences end; ``None`` turns it off."""
+    profile_chars: int = Field(default=1200, ge=0, le=100_000)
+    """The profile tier of the context block: up to this many characters of the user's
+    standing facts (preferences, identity, constraints, relationships: memories tagged with
+    one of ``profile_tags`` or stored with importance ≥ ``profile_min_importance``), ranked
+    by relevance to the request and importance, given even when the request shares no words
+    with them ("help me set up a new project" gets the user's language, editor and licence).
+    Superseded facts are not standing facts. ``0`` turns the tier off (docs/context.md)."""
+    profile_tags: tuple[str, ...] = (
+        "preference",
+        "profile",
+        "identity",
+        "constraint",
+        "relationship",
+    )
+    """Tags that mark a memory as a standing fact of the user (the profile tier)."""
+    profile_min_importance: float = Field(default=0.8, ge=0.0, le=1.0)
+    """Memories at least this important are standing facts whatever their tags."""
+    profile_importance_weight: float = Field(default=0.5, ge=0.0, le=2.0)
+    """Profile tier order: calibrated relevance + this × (importance − 0.5)."""
+    profile_candidates: int = Field(default=40, ge=1, le=1000)
+    """How many standing facts the profile tier considers (the most relevant first)."""
+    llm_check: bool = False
+    """Off by default: a hit whose score falls in ``llm_check_band`` is kept or dropped by
+    one small batched call to the chat model the caller passes (``check_model=``); a failing
+    or slow model leaves the floor's decision (docs/context.md)."""
+    llm_check_band: tuple[float, float] = (0.3, 0.7)
+    """Scores in ``[low, high)`` are uncertain: the model's check decides them."""
+    llm_check_timeout: float = Field(default=4.0, gt=0.0, le=120.0)
+    """Seconds the context waits for the check; then the floor decides."""
     rrf_k: int = Field(default=60, gt=0)
     decay_mode: Literal["score", "blend", "importance", "off"] = "blend"
     """How the forgetting curve enters the rank (see ``rank_candidates``). ``"score"`` is the
@@ -173,6 +202,14 @@ class RetrievalConfig(BaseModel):
         except ValidationError as exc:
             known = type(self).model_fields
             raise ConfigError(f"invalid retrieval settings: {describe_errors(exc, known)}") from exc
+
+    @field_validator("llm_check_band")
+    @classmethod
+    def _band(cls, value: tuple[float, float]) -> tuple[float, float]:
+        low, high = value
+        if not 0.0 <= low < high <= 1.0:
+            raise ValueError("llm_check_band must be (low, high) with 0 ≤ low < high ≤ 1")
+        return value
 
     @field_validator("weights")
     @classmethod

@@ -4,26 +4,35 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from langgraph_prax_memory._untrusted import quote_for_prompt
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
 from langgraph_prax_memory.models import MemoryHit
+from langgraph_prax_memory.prompts.context_check import ContextJudgement, context_check_messages
+from langgraph_prax_memory.retrieval._precision import json_object, text_of
 from langgraph_prax_memory.stm import StmEntry
 
 if TYPE_CHECKING:
     from langgraph_prax_memory.memory import PraxMemory
 
 __all__ = [
+    "MemoryContext",
+    "assemble_context",
     "build_memory_context",
     "format_memories",
     "format_working_memory",
     "memory_context_node",
     "memory_pre_model_hook",
+    "select_memories",
 ]
 
 logger = logging.getLogger(__name__)
@@ -85,6 +94,225 @@ def format_working_memory(entries: Sequence[StmEntry], *, max_chars: int = 1500)
     return "\n".join(lines) if len(lines) > 1 else ""
 
 
+@dataclass(frozen=True)
+class MemoryContext:
+    """What the agent receives for one message, tier by tier, and the rendered block.
+
+    Attributes:
+        text: The block for the system prompt (``""`` when there is nothing to say).
+        notes: The user-notes lines that matched the message.
+        scratchpad: The rendered scratchpad section.
+        memories: The long-term memories in the block, in their order (recalled hits that
+            passed the floor first, then the standing facts of the profile tier).
+        profile: The standing facts among ``memories`` (the profile tier).
+        left_out: Recalled hits below the floor (not in the block), for explanations.
+        checked: How the optional model check went (``""``: not run).
+    """
+
+    text: str
+    notes: str = ""
+    scratchpad: str = ""
+    memories: tuple[MemoryHit, ...] = ()
+    profile: tuple[MemoryHit, ...] = ()
+    left_out: tuple[MemoryHit, ...] = ()
+    checked: str = ""
+
+
+def _line(hit: MemoryHit) -> str:
+    m = hit.memory
+    source = quote_for_prompt(m.source, max_chars=40)
+    return f"- [{source}, {m.created_at.date().isoformat()}] {quote_for_prompt(m.content)}"
+
+
+def _profile_order(facts: Sequence[MemoryHit], weight: float) -> list[MemoryHit]:
+    """Standing facts by calibrated relevance to the request plus ``weight`` × importance."""
+    own = {h.memory.id: (h.score if h.relevance is None else h.relevance) for h in facts}
+    return sorted(
+        facts,
+        key=lambda h: (-(own[h.memory.id] + weight * (h.memory.importance - 0.5)), h.memory.id),
+    )
+
+
+def _model_check(
+    model: BaseChatModel,
+    message: str,
+    uncertain: Sequence[MemoryHit],
+    timeout: float,
+) -> tuple[set[str] | None, str]:
+    """The ids the model keeps among ``uncertain``; ``None`` when it failed or was too slow."""
+    messages = context_check_messages(message, [h.memory.content for h in uncertain])
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prax-context-check")
+    try:
+        reply = pool.submit(model.invoke, messages).result(timeout=timeout)
+        judged = ContextJudgement.model_validate(json_object(text_of(reply.content)))
+    except FutureTimeout:
+        logger.warning("context check gave no answer within %.1f s; the floor decides", timeout)
+        return None, f"model check timed out after {timeout:g} s; the floor decided"
+    except Exception as exc:  # an optional assist never breaks the context
+        logger.warning("context check failed, the floor decides: %s", exc)
+        return None, f"model check failed ({type(exc).__name__}); the floor decided"
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    keep = {uncertain[i].memory.id for i in judged.use if 0 <= i < len(uncertain)}
+    return keep, f"model check kept {len(keep)} of {len(uncertain)} uncertain memories"
+
+
+def select_memories(
+    hits: Sequence[MemoryHit],
+    facts: Sequence[MemoryHit],
+    *,
+    ltm_chars: int,
+    profile_chars: int,
+    importance_weight: float = 0.5,
+    floor: bool = True,
+) -> tuple[list[MemoryHit], list[MemoryHit], list[MemoryHit]]:
+    """The context's long-term memories: relevant hits, then standing facts, within budgets.
+
+    Recalled hits that pass the floor (all of them with ``floor=False``) come first, by
+    score; the standing facts not among them follow, by relevance and importance, within
+    ``profile_chars``; the whole section stays within ``ltm_chars``.
+
+    Returns:
+        ``(memories, profile, left_out)``: what goes in the block in its order, the standing
+        facts among it, and the recalled hits the floor left out.
+    """
+    header = len("## Relevant Memories")
+    used = header
+    chosen: list[MemoryHit] = []
+    seen: set[str] = set()
+    left_out = [h for h in hits if floor and not h.relevant]
+    for hit in hits:
+        if (floor and not hit.relevant) or hit.memory.id in seen:
+            continue
+        size = 1 + len(_line(hit))
+        if used + size > ltm_chars:
+            break
+        chosen.append(hit)
+        seen.add(hit.memory.id)
+        used += size
+    profile: list[MemoryHit] = []
+    spent = 0
+    for fact in _profile_order(facts, importance_weight):
+        if fact.memory.id in seen:
+            continue
+        size = 1 + len(_line(fact))
+        if spent + size > profile_chars or used + size > ltm_chars:
+            continue  # a shorter fact further down may still fit
+        profile.append(fact)
+        seen.add(fact.memory.id)
+        spent += size
+        used += size
+    return chosen + profile, profile, left_out
+
+
+def assemble_context(
+    memory: PraxMemory,
+    user_id: str,
+    message: str,
+    *,
+    k: int = 5,
+    stm_chars: int = 1500,
+    ltm_chars: int = 2000,
+    profile_chars: int | None = None,
+    now: datetime | None = None,
+    check_model: BaseChatModel | None = None,
+) -> MemoryContext:
+    """The context an agent receives for ``message``, tier by tier (see :class:`MemoryContext`).
+
+    Tiers, each within its budget: the user-notes lines that match the message (at most 8
+    lines / 1,200 characters), the scratchpad (``stm_chars``), and one long-term section
+    (``ltm_chars``) holding the recalled memories that pass the relevance floor (calibrated
+    score ≥ 0.5, see :class:`~langgraph_prax_memory.MemoryHit`) followed by the *profile
+    tier*: the user's standing facts (preferences, identity, constraints, relationships:
+    ``config.retrieval.profile_tags`` or importance ≥ ``profile_min_importance``), ranked
+    by relevance and importance within ``profile_chars`` (default
+    ``config.retrieval.profile_chars``; 0 turns the tier off). Episodic memories stay behind
+    the floor, so an off-topic question injects none; standing facts are what a task request
+    needs even when it shares no words with them.
+
+    With ``config.retrieval.llm_check`` on and a ``check_model``, hits whose score lies in
+    ``llm_check_band`` are kept or dropped by one batched call to that model (bounded by
+    ``llm_check_timeout``; a failing or slow model leaves the floor's decision). When
+    long-term memory is unavailable the notes and the scratchpad are still given.
+
+    Example:
+        >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
+        >>> mem = PraxMemory(MemoryConfig(qdrant_url=":memory:", data_dir="/tmp/prax-ctx2"))
+        >>> _ = mem.remember("u1", "User insists on MIT license.", tags=["preference"])
+        >>> ctx = assemble_context(mem, "u1", "Can you help me set up a new project?")
+        >>> [h.memory.content for h in ctx.profile]
+        ['User insists on MIT license.']
+    """
+    cfg = memory.config.retrieval
+    parts: list[str] = []
+    notes = memory.notes.get_workspace_context(user_id, message)
+    if notes:
+        parts.append("## User Notes\n" + _quote_note_lines(notes))
+    scratch = format_working_memory(memory.stm.all(user_id), max_chars=stm_chars)
+    if scratch:
+        parts.append(scratch)
+    chosen: list[MemoryHit] = []
+    profile: list[MemoryHit] = []
+    left_out: list[MemoryHit] = []
+    checked = ""
+    budget = cfg.profile_chars if profile_chars is None else profile_chars
+    if memory.available:
+        try:
+            hits = memory.recall(user_id, message, k=k, now=now)
+            facts = memory.standing_facts(user_id, message, now=now) if budget > 0 else []
+        except (BackendUnavailable, EmbeddingError) as exc:
+            logger.warning("long-term recall skipped for the context block: %s", exc)
+        else:
+            if cfg.llm_check and check_model is not None and cfg.relevance_floor:
+                hits, checked = _checked(
+                    check_model, message, hits, cfg.llm_check_band, cfg.llm_check_timeout
+                )
+            chosen, profile, left_out = select_memories(
+                hits,
+                facts,
+                ltm_chars=ltm_chars,
+                profile_chars=budget,
+                importance_weight=cfg.profile_importance_weight,
+                floor=cfg.relevance_floor,
+            )
+            if chosen:
+                parts.append("\n".join(["## Relevant Memories", *(_line(h) for h in chosen)]))
+    return MemoryContext(
+        text="\n\n".join(parts),
+        notes=notes,
+        scratchpad=scratch,
+        memories=tuple(chosen),
+        profile=tuple(profile),
+        left_out=tuple(left_out),
+        checked=checked,
+    )
+
+
+def _checked(
+    model: BaseChatModel,
+    message: str,
+    hits: Sequence[MemoryHit],
+    band: tuple[float, float],
+    timeout: float,
+) -> tuple[list[MemoryHit], str]:
+    """Hits with the uncertain band decided by the model (the floor's decision on failure)."""
+    low, high = band
+    uncertain = [h for h in hits if low <= h.score < high]
+    if not uncertain:
+        return list(hits), ""
+    keep, how = _model_check(model, message, uncertain, timeout)
+    if keep is None:
+        return list(hits), how
+    out = []
+    for h in hits:
+        if low <= h.score < high:
+            ok = h.memory.id in keep
+            why = f"{'kept' if ok else 'dropped'} by the model check (score {h.score:.2f})"
+            h = h.model_copy(update={"relevant": ok, "why": why})
+        out.append(h)
+    return out, how
+
+
 def build_memory_context(
     memory: PraxMemory,
     user_id: str,
@@ -93,16 +321,15 @@ def build_memory_context(
     k: int = 5,
     stm_chars: int = 1500,
     ltm_chars: int = 2000,
+    profile_chars: int | None = None,
     now: datetime | None = None,
+    check_model: BaseChatModel | None = None,
 ) -> str:
     """The block an agent's system prompt receives for ``message``.
 
-    The user-notes snippet (deterministic, at most 8 lines / 1,200 characters), the scratchpad
-    (``stm_chars``) and the recalled memories (``ltm_chars``), each budgeted separately, and
-    nothing at all when nothing is relevant: recalled memories below the relevance floor
-    (``config.retrieval.relevance_floor`` / ``min_cosine``; see ``MemoryHit.explain()``) are
-    left out, so an off-topic question injects no memories. When long-term memory is
-    unavailable the notes and the scratchpad are still given.
+    The text of :func:`assemble_context`: user notes, scratchpad and one ``## Relevant
+    Memories`` section (recalled memories above the relevance floor, then the user's standing
+    facts, the profile tier), each budgeted; nothing at all when there is nothing to say.
 
     Example:
         >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
@@ -110,25 +337,17 @@ def build_memory_context(
         >>> build_memory_context(mem, "nobody", "hello")
         ''
     """
-    parts: list[str] = []
-    notes = memory.notes.get_workspace_context(user_id, message)
-    if notes:
-        parts.append("## User Notes\n" + _quote_note_lines(notes))
-    scratch = format_working_memory(memory.stm.all(user_id), max_chars=stm_chars)
-    if scratch:
-        parts.append(scratch)
-    if memory.available:
-        try:
-            hits = memory.recall(user_id, message, k=k, now=now)
-        except (BackendUnavailable, EmbeddingError) as exc:
-            logger.warning("long-term recall skipped for the context block: %s", exc)
-        else:
-            if memory.config.retrieval.relevance_floor:
-                hits = [h for h in hits if h.relevant]
-            block = format_memories(hits, max_chars=ltm_chars)
-            if block:
-                parts.append(block)
-    return "\n\n".join(parts)
+    return assemble_context(
+        memory,
+        user_id,
+        message,
+        k=k,
+        stm_chars=stm_chars,
+        ltm_chars=ltm_chars,
+        profile_chars=profile_chars,
+        now=now,
+        check_model=check_model,
+    ).text
 
 
 def _last_user_text(messages: Sequence[Any]) -> str:

@@ -70,7 +70,9 @@ class DiskFullError(MemoryWriteError, BackendUnavailable):
     process with ``SIGBUS``, so the call is refused before the engine sees it and nothing is
     written. It is a :class:`MemoryWriteError` for writes and a :class:`BackendUnavailable`
     for the long-term memory as a whole; free space (see ``MEMORY_DISK_HEADROOM_MB``) and
-    retry.
+    retry. The other stores raise it (or a subclass) too when the disk refused a write:
+    the notes repository (:class:`~langgraph_prax_memory.notes.NotesDiskFullError`), and
+    closing the embedded engine, whose final flush could not be written.
     """
 
 

@@ -29,6 +29,7 @@ from langgraph_prax_memory.ltm import LongTermMemory
 from langgraph_prax_memory.models import Memory, MemoryHit
 from langgraph_prax_memory.notes import UserNotes
 from langgraph_prax_memory.retrieval import RecallResult
+from langgraph_prax_memory.retrieval._recall import profile_filter
 from langgraph_prax_memory.stm import ScratchpadStore
 from langgraph_prax_memory.vectors import QdrantVectorStore, VectorClient
 
@@ -564,6 +565,41 @@ class PraxMemory:
             include_history=include_history,
             as_of=as_of,
         )
+
+    def standing_facts(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        k: int | None = None,
+        now: datetime | None = None,
+    ) -> list[MemoryHit]:
+        """The user's current standing facts, each scored for ``query`` (the profile tier).
+
+        Standing facts are long-term memories tagged with one of
+        ``config.retrieval.profile_tags`` (preference, profile, identity, constraint,
+        relationship) or stored with importance ≥ ``profile_min_importance``; superseded ones
+        are left out. They come back in the ranker's order with calibrated scores, at most
+        ``k`` (``profile_candidates``); nothing is reinforced. The context block gives them
+        whatever words the request uses (docs/context.md).
+
+        Example:
+            >>> facts = memory.standing_facts("alice", "help me set up a project")  # doctest: +SKIP
+            >>> [f.memory.content for f in facts]                                  # doctest: +SKIP
+            ['User prefers Rust for systems projects.', ...]
+        """
+        cfg = self.config.retrieval
+        where = profile_filter(
+            check_user_id(user_id), tags=cfg.profile_tags, min_importance=cfg.profile_min_importance
+        )
+        return self.ltm.recall_detailed(
+            user_id,
+            query,
+            k=k or cfg.profile_candidates,
+            now=now,
+            reinforce=False,
+            where=where,
+        ).hits
 
     def flush(self) -> None:
         """Wait for background reinforcement to finish (tests, shutdown)."""

@@ -41,6 +41,7 @@ from langchain.agents.middleware.types import (
     OmitFromInput,
     PrivateStateAttr,
 )
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
@@ -219,7 +220,10 @@ class PraxMemoryMiddleware(AgentMiddleware[PraxMemoryState, Any, Any]):
             hint).
         context_k: How many memories the context block recalls.
         stm_chars: Character budget of the scratchpad part of the block.
-        ltm_chars: Character budget of the recalled-memories part.
+        ltm_chars: Character budget of the long-term part (relevant memories, then the
+            user's standing facts; see :func:`~langgraph_prax_memory.context.assemble_context`).
+        check_model: A chat model for the optional check of memories near the relevance
+            floor (``config.retrieval.llm_check``; off by default, never blocking).
         consolidate_every: Consolidate the thread after the agent once this many user turns
             are unconsolidated (``None`` turns the built-in trigger off, e.g. when a
             :class:`~langgraph_prax_memory.consolidation.ConsolidatingCheckpointer` does it).
@@ -250,6 +254,7 @@ class PraxMemoryMiddleware(AgentMiddleware[PraxMemoryState, Any, Any]):
         context_k: int = 5,
         stm_chars: int = 1500,
         ltm_chars: int = 2000,
+        check_model: BaseChatModel | None = None,
         consolidate_every: int | None = 5,
         consolidate_in_background: bool = True,
         consolidation_trigger: ConsolidationTrigger | None = None,
@@ -288,6 +293,7 @@ class PraxMemoryMiddleware(AgentMiddleware[PraxMemoryState, Any, Any]):
         self.context_k = context_k
         self.stm_chars = stm_chars
         self.ltm_chars = ltm_chars
+        self.check_model = check_model
         self.consolidate_every = consolidate_every
         self.consolidate_in_background = consolidate_in_background
         self.consolidation_trigger = consolidation_trigger
@@ -350,6 +356,7 @@ class PraxMemoryMiddleware(AgentMiddleware[PraxMemoryState, Any, Any]):
                 k=self.context_k,
                 stm_chars=self.stm_chars,
                 ltm_chars=self.ltm_chars,
+                check_model=self.check_model,
             )
             if text.strip()
             else ""

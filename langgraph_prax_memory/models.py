@@ -96,20 +96,27 @@ def _context(payload: dict[str, Any]) -> str | None:
 
 
 class MemoryHit(BaseModel):
-    """A recalled memory and why it ranked where it did.
+    """A recalled memory, how relevant it is and why it ranked where it did.
 
-    ``score = fused × decay × boost``. With evidence fusion (the default) ``fused`` is the
-    weighted mean of each arm's evidence in [0, 1] (how far the memory stands above the arm's
-    typical score for this query; ``evidence`` and the raw ``scores`` are kept per arm); with
-    RRF it is ``Σ weight_arm / (k + rank_arm)``. ``decay`` is the recency factor and
-    ``boost = 1 + w × (importance − 0.5)``. ``relevant`` says whether the hit passes the
-    relevance floor that context injection applies (``why`` says how).
+    ``score`` is the memory's *calibrated relevance* in [0, 1], comparable across queries,
+    users and tenants: its dense cosine placed on the embedding model's own scale (the
+    model's cosine for unrelated texts maps to 0.05, the relevance floor ``min_cosine`` to
+    0.5), the floor lowered by keyword coverage or a graph match; made non-increasing in the
+    ranked order. A hit is ``relevant`` (context injection keeps it) when its score reaches
+    0.5, or when it sits beside a relevant hit with a cosine at the companion bar.
+
+    The *order* comes from the ranker: ``rank_score`` (evidence fusion: ``fused`` relevance
+    relative to the query's candidates ``+ boost − recency``; RRF: ``fused × decay ×
+    boost``). ``fused`` is the weighted mean of each arm's evidence in [0, 1] (evidence
+    fusion) or ``Σ weight_arm / (k + rank_arm)`` (RRF); ``decay`` the recency factor;
+    ``boost`` the importance term. ``explain()`` shows both.
     """
 
     model_config = ConfigDict(frozen=True)
 
     memory: Memory
     score: float
+    """Calibrated relevance in [0, 1] (see the class docstring)."""
     fused: float
     decay: float
     boost: float
@@ -125,13 +132,19 @@ class MemoryHit(BaseModel):
     why: str = ""
     """How the floor decided (``cosine 0.42 ≥ 0.30``, ``keyword evidence 0.80``, ...)."""
     fusion: str = "rrf"
-    """``"evidence"``: ``score = fused + boost − recency``, with ``boost`` the importance term
-    and ``recency = recency_weight × (1 − decay)``; ``"rrf"``: ``fused × decay × boost``."""
+    """``"evidence"``: ``rank_score = fused + boost − recency``, with ``boost`` the importance
+    term and ``recency = recency_weight × (1 − decay)``; ``"rrf"``: ``fused × decay × boost``."""
     recency: float = 0.0
-    """Evidence fusion: what recency took from the score."""
+    """Evidence fusion: what recency took from the rank score."""
+    rank_score: float | None = None
+    """The ranker's score, which orders the hits (``None``: same as ``score``)."""
+    relevance: float | None = None
+    """The hit's own calibrated relevance before the list was made non-increasing."""
+    calibration: str = ""
+    """How the relevance was reached (cosine on the model's scale, keyword coverage)."""
 
     def explain(self) -> str:
-        """A one-line human explanation of the score and of the relevance floor.
+        """A one-line human explanation of the score, the order and the relevance floor.
 
         Example:
             >>> from datetime import UTC, datetime
@@ -149,17 +162,24 @@ class MemoryHit(BaseModel):
                 detail += f" s={self.scores.get(arm, 0.0):.3f} e={self.evidence[arm]:.2f}"
             parts.append(f"{detail} (w={self.weights.get(arm, 1.0):g})")
         arms = ", ".join(parts) or "no arm"
+        ranked = self.score if self.rank_score is None else self.rank_score
         if self.fusion == "evidence":
-            text = (
-                f"score {self.score:.5f} = relevance {self.fused:.5f} [{arms}] "
+            order = (
+                f"{ranked:.5f} = evidence {self.fused:.5f} [{arms}] "
                 f"{'+' if self.boost >= 0 else '−'} importance {abs(self.boost):.3f} "
                 f"− recency {self.recency:.3f} (decay {self.decay:.3f})"
             )
         else:
-            text = (
-                f"score {self.score:.5f} = fused {self.fused:.5f} [{arms}] "
+            order = (
+                f"{ranked:.5f} = fused {self.fused:.5f} [{arms}] "
                 f"× decay {self.decay:.3f} × boost {self.boost:.2f}"
             )
+        if self.rank_score is None:
+            text = f"score {order}"
+        else:
+            own = self.score if self.relevance is None else self.relevance
+            lifted = "" if abs(own - self.score) < 5e-4 else f", lifted from {own:.2f} by rank"
+            text = f"score {self.score:.2f} ({self.calibration}{lifted}); rank score {order}"
         if self.why:
             text += f"; {'relevant' if self.relevant else 'below the floor'}: {self.why}"
         return text

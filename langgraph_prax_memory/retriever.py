@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +18,7 @@ from pydantic import ConfigDict, Field
 
 from langgraph_prax_memory._documents import hit_to_document
 from langgraph_prax_memory._validation import check_user_id
+from langgraph_prax_memory.context import select_memories
 from langgraph_prax_memory.errors import MemoryValidationError
 from langgraph_prax_memory.memory import PraxMemory
 
@@ -30,6 +32,13 @@ class PraxMemoryRetriever(BaseRetriever):
     call time (LangGraph's convention); with neither, the call fails — there is no shared
     default user. A retriever bound to a user refuses a run configured for another one.
     ``k`` is set at construction and may be overridden per call.
+
+    The retriever applies the context block's judgement: memories below the relevance floor
+    (calibrated score < 0.5, see :class:`~langgraph_prax_memory.MemoryHit`) are left out, so
+    an off-topic question puts nothing into a chain's prompt (``relevance_floor=False``
+    returns the plain top ``k``). ``include_profile=True`` adds the user's standing facts
+    (the context's profile tier) after the relevant hits, within ``profile_chars``. Each
+    document's ``metadata["score"]`` is the calibrated relevance in [0, 1].
 
     Example:
         >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
@@ -50,6 +59,33 @@ class PraxMemoryRetriever(BaseRetriever):
     """Score at this moment instead of the wall clock (replaying history)."""
     reinforce: bool = True
     tags: list[str] | None = None
+    relevance_floor: bool = True
+    """Leave out memories below the relevance floor (as the context block does)."""
+    include_profile: bool = False
+    """Add the user's standing facts (the context's profile tier) after the relevant hits."""
+    profile_chars: int | None = Field(None, ge=0)
+    """Budget of the standing facts (``None``: ``config.retrieval.profile_chars``)."""
+
+    def _select(self, user: str, query: str, k: int) -> list[Document]:
+        hits = self.memory.recall(
+            user, query, k=k, now=self.now, reinforce=self.reinforce, tags=self.tags
+        )
+        cfg = self.memory.config.retrieval
+        budget = cfg.profile_chars if self.profile_chars is None else self.profile_chars
+        facts = (
+            self.memory.standing_facts(user, query, now=self.now)
+            if self.include_profile and budget > 0
+            else []
+        )
+        chosen, _, _ = select_memories(
+            hits,
+            facts,
+            ltm_chars=sys.maxsize,
+            profile_chars=budget,
+            importance_weight=cfg.profile_importance_weight,
+            floor=self.relevance_floor,
+        )
+        return [hit_to_document(h) for h in chosen]
 
     def _user(self, user_id: str | None) -> str:
         if self.user_id is not None and user_id is not None and user_id != self.user_id:
@@ -90,15 +126,7 @@ class PraxMemoryRetriever(BaseRetriever):
         k: int | None = None,
         user_id: str | None = None,
     ) -> list[Document]:
-        hits = self.memory.recall(
-            self._user(user_id),
-            query,
-            k=k or self.k,
-            now=self.now,
-            reinforce=self.reinforce,
-            tags=self.tags,
-        )
-        return [hit_to_document(h) for h in hits]
+        return self._select(self._user(user_id), query, k or self.k)
 
     async def _aget_relevant_documents(
         self,
@@ -108,13 +136,4 @@ class PraxMemoryRetriever(BaseRetriever):
         k: int | None = None,
         user_id: str | None = None,
     ) -> list[Document]:
-        hits = await asyncio.to_thread(
-            self.memory.recall,
-            self._user(user_id),
-            query,
-            k=k or self.k,
-            now=self.now,
-            reinforce=self.reinforce,
-            tags=self.tags,
-        )
-        return [hit_to_document(h) for h in hits]
+        return await asyncio.to_thread(self._select, self._user(user_id), query, k or self.k)

@@ -49,9 +49,11 @@ class PraxMemoryVectorStore(VectorStore):
     ``created_at`` and ``context`` (they become the memory's fields; other keys are ignored);
     the ids returned are the memory ids. Search results are ``Document`` objects with the
     retriever's metadata (id, importance, ranks, fused score, ...); the score of
-    :meth:`similarity_search_with_score` is the memory's final ranking score (higher is
-    better), and the relevance score of ``similarity_search_with_relevance_scores`` is the
-    dense cosine clipped to ``[0, 1]``.
+    :meth:`similarity_search_with_score` and the relevance score of
+    ``similarity_search_with_relevance_scores`` are the memory's calibrated relevance in
+    ``[0, 1]`` (``MemoryHit.score``: comparable across queries, 0.5 is the relevance floor),
+    so ``as_retriever(search_type="similarity_score_threshold",
+    search_kwargs={"score_threshold": 0.5})`` keeps what the context block would.
 
     Args:
         memory: The memory.
@@ -195,10 +197,7 @@ class PraxMemoryVectorStore(VectorStore):
             reinforce=kwargs.get("reinforce", self.reinforce),
             tags=kwargs.get("tags"),
         )
-        return [
-            (hit_to_document(h), min(1.0, max(0.0, float(h.scores.get("dense", 0.0)))))
-            for h in hits
-        ]
+        return [(hit_to_document(h), h.score) for h in hits]
 
     @classmethod
     def from_texts(

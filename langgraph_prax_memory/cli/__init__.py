@@ -16,9 +16,10 @@ Heavy modules (Qdrant, LangChain, the embedding model) are imported inside the c
 
 The commands live by group in private modules: ``_memories`` (``demo``, ``remember``,
 ``recall``, ``forget``, ``reembed``, ``decay``), ``_scratchpad`` (``stm``, ``notes``),
-``_graph`` (``entity``, ``graph``) and ``_admin`` (``consolidate``, ``knowledge``, ``stats``,
-``export``, ``import``, ``forget-user``, ``doctor``); ``_app`` holds the group, the global
-options and the output. Importing this package registers them, in the order ``--help`` lists.
+``_graph`` (``entity``, ``graph``), ``_admin`` (``consolidate``, ``knowledge``, ``stats``,
+``export``, ``import``, ``forget-user``, ``doctor``) and ``_inspect`` (``inspect``); ``_app``
+holds the group, the global options and the output. Importing this package registers
+them, in the order ``--help`` lists.
 
 Example:
     >>> from langgraph_prax_memory.cli import main
@@ -64,6 +65,7 @@ from langgraph_prax_memory.cli import _memories  # noqa: F401, I001
 from langgraph_prax_memory.cli import _scratchpad  # noqa: F401
 from langgraph_prax_memory.cli import _graph  # noqa: F401
 from langgraph_prax_memory.cli import _admin  # noqa: F401
+from langgraph_prax_memory.cli import _inspect  # noqa: F401
 
 __all__ = [
     "EXIT_BACKEND",

@@ -98,55 +98,88 @@ def _user_dir(user: str) -> str:
 _knowledge = _group(cli, "knowledge", "World knowledge (documents, code), apart from memory.")
 
 
+#: How many skipped files a folder ingestion lists on the terminal (``--json`` lists all).
+_SKIPPED_SHOWN = 20
+
+
 @_command(_knowledge, "ingest")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--namespace",
     "-n",
-    help="Namespace (default: 'codebase' for a directory, 'uploads' for a file).",
+    help="Namespace (default: 'codebase' for source code, 'uploads' for documents).",
 )
 def _knowledge_ingest(
     call: _Call, mem: PraxMemory, paths: tuple[Path, ...], namespace: str | None
 ) -> int:
-    """Ingest files (markdown, text, PDF) as documents and directories as codebases.
+    """Ingest files and folders: documents (Markdown, text, PDF) and source code.
 
-    Unchanged content is skipped, so re-running only adds what is new.
+    A file is ingested as a document. A folder is sorted by content: its Python, JavaScript
+    and TypeScript files are ingested as a codebase, its Markdown, text and PDF files as
+    documents, and everything else is listed as skipped, with the reason. A folder with
+    nothing to ingest exits with 4. Unchanged content is skipped, so re-running only adds
+    what is new.
     """
     _ltm(mem)
     user = call.user()
     kb = mem.knowledge
     results: list[dict[str, Any]] = []
+    skipped: list[dict[str, str]] = []
+    empty: list[str] = []
     with call.out.progress() as progress:
         for path in paths:
-            if path.is_dir():
-                res = kb.ingest_codebase(user, path, namespace or "codebase", progress=progress)
-            else:
+            if not path.is_dir():
                 res = kb.ingest_document(user, path, namespace or "uploads", progress=progress)
-            results.append({"path": str(path), **_jsonable(res)})
+                results.append({"path": str(path), **_jsonable(res)})
+                continue
+            folder = kb.ingest_folder(user, path, namespace, progress=progress)
+            if folder.codebase is not None:
+                results.append({"path": str(path), **_jsonable(folder.codebase)})
+            for rel, res in folder.documents.items():
+                results.append({"path": str(path / rel), **_jsonable(res)})
+            skipped += [{"path": str(path / s.path), "reason": s.reason} for s in folder.skipped]
+            if folder.found_nothing:
+                empty.append(str(path))
+    out: dict[str, Any] = {"user_id": user, "results": results, "skipped": skipped}
+    if empty:
+        out["error"] = (
+            f"nothing to ingest in {', '.join(empty)}: no Markdown, text or PDF document and "
+            "no Python, JavaScript or TypeScript file"
+            + (" (the skipped files are listed with their reasons)" if skipped else "")
+        )
 
     def render() -> None:
         from rich.table import Table
 
-        table = Table(title=_text(f"knowledge ingested for {user}"))
-        for col in ("path", "namespace", "documents", "concepts", "relations", "skipped"):
-            table.add_column(col, overflow="fold")
-        for r in results:
-            table.add_row(
-                _text(r["path"]),
-                _text(r["namespace"]),
-                str(r["documents"]),
-                str(r["concepts"]),
-                str(r["relations"]),
-                "yes" if r["skipped"] else "",
-            )
-        call.out.console.print(table)
+        if results:
+            table = Table(title=_text(f"knowledge ingested for {user}"))
+            for col in ("path", "namespace", "documents", "concepts", "relations", "skipped"):
+                table.add_column(col, overflow="fold")
+            for r in results:
+                table.add_row(
+                    _text(r["path"]),
+                    _text(r["namespace"]),
+                    str(r["documents"]),
+                    str(r["concepts"]),
+                    str(r["relations"]),
+                    "unchanged" if r["skipped"] else "",
+                )
+            call.out.console.print(table)
         for r in results:
             for warning in r.get("warnings") or []:
                 call.out.warn(warning)
             if r.get("index_error"):
                 call.out.warn(f"semantic index: {r['index_error']}")
+        for item in skipped[:_SKIPPED_SHOWN]:
+            call.out.warn(f"skipped {item['path']}: {item['reason']}")
+        if len(skipped) > _SKIPPED_SHOWN:
+            more = len(skipped) - _SKIPPED_SHOWN
+            call.out.warn(f"... and {more} more skipped (--json lists them all)")
 
-    call.out.emit({"user_id": user, "results": results}, render)
+    call.out.emit(out, render)
+    if empty:
+        call.out.err.print(f"[red]error:[/] {_m(out['error'])}")
+        return EXIT_NOT_FOUND
     return EXIT_OK
 
 

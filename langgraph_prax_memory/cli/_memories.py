@@ -85,7 +85,7 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
     from rich.panel import Panel
     from rich.table import Table
 
-    from langgraph_prax_memory.context import format_memories
+    from langgraph_prax_memory.context import assemble_context
 
     _ltm(mem)
     with call.out.progress() as progress:
@@ -93,11 +93,13 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
             mem.remember(DEMO_USER, content, importance=importance, tags=tags)
             progress(i, len(DEMO_FACTS), "storing facts")
     result = mem.recall_detailed(DEMO_USER, question, k=k, reinforce=False)
-    # what build_memory_context gives the agent: hits below the relevance floor stay out
-    floor = mem.config.retrieval.relevance_floor
-    injected = [h for h in result.hits if h.relevant or not floor]
-    block = format_memories(injected)
+    # exactly what build_memory_context gives the agent: the recalled memories above the
+    # relevance floor, then the user's standing facts (the profile tier)
+    ctx = assemble_context(mem, DEMO_USER, question, k=k)
+    injected = list(ctx.memories)
+    block = ctx.text
     injected_ids = {h.memory.id for h in injected}
+    profile_ids = {h.memory.id for h in ctx.profile}
     data = {
         "question": question,
         "data_dir": str(mem.config.data_dir),
@@ -106,6 +108,7 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
         "with_memory": block,
         "hits": [h.model_dump(mode="json") for h in result.hits],
         "injected": [h.memory.id for h in injected],
+        "profile": sorted(profile_ids),
     }
 
     def render() -> None:
@@ -117,7 +120,10 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
         con.print(
             Panel(
                 _text(block or "(nothing relevant)"),
-                title=f"WITH memory: {len(injected)} of {len(result.hits)} recalled facts",
+                title=(
+                    f"WITH memory: {len(injected) - len(profile_ids)} relevant recalled facts "
+                    f"+ {len(profile_ids)} standing facts (profile)"
+                ),
             )
         )
         table = Table(title="Why each memory ranked where it did")
@@ -127,8 +133,13 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
         table.add_column("score", justify="right")
         table.add_column("in context")
         for i, h in enumerate(result.hits, 1):
-            shown = "yes" if h.memory.id in injected_ids else "no: below the floor"
-            table.add_row(str(i), _text(h.memory.content), _ranks(h), f"{h.score:.4f}", shown)
+            if h.memory.id in profile_ids:
+                shown = "yes: standing fact (profile)"
+            elif h.memory.id in injected_ids:
+                shown = "yes"
+            else:
+                shown = "no: below the floor"
+            table.add_row(str(i), _text(h.memory.content), _ranks(h), f"{h.score:.2f}", shown)
         con.print(table)
         for i, h in enumerate(result.hits, 1):
             con.print(_text(f"{i}. {h.explain()}", style="dim"))

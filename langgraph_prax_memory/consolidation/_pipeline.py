@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
+from langgraph_prax_memory._atomic import disk_write_error
 from langgraph_prax_memory._parts import HasParts, MemoryParts, parts_of
 from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import check_user_id, utcnow
@@ -203,6 +204,11 @@ class Consolidator(LoadStage, WriteStage, MaintainStage):
         Returns:
             The :class:`ConsolidationResult`.
 
+        Raises:
+            MemoryWriteError: A file of the run (its lock, its state) could not be written;
+                a :class:`~langgraph_prax_memory.errors.DiskFullError` when the disk is full.
+                Nothing is lost: the trace not yet committed is read again by the next run.
+
         Example:
             >>> result = consolidator.run("alice", TraceLogSource("trace.log"))  # doctest: +SKIP
             >>> result.batches, result.pending_lines                             # doctest: +SKIP
@@ -217,10 +223,18 @@ class Consolidator(LoadStage, WriteStage, MaintainStage):
             "recursion_limit": self.recursion_limit,
             "configurable": {SOURCES_CONFIG_KEY: sources} if sources is not None else {},
         }
-        if progress is None:
-            out = self.graph.invoke(payload, config)
-        else:
-            out = self._stream(payload, config, progress)
+        try:
+            if progress is None:
+                out = self.graph.invoke(payload, config)
+            else:
+                out = self._stream(payload, config, progress)
+        except OSError as exc:  # a full or read-only disk under a file of the run
+            raise disk_write_error(
+                f"consolidating user {user_id!r} stopped",
+                exc,
+                "nothing is lost: the pointer stays before every batch not committed, so the "
+                "next run (once the disk has room) reads that trace again",
+            ) from exc
         result: ConsolidationResult = out["consolidation"]
         return result
 

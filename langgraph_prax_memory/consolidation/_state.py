@@ -30,7 +30,7 @@ from pathlib import Path
 import filelock
 from pydantic import ValidationError
 
-from langgraph_prax_memory._atomic import atomic_write_text
+from langgraph_prax_memory._atomic import atomic_write_text, disk_write_error
 from langgraph_prax_memory._validation import user_dir_name, utcnow
 from langgraph_prax_memory.config import MemoryConfig
 from langgraph_prax_memory.consolidation._models import ConsolidationState
@@ -147,9 +147,9 @@ class UserRunLock:
             # Reserve the in-process slot, then wait for other processes without the condition.
             self._leases[user_id] = _Lease(token, time.monotonic(), None)
         while True:
-            path.parent.mkdir(parents=True, exist_ok=True)
             flock = filelock.FileLock(str(path), thread_local=False, is_singleton=False)
             try:
+                path.parent.mkdir(parents=True, exist_ok=True)
                 flock.acquire(timeout=max(0.0, deadline - time.monotonic()), poll_interval=0.01)
             except FileNotFoundError:
                 # the user's folder went while we waited (a deletion of the user, whose
@@ -161,6 +161,13 @@ class UserRunLock:
             except filelock.Timeout:
                 self.release(user_id, token)
                 return None
+            except OSError as exc:  # a full or read-only disk: the lock file cannot be made
+                self.release(user_id, token)
+                raise disk_write_error(
+                    f"cannot make the consolidation lock {path}",
+                    exc,
+                    "nothing was consolidated; the trace stays in the backlog",
+                ) from exc
             except BaseException:
                 self.release(user_id, token)
                 raise

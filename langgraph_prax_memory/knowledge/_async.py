@@ -23,6 +23,7 @@ from langgraph_prax_memory.knowledge.documents import DEFAULT_CHUNK_CHARS
 from langgraph_prax_memory.knowledge.extract import ConceptExtractor
 from langgraph_prax_memory.knowledge.models import (
     ConceptHit,
+    FolderIngestResult,
     IngestResult,
     KnowledgeConcept,
     KnowledgeRelation,
@@ -134,6 +135,20 @@ class AsyncKnowledgeBase:
         """See :meth:`KnowledgeBase.ingest_codebase`."""
         return await asyncio.to_thread(
             self.sync.ingest_codebase, user_id, root, namespace, now=now, progress=progress
+        )
+
+    async def ingest_folder(
+        self,
+        user_id: str,
+        root: str | Path,
+        namespace: str | None = None,
+        *,
+        now: datetime | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> FolderIngestResult:
+        """See :meth:`KnowledgeBase.ingest_folder`."""
+        return await asyncio.to_thread(
+            self.sync.ingest_folder, user_id, root, namespace, now=now, progress=progress
         )
 
     async def search_detailed(

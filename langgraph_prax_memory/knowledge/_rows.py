@@ -23,7 +23,7 @@ from langgraph_prax_memory._validation import (
     check_tags,
     check_user_id,
 )
-from langgraph_prax_memory.errors import MemoryValidationError
+from langgraph_prax_memory.errors import MemoryValidationError, PraxMemoryError
 from langgraph_prax_memory.graph import Moment
 from langgraph_prax_memory.knowledge.models import (
     DEFAULT_CONCEPT_KIND,
@@ -499,3 +499,29 @@ def chunked(items: Sequence[Any], size: int = 500) -> Iterable[Sequence[Any]]:
     """``items`` in slices of ``size``."""
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+def valid_concepts(items: list[ConceptInput], warnings: list[str]) -> list[ConceptInput]:
+    """The items that pass validation (an extractor's bad item must not sink the batch)."""
+    out = []
+    for item in items:
+        try:
+            prepare_batch("_", "custom", [item])
+        except PraxMemoryError as exc:
+            warnings.append(f"concept {item.name[:60]!r} dropped: {exc}")
+            continue
+        out.append(item)
+    return out
+
+
+def valid_relations(items: list[RelationInput], warnings: list[str]) -> list[RelationInput]:
+    """The relations that pass validation (self-loops are dropped by the store)."""
+    out = []
+    for item in items:
+        try:
+            prepare_batch("_", "custom", [], [item])
+        except PraxMemoryError as exc:
+            warnings.append(f"relation {item.source[:40]!r}->{item.target[:40]!r} dropped: {exc}")
+            continue
+        out.append(item)
+    return out

@@ -27,7 +27,8 @@ from langgraph_prax_memory.graph import (
 )
 from langgraph_prax_memory.knowledge import code as code_mod
 from langgraph_prax_memory.knowledge import okf as okf_mod
-from langgraph_prax_memory.knowledge._rows import prepare_batch
+from langgraph_prax_memory.knowledge._folder import ingest_folder
+from langgraph_prax_memory.knowledge._rows import valid_concepts, valid_relations
 from langgraph_prax_memory.knowledge._store import KnowledgeStore
 from langgraph_prax_memory.knowledge._terms import exact_key
 from langgraph_prax_memory.knowledge.documents import (
@@ -47,6 +48,7 @@ from langgraph_prax_memory.knowledge.models import (
     ConceptHit,
     ConceptInput,
     DocumentInput,
+    FolderIngestResult,
     IngestResult,
     KnowledgeConcept,
     KnowledgeRelation,
@@ -264,12 +266,12 @@ class KnowledgeBase:
                     )
                 )
         warnings: list[str] = []
-        valid = _valid_concepts(concepts, warnings)
+        valid = valid_concepts(concepts, warnings)
         result = self.store.write_batch(
             user_id,
             namespace,
             valid,
-            _valid_relations(relations, warnings),
+            valid_relations(relations, warnings),
             document=DocumentInput(
                 title=doc.title,
                 content_hash=digest,
@@ -378,6 +380,25 @@ class KnowledgeBase:
             index_error=errors[0] if errors else None,
             warnings=warnings,
         )
+
+    def ingest_folder(
+        self,
+        user_id: str,
+        root: str | Path,
+        namespace: str | None = None,
+        *,
+        now: datetime | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> FolderIngestResult:
+        """Ingest a folder by what it holds: its code as a codebase, its documents, or both.
+
+        See :func:`langgraph_prax_memory.knowledge._folder.ingest_folder`.
+
+        Example:
+            >>> # done = kb.ingest_folder("u1", "docs/")
+            >>> # sorted(done.documents), [(s.path, s.reason) for s in done.skipped]
+        """
+        return ingest_folder(self, user_id, root, namespace, now=now, progress=progress)
 
     # ------------------------------------------------------------------ search
 
@@ -561,29 +582,3 @@ class KnowledgeBase:
 def _exact(name: str, key: str) -> bool:
     """Whether a concept name is the query itself (or, for code, its last dotted part)."""
     return name == key or name.endswith("." + key)
-
-
-def _valid_concepts(items: list[ConceptInput], warnings: list[str]) -> list[ConceptInput]:
-    """The items that pass validation (an extractor's bad item must not sink the batch)."""
-    out = []
-    for item in items:
-        try:
-            prepare_batch("_", "custom", [item])
-        except PraxMemoryError as exc:
-            warnings.append(f"concept {item.name[:60]!r} dropped: {exc}")
-            continue
-        out.append(item)
-    return out
-
-
-def _valid_relations(items: list[RelationInput], warnings: list[str]) -> list[RelationInput]:
-    """The relations that pass validation (self-loops are dropped by the store)."""
-    out = []
-    for item in items:
-        try:
-            prepare_batch("_", "custom", [], [item])
-        except PraxMemoryError as exc:
-            warnings.append(f"relation {item.source[:40]!r}->{item.target[:40]!r} dropped: {exc}")
-            continue
-        out.append(item)
-    return out

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from langgraph_prax_memory._validation import check_unicode
@@ -12,16 +13,20 @@ from langgraph_prax_memory.errors import MemoryValidationError
 
 __all__ = [
     "Chunk",
+    "FolderPlan",
     "LoadedDocument",
     "chunk_text",
     "content_hash",
     "load_document",
+    "plan_folder",
 ]
 
 #: The extractor's per-call budget (the consolidation pipeline's ``EXTRACTION_CHAR_BUDGET``).
 DEFAULT_CHUNK_CHARS = 4000
 MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
 _MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdx", ".mdown"}
+#: What a folder ingestion takes as a document: Markdown, plain text, reStructuredText, PDF.
+DOCUMENT_SUFFIXES = frozenset({*_MARKDOWN_SUFFIXES, ".txt", ".text", ".rst", ".pdf"})
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -131,6 +136,78 @@ def load_document(
         source=title or "",
         source_type=source_type or ("markdown" if md_title else "text"),
     )
+
+
+@dataclass(frozen=True)
+class FolderPlan:
+    """What is in a folder, by content: source files, documents, and what neither (and why)."""
+
+    root: Path
+    code_files: list[Path] = field(default_factory=list)
+    documents: list[Path] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """``(path relative to root, reason)``; a skipped folder's path ends with ``/``."""
+
+
+def plan_folder(root: str | Path) -> FolderPlan:
+    """Sort a folder's files into source files, documents and the rest, without reading them.
+
+    Source files are what :meth:`KnowledgeBase.ingest_codebase` parses (Python, JavaScript,
+    TypeScript: :func:`~langgraph_prax_memory.knowledge.code.language_of`); documents are
+    Markdown, text, reStructuredText and PDF files (:data:`DOCUMENT_SUFFIXES`). Everything
+    else is skipped with a reason: the folders codebase ingestion never enters
+    (``node_modules``, ``.venv``, ``.git``, ...), symbolic links, hidden files, documents over
+    the size limit, and files of any other type.
+
+    Example:
+        >>> import tempfile
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> _ = (folder / "guide.md").write_text("# Guide")
+        >>> _ = (folder / "logo.png").write_bytes(b"PNG")
+        >>> plan = plan_folder(folder)
+        >>> [p.name for p in plan.documents], plan.code_files, plan.skipped[0][0]
+        (['guide.md'], [], 'logo.png')
+    """
+    from langgraph_prax_memory.knowledge.code import EXCLUDED_DIRS, language_of
+
+    base = Path(root)
+    if not base.is_dir():
+        raise MemoryValidationError(f"not a directory: {root}")
+    plan = FolderPlan(root=base)
+    for dirpath, dirnames, filenames in os.walk(base):
+        here = Path(dirpath)
+        kept = []
+        for d in sorted(dirnames):
+            if d in EXCLUDED_DIRS or d.endswith(".egg-info"):
+                rel = (here / d).relative_to(base).as_posix() + "/"
+                plan.skipped.append((rel, "a dependency, build or tool folder (not read)"))
+            else:
+                kept.append(d)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            path = here / name
+            rel = path.relative_to(base).as_posix()
+            suffix = path.suffix.lower()
+            if path.is_symlink():
+                plan.skipped.append((rel, "a symbolic link (not followed)"))
+            elif language_of(path) is not None:
+                plan.code_files.append(path)
+            elif name.startswith("."):
+                plan.skipped.append((rel, "a hidden file"))
+            elif suffix in DOCUMENT_SUFFIXES:
+                size = path.stat().st_size
+                if size > MAX_DOCUMENT_BYTES:
+                    plan.skipped.append((rel, f"larger than {MAX_DOCUMENT_BYTES} bytes"))
+                elif size == 0:
+                    plan.skipped.append((rel, "empty"))
+                else:
+                    plan.documents.append(path)
+            else:
+                kind = f"{suffix} file" if suffix else "file without an extension"
+                plan.skipped.append(
+                    (rel, f"a {kind}: not a document (Markdown, text, PDF) or source file")
+                )
+    return plan
 
 
 def _split_long(text: str, limit: int) -> list[str]:

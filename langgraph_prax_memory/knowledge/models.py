@@ -26,6 +26,7 @@ __all__ = [
     "ConceptHit",
     "ConceptInput",
     "DocumentInput",
+    "FolderIngestResult",
     "IngestResult",
     "KnowledgeConcept",
     "KnowledgeDocument",
@@ -35,6 +36,7 @@ __all__ = [
     "KnowledgeStats",
     "NamespaceInfo",
     "RelationInput",
+    "SkippedFile",
     "WriteResult",
     "canonical_concept_name",
     "check_kind",
@@ -296,6 +298,33 @@ class IngestResult(_Frozen):
     pruned: KnowledgeStats = Field(default_factory=KnowledgeStats)
     """What a codebase re-ingestion removed because the code no longer has it."""
     warnings: list[str] = Field(default_factory=list)
+
+
+class SkippedFile(_Frozen):
+    """A file or folder a folder ingestion left out, and why (``reason`` is for people)."""
+
+    path: str
+    """Relative to the ingested folder (a folder ends with ``/``)."""
+    reason: str
+
+
+class FolderIngestResult(_Frozen):
+    """What :meth:`KnowledgeBase.ingest_folder` did with a folder.
+
+    ``codebase`` is the source-tree ingestion (``None`` when the folder has no Python,
+    JavaScript or TypeScript file), ``documents`` one result per document (Markdown, text,
+    PDF) by its path relative to the folder, ``skipped`` every file it left out and why.
+    """
+
+    root: str
+    codebase: IngestResult | None = None
+    documents: dict[str, IngestResult] = Field(default_factory=dict)
+    skipped: list[SkippedFile] = Field(default_factory=list)
+
+    @property
+    def found_nothing(self) -> bool:
+        """No source file, and no document ingested or already there (unchanged)."""
+        return self.codebase is None and not self.documents
 
 
 class KnowledgeNotFound(PraxMemoryError, LookupError):

@@ -13,7 +13,11 @@ Example:
     timezone: Europe/Paris
 """
 
-from langgraph_prax_memory.notes._git import GitUnavailableError, NotesGitError
+from langgraph_prax_memory.notes._git import (
+    GitUnavailableError,
+    NotesDiskFullError,
+    NotesGitError,
+)
 from langgraph_prax_memory.notes.compaction import (
     MAX_CHARS as MAX_CHARS,
 )
@@ -76,6 +80,7 @@ __all__ = [
     "CompactionPlan",
     "DroppedItem",
     "GitUnavailableError",
+    "NotesDiskFullError",
     "NotesGitError",
     "NotesUpdateResult",
     "Promotion",

@@ -15,15 +15,24 @@ branch never interfere and the global config is never written. Identity and
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import shutil
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
-from langgraph_prax_memory.errors import PraxMemoryError
+from langgraph_prax_memory.errors import DiskFullError, PraxMemoryError
 
-__all__ = ["GIT_EMAIL", "GIT_NAME", "GitUnavailableError", "NotesGitError", "WorkspaceRepo"]
+__all__ = [
+    "GIT_EMAIL",
+    "GIT_NAME",
+    "GitUnavailableError",
+    "NotesDiskFullError",
+    "NotesGitError",
+    "WorkspaceRepo",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +50,22 @@ class NotesGitError(PraxMemoryError):
 
 class GitUnavailableError(NotesGitError):
     """The ``git`` executable was not found; nothing was written."""
+
+
+class NotesDiskFullError(NotesGitError, DiskFullError):
+    """Git could not write the notes repository: the disk (or the user's quota) is full.
+
+    A :class:`~langgraph_prax_memory.errors.MemoryWriteError` (the update did not land; the
+    notes are as they were) and a :class:`NotesGitError`; free some space and retry.
+    """
+
+
+#: What git prints when the disk refuses a write (ENOSPC, EDQUOT).
+_DISK_FULL = ("no space left on device", "out of diskspace", "disk quota exceeded")
+#: A workspace repository whose initialisation stopped part-way is set aside under this name.
+_BROKEN_PREFIX = ".git.broken-"
+#: Where a new repository is made before it is moved into place in one rename.
+_INIT_DIR = ".git-init.tmp"
 
 
 def resolve_git(executable: str | None) -> str:
@@ -104,37 +129,93 @@ class WorkspaceRepo:
                 check=False,
             )
         except FileNotFoundError as exc:
+            if not self.root.is_dir():  # the working folder, not git, is what is missing
+                raise NotesGitError(
+                    f"the notes workspace {self.root} was removed while its notes were being "
+                    "written (the user was deleted meanwhile?); nothing was committed, write "
+                    "the notes again"
+                ) from exc
             raise GitUnavailableError(f"git executable {self.git!r} disappeared: {exc}") from exc
         except subprocess.TimeoutExpired as exc:
             raise NotesGitError(f"git {' '.join(args)} timed out after {_TIMEOUT}s") from exc
         if check and proc.returncode != 0:
+            said = proc.stderr.strip() or proc.stdout.strip()
+            if any(sign in said.lower() for sign in _DISK_FULL):
+                raise NotesDiskFullError(
+                    f"not enough free disk space to write the notes repository in {self.root} "
+                    f"(git {' '.join(args)}: {said}); nothing was changed: the notes "
+                    "are as they were before this update. Free some space and retry"
+                )
             raise NotesGitError(
-                f"git {' '.join(args)} failed in {self.root} (exit {proc.returncode}): "
-                f"{proc.stderr.strip() or proc.stdout.strip()}"
+                f"git {' '.join(args)} failed in {self.root} (exit {proc.returncode}): {said}"
             )
         return proc
 
     def ensure(self) -> None:
         """Create the workspace and its repository on first use (idempotent).
 
+        The repository is made in a scratch folder and moved into place with one rename, so
+        a ``git init`` that fails part-way (a full disk) leaves no ``.git`` behind that later
+        writes would take for a repository. A ``.git`` that git cannot use (no ``HEAD``,
+        ``objects`` or ``refs``: left by an initialisation that stopped, in an earlier
+        version) is removed when it holds no objects, else set aside as
+        ``.git.broken-<time>`` (its history kept for a repair by hand), and made again.
+
         A stale ``.git/index.lock`` (left by a git process that was killed) is removed: the
         caller holds the workspace's notes lock, and nothing else runs git here.
         """
-        self.root.mkdir(parents=True, exist_ok=True)
-        if not (self.root / ".git").exists():
-            self.run("init", "-q")
-            self.run("config", "--local", "user.name", GIT_NAME)
-            self.run("config", "--local", "user.email", GIT_EMAIL)
-            self.run("config", "--local", "commit.gpgsign", "false")
-            exclude = self.root / ".git" / "info" / "exclude"
-            exclude.parent.mkdir(parents=True, exist_ok=True)
-            with exclude.open("a", encoding="utf-8") as handle:
-                handle.write(_EXCLUDES)
-            logger.info("initialised notes git repository in %s", self.root)
-        stale = self.root / ".git" / "index.lock"
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _disk_error(self.root, exc) from exc
+        git_dir = self.root / ".git"
+        if git_dir.exists() and not _usable(git_dir):
+            self._set_aside(git_dir)
+        if not git_dir.exists():
+            self._init(git_dir)
+        stale = git_dir / "index.lock"
         if stale.exists():
             logger.warning("removing stale git index lock %s", stale)
             stale.unlink(missing_ok=True)
+
+    def _init(self, git_dir: Path) -> None:
+        scratch = self.root / _INIT_DIR
+        try:
+            shutil.rmtree(scratch, ignore_errors=True)
+            self.run("init", "-q", "--template=", _INIT_DIR)
+            made = scratch / ".git"
+            for key, value in (
+                ("user.name", GIT_NAME),
+                ("user.email", GIT_EMAIL),
+                ("commit.gpgsign", "false"),
+            ):
+                self.run("--git-dir", str(made), "config", "--local", key, value)
+            exclude = made / "info" / "exclude"
+            try:
+                exclude.parent.mkdir(parents=True, exist_ok=True)
+                with exclude.open("a", encoding="utf-8") as handle:
+                    handle.write(_EXCLUDES)
+                os.rename(made, git_dir)
+            except OSError as exc:
+                raise _disk_error(self.root, exc) from exc
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        logger.info("initialised notes git repository in %s", self.root)
+
+    def _set_aside(self, git_dir: Path) -> None:
+        objects = git_dir / "objects"
+        if not (objects.is_dir() and any(p.is_file() for p in objects.rglob("*"))):
+            logger.warning("removing %s: a git repository whose creation stopped part-way", git_dir)
+            shutil.rmtree(git_dir)
+            return
+        aside = git_dir.with_name(_BROKEN_PREFIX + datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f"))
+        logger.error(
+            "%s is not a usable git repository (no HEAD, objects or refs); moved it to %s "
+            "(its history is kept there) and starting a new one",
+            git_dir,
+            aside,
+        )
+        os.rename(git_dir, aside)
 
     def is_dirty(self, relpath: str) -> bool:
         """Whether ``relpath`` differs from HEAD (modified, or present but untracked)."""
@@ -149,3 +230,22 @@ class WorkspaceRepo:
             return None
         self.run("commit", "-q", "--no-verify", "-m", message, "--", relpath)
         return self.run("rev-parse", "HEAD").stdout.strip()
+
+
+def _usable(git_dir: Path) -> bool:
+    """Whether git would take ``git_dir`` for a repository (what ``git init`` makes first)."""
+    return (
+        (git_dir / "HEAD").is_file()
+        and (git_dir / "objects").is_dir()
+        and (git_dir / "refs").is_dir()
+    )
+
+
+def _disk_error(root: Path, exc: OSError) -> NotesGitError:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return NotesDiskFullError(
+            f"not enough free disk space to write the notes repository in {root} ({exc}); "
+            "nothing was changed: the notes are as they were before this update. Free some "
+            "space and retry"
+        )
+    return NotesGitError(f"cannot write the notes repository in {root}: {exc}")

@@ -12,17 +12,25 @@ and never fails the update.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
+import os
+import shutil
 from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from langgraph_prax_memory._atomic import DEFAULT_LOCK_TIMEOUT, atomic_write_text, locked
+from langgraph_prax_memory._atomic import (
+    DEFAULT_LOCK_TIMEOUT,
+    atomic_write_text,
+    disk_write_error,
+    locked,
+)
 from langgraph_prax_memory._validation import user_dir_name
 from langgraph_prax_memory.config import MemoryConfig
-from langgraph_prax_memory.errors import MemoryValidationError
+from langgraph_prax_memory.errors import MemoryValidationError, MemoryWriteError
 from langgraph_prax_memory.notes._git import NotesGitError, WorkspaceRepo, resolve_git
 from langgraph_prax_memory.notes.compaction import DroppedItem, compact_notes
 from langgraph_prax_memory.notes.promotion import PROMOTION_SOURCE, Promotion, select_promotions
@@ -234,16 +242,18 @@ class UserNotes:
         warnings: list[str] = []
         with locked(path, timeout=self.lock_timeout):
             repo.ensure()
+            _drop_previous(path)  # left by a process killed mid-update: see _keep_previous
             if path.exists() and repo.is_dirty(NOTES_FILENAME):
                 repo.commit_file(NOTES_FILENAME, RECOVER_COMMIT_MESSAGE)
                 logger.warning("committed uncommitted changes of %s before updating", path)
-            previous = path.read_bytes() if path.exists() else None
-            atomic_write_text(path, text)
+            _keep_previous(path)
             try:
+                atomic_write_text(path, text)
                 raw_commit = repo.commit_file(NOTES_FILENAME, UPDATE_COMMIT_MESSAGE)
-            except NotesGitError:
-                self._restore(path, previous)
+            except BaseException:
+                _put_back(path, repo)
                 raise
+            _drop_previous(path)
             self._after_raw_commit(user_id)
 
             plan = compact_notes(text)
@@ -251,12 +261,17 @@ class UserNotes:
                 return NotesUpdateResult(
                     path=path, content=text, raw_commit=raw_commit, triggers=plan.triggers
                 )
-            atomic_write_text(path, plan.new_text)
             try:
-                compaction_commit = repo.commit_file(NOTES_FILENAME, COMPACT_COMMIT_MESSAGE)
-            except NotesGitError as exc:
+                _keep_previous(path)
+                try:
+                    atomic_write_text(path, plan.new_text)
+                    compaction_commit = repo.commit_file(NOTES_FILENAME, COMPACT_COMMIT_MESSAGE)
+                except BaseException:
+                    _put_back(path, repo)
+                    raise
+            except (NotesGitError, MemoryWriteError) as exc:
+                # the raw update landed (and is acknowledged): only the compaction is skipped
                 logger.exception("compaction commit of %s failed; keeping the raw notes", path)
-                self._restore(path, text.encode("utf-8"))
                 warnings.append(f"compaction not committed: {exc}")
                 return NotesUpdateResult(
                     path=path,
@@ -265,6 +280,7 @@ class UserNotes:
                     triggers=plan.triggers,
                     warnings=tuple(warnings),
                 )
+            _drop_previous(path)
         logger.info(
             "compacted %s (%s): %d items dropped",
             path,
@@ -280,13 +296,6 @@ class UserNotes:
             dropped_items=plan.dropped_items,
             promotions=tuple(select_promotions(plan.dropped_items)),
         )
-
-    @staticmethod
-    def _restore(path: Path, previous: bytes | None) -> None:
-        if previous is None:
-            path.unlink(missing_ok=True)
-        else:
-            atomic_write_text(path, previous.decode("utf-8", errors="surrogateescape"))
 
     def _promote(self, user_id: str, result: NotesUpdateResult) -> NotesUpdateResult:
         if not result.promotions:
@@ -311,6 +320,67 @@ class UserNotes:
                 return _skipped(result, _failure(exc), promoted)
             promoted.append(promotion)
         return replace(result, promoted=tuple(promoted))
+
+
+def _previous(path: Path) -> tuple[Path, Path]:
+    """The names under which :func:`_keep_previous` keeps the file an update replaces."""
+    return path.with_name(f".{path.name}.previous.tmp"), path.with_name(f".{path.name}.none.tmp")
+
+
+def _keep_previous(path: Path) -> None:
+    """Keep the file about to be replaced, so that a failed update can put it back.
+
+    The copy is a hard link (no data written, so it works on a full disk) and the put-back a
+    rename (:func:`_put_back`): the text of an update that raised never stays in the file,
+    where a read would return it and the next update commit it. When there is no file yet,
+    an empty marker says so. Both names end in ``.tmp``, which git ignores here.
+
+    Raises:
+        MemoryWriteError: Neither could be made; nothing was changed.
+    """
+    kept, none = _previous(path)
+    _drop_previous(path)
+    try:
+        if not path.exists():
+            none.touch()
+            return
+        try:
+            os.link(path, kept)
+        except OSError:  # a file system without hard links: a copy (it needs space)
+            shutil.copyfile(path, kept)
+    except OSError as exc:
+        _drop_previous(path)
+        raise disk_write_error(
+            f"cannot keep the previous notes {path} aside before updating them",
+            exc,
+            "nothing was changed",
+        ) from exc
+
+
+def _put_back(path: Path, repo: WorkspaceRepo) -> None:
+    """Undo an update that failed: the previous file back in place, nothing left staged."""
+    kept, none = _previous(path)
+    try:
+        if kept.exists():
+            os.replace(kept, path)
+        elif none.exists():
+            path.unlink(missing_ok=True)
+        none.unlink(missing_ok=True)
+    except OSError:
+        logger.exception(
+            "could not put %s back after a failed update; it may hold the text of that "
+            "update until the next one",
+            path,
+        )
+        return
+    with contextlib.suppress(NotesGitError):  # best effort: a full disk may refuse it too
+        repo.run("reset", "-q", "--", NOTES_FILENAME, check=False)
+
+
+def _drop_previous(path: Path) -> None:
+    for kept in _previous(path):
+        with contextlib.suppress(FileNotFoundError):
+            kept.unlink()
 
 
 def _failure(exc: Exception) -> str:

@@ -24,7 +24,8 @@ __all__ = ["QueryVariants", "RerankJudgement", "expand_query", "rerank_order"]
 logger = logging.getLogger(__name__)
 
 
-def _text(content: Any) -> str:
+def text_of(content: Any) -> str:
+    """The text of a chat reply's content (a string or a list of parts)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -32,7 +33,8 @@ def _text(content: Any) -> str:
     return str(content)
 
 
-def _json_object(text: str) -> Any:
+def json_object(text: str) -> Any:
+    """The first JSON object in ``text`` (a model reply may wrap it in prose or a fence)."""
     match = re.search(r"\{.*\}", text, re.S)
     if not match:
         raise ValueError("no JSON object in the model's reply")
@@ -46,7 +48,7 @@ def expand_query(model: BaseChatModel | None, query: str, n: int) -> list[str]:
     messages = expansion_messages(query, n)
     try:
         reply = model.invoke(messages)
-        parsed = QueryVariants.model_validate(_json_object(_text(reply.content)))
+        parsed = QueryVariants.model_validate(json_object(text_of(reply.content)))
     except (ValidationError, ValueError, json.JSONDecodeError) as exc:
         logger.warning("query expansion ignored an unusable reply: %s", exc)
         return []
@@ -68,7 +70,7 @@ def rerank_order(model: BaseChatModel | None, query: str, candidates: Sequence[s
     messages = rerank_messages(query, candidates)
     try:
         reply = model.invoke(messages)
-        judged = RerankJudgement.model_validate(_json_object(_text(reply.content)))
+        judged = RerankJudgement.model_validate(json_object(text_of(reply.content)))
     except Exception as exc:
         logger.warning("rerank failed, keeping the fused order: %s", exc)
         return plain

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -11,9 +11,14 @@ from typing import Any
 from qdrant_client import models
 
 from langgraph_prax_memory.models import Memory, MemoryHit
+from langgraph_prax_memory.retrieval._calibration import (
+    FLOOR,
+    CosineScale,
+    monotone_scores,
+    strength_of,
+)
 from langgraph_prax_memory.retrieval._fusion import (
     RRF_K,
-    FusedCandidate,
     fuse,
     fuse_evidence,
     rank_candidates,
@@ -25,10 +30,12 @@ __all__ = [
     "LTM_ROOT",
     "RecallResult",
     "assemble_hits",
+    "calibrate_hits",
     "ltm_filter",
     "ltm_namespace",
-    "mark_companions",
-    "relevance",
+    "is_standing",
+    "profile_filter",
+    "calibrated",
     "validity_filter",
 ]
 
@@ -112,6 +119,38 @@ def ltm_filter(
     return user_filter(user_id, *extra)
 
 
+def is_standing(memory: Memory, *, tags: Sequence[str], min_importance: float) -> bool:
+    """Whether ``memory`` is a standing fact (what :func:`profile_filter` selects).
+
+    Example:
+        >>> from datetime import UTC, datetime
+        >>> at = datetime(2026, 1, 1, tzinfo=UTC)
+        >>> m = Memory(id="1", user_id="u", content="x", created_at=at, last_accessed=at,
+        ...            tags=["Preference"])
+        >>> is_standing(m, tags=["preference"], min_importance=0.8)
+        True
+    """
+    wanted = {t.lower() for t in tags}
+    return memory.importance >= min_importance or any(t.lower() in wanted for t in memory.tags)
+
+
+def profile_filter(user_id: str, *, tags: Sequence[str], min_importance: float) -> models.Filter:
+    """The user's standing facts: long-term memories with a profile tag or high importance.
+
+    Example:
+        >>> f = profile_filter("alice", tags=["preference"], min_importance=0.8)
+        >>> [type(c).__name__ for c in f.should]
+        ['FieldCondition', 'FieldCondition']
+    """
+    base = ltm_filter(user_id)
+    should: list[models.Condition] = [
+        models.FieldCondition(key="importance", range=models.Range(gte=min_importance)),
+    ]
+    if tags:
+        should.insert(0, models.FieldCondition(key="tags", match=models.MatchAny(any=list(tags))))
+    return models.Filter(must=base.must, must_not=base.must_not, should=should)
+
+
 @dataclass
 class RecallResult:
     """Hits plus diagnostics: which arms ran, how many candidates each gave, what failed."""
@@ -128,69 +167,90 @@ class RecallResult:
     """The stored point (full payload) of each hit, by id."""
 
 
-def relevance(
-    cand: FusedCandidate, min_cosine: float, unrelated_cosine: float = 0.0
-) -> tuple[bool, str]:
-    """Whether a fused candidate passes the relevance floor, and why.
+def calibrated(
+    scores: Mapping[str, float], coverage: float | None, scale: CosineScale
+) -> tuple[float, str]:
+    """A hit's calibrated relevance in [0, 1] from its raw arm scores, and how it was reached.
 
-    Relevant when its dense cosine reaches ``min_cosine``, or when the keyword or graph arm
-    points at it strongly (evidence ≥ 0.5) and its cosine reaches halfway from
-    ``unrelated_cosine`` (the model's cosine for unrelated texts, 0 for MiniLM) to
-    ``min_cosine`` (an exact name or identifier whose sentence is otherwise unlike the
-    question). A memory
-    without a dense score (dense arm down, or not in its list) passes on strong keyword or
-    graph evidence alone.
+    The dense cosine on the model's scale, its bar lowered by keyword coverage (the share of
+    the question's content words the memory holds) or graph proximity (see
+    :class:`~langgraph_prax_memory.retrieval._calibration.CosineScale`).
 
     Example:
-        >>> relevance(FusedCandidate("a", scores={"dense": 0.12}, evidence={"dense": 1.0}), 0.3)
-        (False, 'cosine 0.12 < 0.30, no strong keyword or graph match')
+        >>> scale = CosineScale(unrelated=0.0, floor=0.3)
+        >>> value, how = calibrated({"dense": 0.12}, None, scale)
+        >>> round(value, 2), how
+        (0.15, 'cosine 0.12 on the model scale: unrelated 0.00, floor 0.30')
     """
-    cosine = cand.scores.get("dense")
-    halfway = unrelated_cosine + (min_cosine - unrelated_cosine) / 2
-    if cosine is not None and cosine >= min_cosine:
-        return True, f"cosine {cosine:.2f} ≥ {min_cosine:.2f}"
-    for arm, label in (("sparse", "keyword"), ("graph", "graph")):
-        ev = cand.evidence.get(arm, 0.0)
-        if ev >= 0.5 and (cosine is None or cosine >= halfway):
-            shown = "no cosine" if cosine is None else f"cosine {cosine:.2f}"
-            return True, f"{label} evidence {ev:.2f} ({shown})"
-    shown = "no cosine" if cosine is None else f"cosine {cosine:.2f} < {min_cosine:.2f}"
-    return False, f"{shown}, no strong keyword or graph match"
+    cosine = scores.get("dense")
+    strength = strength_of(coverage, scores.get("graph"))
+    value = scale.relevance(cosine, strength)
+    shown = "no cosine" if cosine is None else f"cosine {cosine:.2f}"
+    how = f"{shown} on the {scale.describe()}"
+    if strength > 0:
+        what = (
+            "keyword coverage"
+            if (coverage or 0.0) >= (scores.get("graph") or 0.0) ** 2
+            else ("graph match")
+        )
+        how += f"; {what} {strength:.2f} lowers the bar to {scale.floor_at(strength):.2f}"
+    return value, how
 
 
-def mark_companions(hits: Sequence[MemoryHit], companion_cosine: float | None) -> list[MemoryHit]:
-    """Keep the hits related to a relevant one: the floor's second, lower bar.
+def calibrate_hits(
+    hits: Sequence[MemoryHit],
+    scale: CosineScale,
+    standing: Callable[[Memory], bool] | None = None,
+) -> list[MemoryHit]:
+    """Final scores and floor decisions for hits in their final order.
 
-    The floor decides *whether* memories are injected on the strongest evidence: at least
-    one hit must pass :func:`relevance`. Once one has, the other returned hits whose dense
-    cosine reaches ``companion_cosine`` (above what unrelated sentences score) are relevant
-    too: the question is about the user, and a paraphrase the model scores a little under
-    ``min_cosine`` still belongs beside it. An off-topic question opens nothing, so it still
-    injects nothing. ``None`` turns the second bar off.
+    Scores become non-increasing in the given order (each hit's score is the largest own
+    relevance at or below its rank), so a threshold cuts the ranked list in one place. A hit
+    is relevant when its score reaches 0.5; once one is, the hits whose dense cosine reaches
+    the companion bar are kept beside it (an off-topic question opens nothing, so it still
+    injects nothing). With ``standing`` (is this memory one of the user's standing facts?),
+    a standing fact may join any relevant hit, an episode only a relevant episode.
 
     Example:
         >>> from datetime import UTC, datetime
         >>> at = datetime(2026, 1, 1, tzinfo=UTC)
-        >>> def hit(key, cos, ok):
+        >>> def hit(key, cos):
         ...     memory = Memory(id=key, user_id="u", content=key, created_at=at, last_accessed=at)
-        ...     return MemoryHit(memory=memory, score=cos, fused=cos, decay=1.0, boost=1.0,
-        ...                      scores={"dense": cos}, relevant=ok)
-        >>> out = mark_companions([hit("a", 0.36, True), hit("b", 0.27, False)], 0.2)
+        ...     own = CosineScale().relevance(cos)
+        ...     return MemoryHit(memory=memory, score=own, relevance=own, fused=cos, decay=1.0,
+        ...                      boost=0.0, scores={"dense": cos})
+        >>> out = calibrate_hits([hit("a", 0.36), hit("b", 0.27), hit("c", 0.05)], CosineScale())
         >>> [h.relevant for h in out], out[1].why
-        ([True, True], 'cosine 0.27 ≥ 0.20 beside a relevant hit')
-        >>> [h.relevant for h in mark_companions([hit("b", 0.27, False)], 0.2)]
+        ([True, True, False], 'cosine 0.27 ≥ 0.20 beside a relevant hit')
+        >>> [h.relevant for h in calibrate_hits([hit("b", 0.27)], CosineScale())]
         [False]
     """
-    if companion_cosine is None or not any(h.relevant for h in hits):
-        return list(hits)
+    own = [h.score if h.relevance is None else h.relevance for h in hits]
+    lifted = monotone_scores(own)
     out = []
-    for h in hits:
+    for h, value, mine in zip(hits, lifted, own, strict=True):
+        ok = value >= FLOOR
+        if ok and mine >= FLOOR:
+            why = f"relevance {mine:.2f} ≥ {FLOOR:.2f}"
+        elif ok:
+            why = f"ranked above a hit of relevance {value:.2f} ≥ {FLOOR:.2f}"
+        else:
+            why = f"relevance {value:.2f} < {FLOOR:.2f}"
+        out.append(h.model_copy(update={"score": value, "relevant": ok, "why": why}))
+    if scale.companion is None or not any(h.relevant for h in out):
+        return out
+    # an episode joins only an episode that passed on its own: a standing fact that matches
+    # an off-topic question ("a riddle about a clock" -> "hates mornings") opens no episodes
+    episode_opened = standing is None or any(h.relevant and not standing(h.memory) for h in out)
+    final = []
+    for h in out:
         cosine = h.scores.get("dense")
-        if not h.relevant and cosine is not None and cosine >= companion_cosine:
-            why = f"cosine {cosine:.2f} ≥ {companion_cosine:.2f} beside a relevant hit"
+        eligible = episode_opened or (standing is not None and standing(h.memory))
+        if not h.relevant and eligible and cosine is not None and cosine >= scale.companion:
+            why = f"cosine {cosine:.2f} ≥ {scale.companion:.2f} beside a relevant hit"
             h = h.model_copy(update={"relevant": True, "why": why})
-        out.append(h)
-    return out
+        final.append(h)
+    return final
 
 
 def assemble_hits(
@@ -210,15 +270,18 @@ def assemble_hits(
     depth: int | None = None,
     min_cosine: float | None = None,
     coverage: Mapping[str, float] | None = None,
+    companion_cosine: float | None = None,
 ) -> list[MemoryHit]:
     """Fuse the arms, apply decay and boost, and build explainable hits.
 
     ``fusion`` is ``"evidence"`` (score-aware, the product default) or ``"rrf"``; ``depth``
     is how many candidates each arm was asked for (a list that long was cut);
-    ``min_cosine`` marks each hit relevant or not (``None``: all relevant); ``coverage``
+    ``min_cosine`` is the floor's cosine (``None``: 0.3); ``coverage``
     scales the keyword arm's evidence per memory (:func:`keyword_coverage`);
     ``unrelated_cosine`` is where the dense arm's evidence starts (the model's cosine for
-    unrelated texts).
+    unrelated texts). Each hit's ``score`` is its calibrated relevance on the model's scale
+    (:mod:`._calibration`), ``rank_score`` the ranker's score; :func:`calibrate_hits` then
+    makes the scores non-increasing and applies the floor (call it after any reordering).
     """
     payloads: dict[str, dict[str, Any]] = {}
     rankings: dict[str, list[str]] = {}
@@ -259,15 +322,18 @@ def assemble_hits(
         importance_weight=iw,
         additive=fusion == "evidence",
     )
+    model_scale = CosineScale(
+        unrelated=unrelated_cosine,
+        floor=min_cosine if min_cosine is not None else 0.3,
+        companion=companion_cosine,
+    )
     hits = []
     for cand, score, decay, boost in ranked:
-        relevant, why = (
-            (True, "") if min_cosine is None else relevance(cand, min_cosine, unrelated_cosine)
-        )
+        own, how = calibrated(cand.scores, (coverage or {}).get(cand.id), model_scale)
         hits.append(
             MemoryHit(
                 memory=Memory.from_payload(cand.id, payloads[cand.id]),
-                score=score,
+                score=own,
                 fused=cand.fused,
                 decay=decay,
                 boost=boost,
@@ -275,10 +341,11 @@ def assemble_hits(
                 weights={arm: float(weights.get(arm, 1.0)) for arm in cand.ranks},
                 scores=dict(cand.scores),
                 evidence=dict(cand.evidence),
-                relevant=relevant,
-                why=why,
                 fusion=fusion,
                 recency=(cand.fused + boost - score) if fusion == "evidence" else 0.0,
+                rank_score=score,
+                relevance=own,
+                calibration=how,
             )
         )
     return hits

@@ -22,6 +22,7 @@ from qdrant_client import models
 
 from langgraph_prax_memory.embeddings import SparseTFEncoder
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, PraxMemoryError
+from langgraph_prax_memory.retrieval._calibration import CosineScale
 from langgraph_prax_memory.retrieval._feedback import expand_sparse, indexed_text
 from langgraph_prax_memory.retrieval._fusion import keyword_coverage
 from langgraph_prax_memory.retrieval._intent import RetrievalConfig, arm_weights, query_phrases
@@ -29,8 +30,9 @@ from langgraph_prax_memory.retrieval._precision import expand_query, rerank_orde
 from langgraph_prax_memory.retrieval._recall import (
     RecallResult,
     assemble_hits,
+    calibrate_hits,
+    is_standing,
     ltm_filter,
-    mark_companions,
     validity_filter,
 )
 from langgraph_prax_memory.vectors import QdrantVectorStore, StoredPoint
@@ -85,6 +87,15 @@ class Recaller:
         with self._late_lock:
             late = self._late_graph
         self._pool.shutdown(wait=late is None or late.done(), cancel_futures=True)
+
+    @property
+    def scale(self) -> CosineScale:
+        """The embedding model's cosine scale, from the retrieval settings."""
+        return CosineScale(
+            unrelated=self.config.unrelated_cosine,
+            floor=self.config.min_cosine,
+            companion=self.config.companion_cosine,
+        )
 
     # -- arms ---------------------------------------------------------------------------
     def dense_arm(self, user_id: str, text: str, n: int, flt: models.Filter) -> list[StoredPoint]:
@@ -238,10 +249,12 @@ class Recaller:
             )
         depth = max(k, self.config.rerank_top) if self.config.rerank else k
         query_terms = set(self.sparse.tokens(text))
-        coverage = {
-            p.id: keyword_coverage(query_terms, self.sparse.tokens(indexed_text(p.payload)))
-            for p in arms.get("sparse", [])
-        }
+        coverage: dict[str, float] = {}
+        for points in arms.values():  # every candidate: coverage is absolute evidence
+            for p in points:
+                if p.id not in coverage:
+                    terms = self.sparse.tokens(indexed_text(p.payload))
+                    coverage[p.id] = keyword_coverage(query_terms, terms)
         hits = assemble_hits(
             arms,
             weights,
@@ -258,11 +271,21 @@ class Recaller:
             depth=n,
             min_cosine=self.config.min_cosine,
             coverage=coverage,
+            companion_cosine=self.config.companion_cosine,
         )
         if self.config.rerank and len(hits) > 1:
             order = rerank_order(self.rerank_model, text, [h.memory.content for h in hits])
             hits = [hits[i] for i in order]
-        hits = mark_companions(hits[:k], self.config.companion_cosine)
+        cfg = self.config
+        hits = calibrate_hits(
+            hits[:k],
+            self.scale,
+            # episodes pass the floor on their own; a standing fact scored just under it
+            # may join a relevant hit (the companion bar)
+            lambda m: is_standing(
+                m, tags=cfg.profile_tags, min_importance=cfg.profile_min_importance
+            ),
+        )
         by_id = {p.id: p for points in arms.values() for p in points}
         return RecallResult(
             hits=hits,

@@ -109,8 +109,9 @@ class PraxMemoryStore(BaseStore):
     ``delete``/``list_namespaces`` and filter-only ``search`` (namespace prefixes matched by
     segment, ``$eq/$ne/$gt/$gte/$lt/$lte`` filters, ``limit``/``offset``, ``index=False``,
     ``index`` fields, TTL). ``search`` with a ``query`` ranks with the same pipeline as
-    ``PraxMemory.recall`` (without reinforcing) and returns its scores (fused relevance, not
-    cosine similarities).
+    ``PraxMemory.recall`` (without reinforcing) and returns its scores: calibrated relevance in
+    [0, 1], comparable across queries and users (0.5 is the relevance floor; see
+    :class:`~langgraph_prax_memory.MemoryHit`), so a cross-tenant search merges them as is.
 
     **Scratchpad.** ``("stm", user_id)`` is routed to the user's STM file (entries
     ``{content, importance, tags}``), not to Qdrant: it works even when LTM is down.

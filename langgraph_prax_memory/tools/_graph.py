@@ -26,7 +26,14 @@ class MemoryEntityLookupTool(MemoryTool):
     requires_ltm: ClassVar[bool] = True
 
     def execute(self, user_id: str, args: _EntityInput) -> tuple[str, dict[str, Any]]:
-        """Look the entity up (or suggest similar names)."""
+        """Look the entity up (or suggest similar names), within ``retrieval.graph_timeout``."""
+        return self.memory.parts.graph_deadline.run(
+            lambda: self._lookup(user_id, args),
+            timeout=self.memory.config.retrieval.graph_timeout,
+            what="entity lookup",
+        )
+
+    def _lookup(self, user_id: str, args: _EntityInput) -> tuple[str, dict[str, Any]]:
         name = args.name
         graph = self.memory.graph
         found = graph.get_entity(user_id, name, include_superseded=args.include_history)
@@ -76,11 +83,15 @@ class MemoryGraphQueryTool(MemoryTool):
     requires_ltm: ClassVar[bool] = True
 
     def execute(self, user_id: str, args: _GraphQueryInput) -> tuple[str, dict[str, Any]]:
-        """Answer from the graph."""
+        """Answer from the graph, within ``retrieval.graph_timeout``."""
         question = args.question
         if not question.strip():
             raise MemoryValidationError("question must not be empty")
-        answer = answer_graph_question(self.memory.graph, user_id, question)
+        answer = self.memory.parts.graph_deadline.run(
+            lambda: answer_graph_question(self.memory.graph, user_id, question),
+            timeout=self.memory.config.retrieval.graph_timeout,
+            what="graph query",
+        )
         artifact = {
             "question": question,
             "phrases": answer.phrases,

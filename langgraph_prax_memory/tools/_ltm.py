@@ -53,6 +53,10 @@ class MemoryRecallTool(MemoryTool):
         result = self.memory.recall_detailed(
             user_id, query, k=k, include_history=args.include_history
         )
+        # the context block's judgement: memories below the relevance floor are left out
+        floor = self.memory.config.retrieval.relevance_floor
+        shown = [h for h in result.hits if h.relevant or not floor]
+        below = len(result.hits) - len(shown)
         hits = [
             {
                 "id": h.memory.id,
@@ -64,10 +68,11 @@ class MemoryRecallTool(MemoryTool):
                 "valid_until": h.memory.valid_until.isoformat() if h.memory.valid_until else None,
                 "superseded_by": h.memory.superseded_by,
                 "score": h.score,
+                "relevant": h.relevant,
                 "ranks": dict(h.ranks),
                 "explanation": h.explain(),
             }
-            for h in result.hits
+            for h in shown
         ]
         artifact = {
             "query": query,
@@ -75,18 +80,25 @@ class MemoryRecallTool(MemoryTool):
             "arms": dict(result.arms),
             "errors": dict(result.errors),
             "weights": dict(result.weights),
+            "below_floor": below,
         }
         if not hits:
+            if below:
+                return (
+                    f"No memory is relevant to {query!r} ({below} weaker matches were below "
+                    "the relevance floor).",
+                    artifact,
+                )
             return f"No memories found for {query!r}.", artifact
         lines = [f"{len(hits)} memories for {query!r}:"]
-        for i, (h, raw) in enumerate(zip(hits, result.hits, strict=True), 1):
+        for i, (h, raw) in enumerate(zip(hits, shown, strict=True), 1):
             arms = ", ".join(f"{a} #{r}" for a, r in raw.ranks.items())
             until = raw.memory.valid_until
             old = f"superseded {until.date().isoformat()}; " if until else ""
             lines.append(
                 f"{i}. {one_line(raw.memory.content)} "
                 f"[{old}id {h['id']}; {raw.memory.created_at.date().isoformat()}; "
-                f"importance {raw.memory.importance:g}; {arms}]"
+                f"importance {raw.memory.importance:g}; relevance {raw.score:.2f}; {arms}]"
             )
         if result.errors:
             lines.append("(degraded: " + "; ".join(f"{a} arm" for a in result.errors) + " down)")

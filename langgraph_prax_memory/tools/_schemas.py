@@ -44,7 +44,10 @@ class _RememberInput(BaseModel):
         "(recurring topics, context), 0.1-0.3 minor (tangential mentions).",
     )
     tags: list[str] | str | None = Field(
-        None, description="Tags, as a list or a comma-separated string ('preference,ui')."
+        None,
+        description="Tags, as a list or a comma-separated string ('preference,ui'). Tag a "
+        "standing fact about the user with one of preference, profile, identity, constraint "
+        "or relationship: those reach every later conversation's context, whatever is asked.",
     )
 
 

@@ -55,7 +55,7 @@ from qdrant_client import models
 from qdrant_client.http.models import QueryResponse
 from qdrant_client.hybrid.fusion import distribution_based_score_fusion, reciprocal_rank_fusion
 
-from langgraph_prax_memory.errors import DiskFullError, StoreLockedError
+from langgraph_prax_memory.errors import DiskFullError, MemoryWriteError, StoreLockedError
 from langgraph_prax_memory.vectors._edge_convert import (
     _SCHEMA_TYPES_BACK,
     _check_sparse,
@@ -833,7 +833,7 @@ class EdgeClient:
         with _SHARED_LOCK, self._registry:
             errors: list[Exception] = self._release() or []
             if errors:
-                raise RuntimeError(f"closing qdrant-edge shards failed: {errors[0]}") from errors[0]
+                raise _close_error(self.path, errors[0]) from errors[0]
 
     # -- internals ---------------------------------------------------------------------
     def _check_open(self) -> None:
@@ -1156,6 +1156,25 @@ def _release(
         if temporary:
             shutil.rmtree(root, ignore_errors=True)
     return errors
+
+
+def _close_error(root: Path, exc: Exception) -> MemoryWriteError:
+    """What closing raises when a shard's final flush or close failed.
+
+    The folder is released either way. Every write acknowledged before is in the engine's
+    write-ahead log, which the next open replays, so nothing acknowledged is lost.
+    """
+    said = str(exc)
+    then = (
+        "the store is closed and its folder released; every write acknowledged before is in "
+        "its write-ahead log, which the next open replays, so nothing is lost"
+    )
+    if any(sign in said.lower() for sign in ("no space left", "os error 28", "quota exceeded")):
+        return DiskFullError(
+            f"closing the embedded Qdrant store at {root} could not write its final flush: not "
+            f"enough free disk space ({said}); {then}. Free some space before opening it again"
+        )
+    return MemoryWriteError(f"closing the embedded Qdrant store at {root} failed ({said}); {then}")
 
 
 def _locked(root: Path) -> StoreLockedError:

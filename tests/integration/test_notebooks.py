@@ -1,7 +1,14 @@
-"""Every notebook runs top to bottom offline on the embedded defaults."""
+"""Every notebook runs top to bottom offline on the embedded defaults, with what
+``pip install -e '.[notebooks]'`` installs (the extra is checked against the notebooks' imports).
+"""
 
 from __future__ import annotations
 
+import ast
+import re
+import sys
+import tomllib
+from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import nbformat
@@ -10,7 +17,8 @@ from nbclient import NotebookClient
 
 pytestmark = pytest.mark.integration
 
-NOTEBOOKS = sorted((Path(__file__).parents[2] / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
 def test_there_are_notebooks() -> None:
@@ -43,3 +51,37 @@ def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
         if out.get("output_type") == "error"
     ]
     assert errors == []
+
+
+def _requirement_name(spec: str) -> str:
+    return re.split(r"[\[<>=!~; ]", spec, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_the_notebooks_extra_installs_everything_the_notebooks_import() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    declared = {_requirement_name(r) for r in [*project["dependencies"], *extras["notebooks"]]}
+    # running them: a kernel, and nbclient/nbformat for `jupyter execute` (what this test uses)
+    assert {"ipykernel", "nbclient", "nbformat", "matplotlib"} <= declared
+    assert "langgraph-prax-memory[server,notebooks]" in extras["dev"]
+    installed_by = packages_distributions()
+    missing = {}
+    for path in NOTEBOOKS:
+        book = nbformat.read(path, as_version=4)
+        for cell in book.cells:
+            if cell.cell_type != "code":
+                continue
+            for node in ast.walk(ast.parse(cell.source)):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    names = [node.module]
+                for name in names:
+                    top = name.split(".")[0]
+                    if top in sys.stdlib_module_names or top == "langgraph_prax_memory":
+                        continue
+                    dists = {d.lower().replace("_", "-") for d in installed_by.get(top, [])}
+                    if not dists & declared:
+                        missing[f"{path.name}: {name}"] = sorted(dists)
+    assert missing == {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,9 @@ def test_readme_has_python_blocks() -> None:
 def test_readme_block_runs(
     index: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = BLOCKS[index].replace("/tmp/", f"{tmp_path}/")
+    code = BLOCKS[index]
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the blocks' tempfile.mkdtemp()
     exec(compile(code, f"README block {index}", "exec"), {})
     out = capsys.readouterr().out
     assert out.strip(), "each quickstart block prints what it recalled"

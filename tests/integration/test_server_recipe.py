@@ -1,8 +1,11 @@
 """The LangGraph server recipe (examples/server): the store loaded the way langgraph-api loads
-it, and a real ``langgraph dev`` server driven through ``langgraph_sdk``'s store client.
+it, and a real ``langgraph dev`` server driven through ``langgraph_sdk``: the store, its auth,
+and a run of the example agent answering with the offline ``EchoChatModel``.
 
 Both run in subprocesses: langgraph-api reads its configuration from the environment at
-import time, and the server must own the embedded data folder while it runs.
+import time, and the server must own the embedded data folder while it runs. The server runs
+as the docs say it runs offline: no API key of any provider in its environment, and every
+outbound HTTP(S) request sent to a proxy that does not exist (only 127.0.0.1 is reachable).
 """
 
 from __future__ import annotations
@@ -31,10 +34,21 @@ BIN = Path(sys.executable).parent
 
 
 def _server_env(data_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LANGSMITH", "LANGCHAIN"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LANGSMITH", "LANGCHAIN", "PRAX_AGENT_MODEL"))
+        and not k.endswith("_API_KEY")
+        and k.lower() not in {"http_proxy", "https_proxy", "all_proxy", "no_proxy"}
+    }
+    dead = f"http://127.0.0.1:{_free_port()}"  # nothing listens: any request out fails
     env.update(
         MEMORY_DATA_DIR=str(data_dir),
-        OPENAI_API_KEY="sk-offline-test",  # the example agent's model is built, never called
+        HTTP_PROXY=dead,
+        HTTPS_PROXY=dead,
+        ALL_PROXY=dead,
+        NO_PROXY="127.0.0.1,localhost",
+        HF_HUB_OFFLINE="1",
         LANGSMITH_TRACING="false",
         LANGGRAPH_CLI_NO_ANALYTICS="1",
         PYTHONPATH=str(ROOT),
@@ -205,3 +219,37 @@ def test_langgraph_dev_serves_the_store_to_the_sdk(dev_server: str) -> None:
 
     alice.delete_item(["memories", "alice"], "oslo")
     assert alice.get_item(["memories", "alice"], "oslo") is None
+
+
+def test_a_run_of_the_example_agent_answers_offline_from_the_callers_memory(
+    dev_server: str,
+) -> None:
+    from langgraph_sdk import get_sync_client
+    from langgraph_sdk.errors import APIStatusError
+
+    def client(token: str) -> Any:
+        return get_sync_client(url=dev_server, headers={"Authorization": f"Bearer {token}"})
+
+    alice, admin = client("token-alice"), client("token-admin")
+    alice.store.put_item(["memories", "alice"], "tea", {"content": "Alice drinks green tea"})
+    admin.store.put_item(["memories", "admin"], "pin", {"content": "The admin's PIN is 4711"})
+    question = {"messages": [{"role": "user", "content": "What do I drink?"}]}
+
+    thread = alice.threads.create()
+    state = alice.runs.wait(thread["thread_id"], "agent", input=question)
+    answer = state["messages"][-1]
+    assert answer["type"] == "ai"
+    # the offline model answers with what the memory gave it: Alice's memory, never the admin's
+    assert answer["content"].startswith('You asked: "What do I drink?".'), answer
+    assert "Alice drinks green tea" in answer["content"]
+    assert "4711" not in answer["content"]
+    # a stateless run answers too, and the admin's run sees the admin's memory only
+    other = admin.runs.wait(
+        None, "agent", input={"messages": [{"role": "user", "content": "What is my PIN?"}]}
+    )
+    assert "4711" in other["messages"][-1]["content"]
+    assert "green tea" not in other["messages"][-1]["content"]
+    # the store's auth still holds after runs: Alice cannot read the admin's memory
+    with pytest.raises(APIStatusError) as refused:
+        alice.store.get_item(["memories", "admin"], "pin")
+    assert refused.value.status_code == 403

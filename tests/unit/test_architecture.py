@@ -148,6 +148,7 @@ def test_no_module_below_the_facade_imports_it() -> None:
         "_async_memory",
         "store",
         "cli",
+        "inspector",
         "tools",
         "agents",
         "middleware",

@@ -14,7 +14,7 @@ BENCHMARKS = sorted(
 
 
 def test_the_benchmarks_are_found() -> None:
-    assert {"locomo", "personal_memory", "recall_latency"} <= set(BENCHMARKS)
+    assert {"context", "locomo", "personal_memory", "recall_latency"} <= set(BENCHMARKS)
 
 
 @pytest.mark.parametrize("name", BENCHMARKS)

@@ -486,3 +486,138 @@ def test_forgetting_a_user_never_seen_makes_no_folder_for_them(memory: PraxMemor
     for keep_notes in (False, True):
         memory.forget_user("never-seen", keep_notes=keep_notes)
         assert not (memory.config.users_dir / user_dir_name("never-seen")).exists()
+
+
+# ------------------------------------------------------- a notes update running meanwhile
+
+
+def test_forget_waits_for_a_notes_update_of_the_user(
+    memory: PraxMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``forget_user`` racing ``notes.update`` of the same user (issue 26, item 7): the
+    deletion waits for the update (the notes lock), removes everything, and notes writes work
+    at once afterwards, without a resume."""
+    from langgraph_prax_memory.notes._git import WorkspaceRepo
+
+    memory.notes.update(OTHER, f"- {KEPT}\n")
+    memory.forget_user(OTHER)  # every step's code loaded: the deletion below is quick
+    memory.notes.update(VICTIM, f"- {GONE} lives in Lisbon\n")
+    inside, release = threading.Event(), threading.Event()
+    real = WorkspaceRepo.commit_file
+
+    def slow_commit(self: WorkspaceRepo, relpath: str, message: str) -> str | None:
+        inside.set()  # fault injection: git is slow to commit
+        assert release.wait(10)
+        return real(self, relpath, message)
+
+    monkeypatch.setattr(WorkspaceRepo, "commit_file", slow_commit)
+    updated: list[object] = []
+
+    def update() -> None:
+        try:
+            updated.append(memory.notes.update(VICTIM, f"- {GONE} moved to Oslo\n"))
+        except Exception as exc:  # reported below
+            updated.append(exc)
+
+    updating = threading.Thread(target=update)
+    updating.start()
+    assert inside.wait(10), "the update never reached its commit"
+    deleting, receipts = _started_and_waiting(
+        lambda: memory.forget_user(VICTIM), "the deletion (for the running notes update)"
+    )
+    release.set()
+    updating.join(30)
+    deleting.join(30)
+    monkeypatch.undo()
+    assert updated and not isinstance(updated[0], Exception), updated
+    assert receipts and receipts[0].removed["notes_lines"] == 1  # what the update wrote
+    assert not (memory.config.data_dir / PENDING_DIR).exists()
+    _nothing_of(memory, VICTIM, GONE)
+    memory.notes.update(VICTIM, "- back\n")  # no resume needed
+    assert memory.notes.read(VICTIM) == "- back\n"
+
+
+def test_forget_racing_notes_updates_never_stops_half_way(memory: PraxMemory) -> None:
+    """Updates of the user's notes in a loop while the user is deleted again and again: every
+    deletion completes, no update fails, and no error blames git's executable."""
+    errors: list[str] = []
+    stop = threading.Event()
+
+    def writer() -> None:
+        i = 0
+        while not stop.is_set():
+            try:
+                memory.notes.update(VICTIM, f"- {GONE} note {i}\n" * 3)
+            except Exception as exc:
+                errors.append(f"{type(exc).__name__}: {exc}")
+            i += 1
+
+    memory.notes.update(VICTIM, f"- {GONE}\n")
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        for _ in range(6):
+            memory.forget_user(VICTIM)  # raises DeletionIncomplete when it stops half-way
+    finally:
+        stop.set()
+        thread.join(30)
+    assert errors == []
+    memory.notes.update(VICTIM, "- after\n")
+    assert memory.notes.read(VICTIM) == "- after\n"
+    assert not (memory.config.data_dir / PENDING_DIR).exists()
+
+
+def test_a_notes_update_waiting_while_another_process_deletes_the_user_then_writes(
+    memory: PraxMemory,
+) -> None:
+    """Another process deletes the user's workspace under the notes lock (what the deletion's
+    last step does) while an update here waits for that lock: the update goes on waiting on
+    the new lock file and writes, instead of failing because the folder went."""
+    import subprocess
+    import sys
+    import textwrap
+
+    memory.notes.update(VICTIM, f"- {GONE}\n")
+    path = memory.notes.path(VICTIM)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
+                import shutil, time
+                from pathlib import Path
+                from langgraph_prax_memory._atomic import locked
+                path = Path({str(path)!r})
+                doomed = path.parent.with_name("." + path.parent.name + ".deleting")
+                with locked(path):
+                    print("held", flush=True)
+                    time.sleep(0.5)
+                    path.parent.rename(doomed)
+                shutil.rmtree(doomed)
+            """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).parents[2],
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "held"
+        result = memory.notes.update(VICTIM, "- after the deletion\n")
+    finally:
+        assert child.wait(30) == 0
+    assert result.raw_commit and memory.notes.read(VICTIM) == "- after the deletion\n"
+
+
+def test_git_run_in_a_removed_workspace_does_not_blame_the_git_executable(tmp_path: Path) -> None:
+    from langgraph_prax_memory.notes._git import (
+        GitUnavailableError,
+        NotesGitError,
+        WorkspaceRepo,
+        resolve_git,
+    )
+
+    repo = WorkspaceRepo(tmp_path / "gone", resolve_git(None))
+    with pytest.raises(NotesGitError, match="was removed while its notes") as info:
+        repo.run("status")
+    assert not isinstance(info.value, GitUnavailableError)
+    assert "executable" not in str(info.value)

@@ -627,3 +627,50 @@ def test_a_killed_probe_leaves_the_breaker_open_and_lets_the_next_probe_run() ->
             if thread.name == "prax-breaker-probe-Demo DB":
                 thread.join(5)
         assert breaker.state != "closed"  # a killed probe proved nothing
+
+
+def test_entity_lookup_on_a_graph_that_stops_answering_waits_once(tmp_path: Path) -> None:
+    """``memory_entity_lookup`` on a graph that hangs on a connection it already holds (issue
+    26, item 8): one wait of ``retrieval.graph_timeout``, a clear "graph unavailable" answer,
+    no second wait while that lookup still runs, and the tool is back once it returns."""
+    from langgraph_prax_memory.tools import create_memory_tools
+
+    config = MemoryConfig(data_dir=tmp_path / "data", qdrant_url=":memory:")
+    config = config.model_copy(
+        update={"retrieval": config.retrieval.model_copy(update={"graph_timeout": 0.3})}
+    )
+    with PraxMemory(config, embeddings=HashEmbeddings(), embedding_dimension=384) as mem:
+        mem.graph.add_relation("alice", "Alice", "Rust", "prefers")
+        tools = {t.name: t for t in create_memory_tools(mem, user_id="alice")}
+        lookup, query = tools["memory_entity_lookup"], tools["memory_graph_query"]
+        assert "rust" in lookup.invoke({"name": "Alice"})
+
+        graph = mem.graph
+        real, release, started = graph.get_entity, threading.Event(), threading.Event()
+
+        def hung_get_entity(*args: object, **kwargs: object) -> object:  # fault injection
+            started.set()
+            release.wait(30)
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+
+        graph.get_entity = hung_get_entity  # type: ignore[method-assign]
+        try:
+            t0 = time.perf_counter()
+            first = lookup.invoke({"name": "Alice"})
+            waited = time.perf_counter() - t0
+            assert started.is_set() and 0.25 < waited < 5
+            assert first.startswith("Memory system not available")
+            assert "graph" in first and "no answer within 0.3 s" in first
+
+            t0 = time.perf_counter()
+            second = lookup.invoke({"name": "Alice"})
+            also = query.invoke({"question": "What does Alice prefer?"})
+            assert time.perf_counter() - t0 < 0.25  # the late lookup is not waited for again
+            assert "has not answered yet" in second and "has not answered yet" in also
+        finally:
+            release.set()
+            graph.get_entity = real  # type: ignore[method-assign]
+        deadline = time.monotonic() + 10
+        while "rust" not in lookup.invoke({"name": "Alice"}):
+            assert time.monotonic() < deadline, "the lookup did not come back"
+            time.sleep(0.05)

@@ -195,6 +195,8 @@ class _Proxy:
         self.sock.listen()
         self.port = int(self.sock.getsockname()[1])
         self.conns: list[socket.socket] = []
+        #: Set: the line stays up but nothing gets through (a server that stopped answering).
+        self.frozen = threading.Event()
         self.thread = threading.Thread(target=self._accept, daemon=True)
         self.thread.start()
 
@@ -209,11 +211,11 @@ class _Proxy:
             for src, dst in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
 
-    @staticmethod
-    def _pump(src: socket.socket, dst: socket.socket) -> None:
+    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
         try:
             while data := src.recv(65536):
-                dst.sendall(data)
+                if not self.frozen.is_set():
+                    dst.sendall(data)
         except OSError:
             pass
         finally:
@@ -280,4 +282,47 @@ def test_server_down_mid_run(
     finally:
         proxy.stop()
         store.close()
+        Neo4jGraphStore(neo4j_server.uri, auth=neo4j_server.auth).delete_user(user)
+
+
+def test_entity_lookup_on_a_neo4j_that_stops_answering_mid_connection_waits_once(
+    neo4j_server: Any, user: str, tmp_path: Any
+) -> None:
+    """Issue 26, item 8: the server stops answering on the connection the driver holds (the
+    line stays up): ``memory_entity_lookup`` waits ``retrieval.graph_timeout`` once (it
+    blocked 15 s before), answers "graph unavailable", and does not wait again meanwhile."""
+    from langgraph_prax_memory import PraxMemory
+    from langgraph_prax_memory.tools import create_memory_tools
+    from tests.fakes import HashEmbeddings
+
+    host, port = neo4j_server.uri.rsplit("//", 1)[1].rsplit(":", 1)
+    proxy = _Proxy((host, int(port)))
+    config = MemoryConfig(
+        data_dir=tmp_path / "data",
+        qdrant_url=":memory:",
+        neo4j_uri=f"bolt://127.0.0.1:{proxy.port}",
+        neo4j_user=neo4j_server.auth[0] if neo4j_server.auth else "neo4j",
+        neo4j_password=neo4j_server.auth[1] if neo4j_server.auth else None,
+    )
+    config = config.model_copy(
+        update={"retrieval": config.retrieval.model_copy(update={"graph_timeout": 3.0})}
+    )
+    mem = PraxMemory(config, embeddings=HashEmbeddings(), embedding_dimension=384)
+    try:
+        mem.graph.add_relation(user, "Alice", "Rust", "prefers", now=T0)
+        mem.graph.get_entity(user, "Alice")  # warm: the lookup's queries are planned once
+        mem.graph.get_events(user, entity="alice", limit=5)
+        lookup = {t.name: t for t in create_memory_tools(mem, user_id=user)}["memory_entity_lookup"]
+        assert "rust" in lookup.invoke({"name": "Alice"})
+        proxy.frozen.set()
+        started = time.monotonic()
+        first = lookup.invoke({"name": "Alice"})
+        assert 2.9 < time.monotonic() - started < 8
+        assert first.startswith("Memory system not available") and "no answer within 3 s" in first
+        started = time.monotonic()
+        second = lookup.invoke({"name": "Alice"})
+        assert time.monotonic() - started < 0.5 and "has not answered yet" in second
+    finally:
+        proxy.stop()  # the hung lookup ends with the line
+        mem.close()
         Neo4jGraphStore(neo4j_server.uri, auth=neo4j_server.auth).delete_user(user)

@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-from langgraph_prax_memory.models import Memory, MemoryHit
 from langgraph_prax_memory.retrieval._fusion import (
     arm_evidence,
     fuse,
@@ -16,7 +15,6 @@ from langgraph_prax_memory.retrieval._fusion import (
     keyword_coverage,
     rank_candidates,
 )
-from langgraph_prax_memory.retrieval._recall import mark_companions
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 W = {"dense": 1.0, "sparse": 1.0}
@@ -73,33 +71,14 @@ def test_near_equal_scores_stay_near_equal_evidence() -> None:
         "langgraph_prax_memory.retrieval._fusion",
         "langgraph_prax_memory.retrieval._recall",
         "langgraph_prax_memory.models",
+        "langgraph_prax_memory.retrieval._calibration",
+        "langgraph_prax_memory.context",
+        "langgraph_prax_memory.prompts.context_check",
     ],
 )
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
-
-
-def _hit(key: str, cosine: float | None, relevant: bool) -> MemoryHit:
-    scores = {} if cosine is None else {"dense": cosine}
-    memory = Memory(id=key, user_id="u", content=key, created_at=NOW, last_accessed=NOW)
-    return MemoryHit(
-        memory=memory, score=0.5, fused=0.5, decay=1.0, boost=1.0, scores=scores, relevant=relevant
-    )
-
-
-def test_companions_join_only_a_relevant_hit() -> None:
-    hits = [_hit("a", 0.36, True), _hit("b", 0.22, False), _hit("c", 0.1, False)]
-    out = mark_companions(hits, 0.2)
-    assert [h.relevant for h in out] == [True, True, False]
-    assert out[1].why == "cosine 0.22 ≥ 0.20 beside a relevant hit"
-    assert out[0] is hits[0] and out[2] is hits[2]  # untouched hits are kept as they are
-    # nothing passed the first bar: the second one opens nothing
-    lone = [_hit("b", 0.29, False), _hit("c", 0.25, False)]
-    assert not any(h.relevant for h in mark_companions(lone, 0.2))
-    # no dense score (dense arm down): the second bar does not apply
-    assert not mark_companions([_hit("a", 0.4, True), _hit("d", None, False)], 0.2)[1].relevant
-    assert [h.relevant for h in mark_companions(hits, None)] == [True, False, False]
 
 
 def test_a_high_cosine_floor_is_not_read_as_a_flat_arm() -> None:
@@ -122,17 +101,3 @@ def test_a_high_cosine_floor_is_not_read_as_a_flat_arm() -> None:
     # the default origin 0 is the previous arithmetic, exactly
     same = fuse_evidence(arms, W, scale=scale, origin={"dense": 0.0})
     assert {p: c.fused for p, c in same.items()} == {p: c.fused for p, c in plain.items()}
-
-
-def test_the_keyword_path_of_the_floor_starts_from_the_models_unrelated_level() -> None:
-    from langgraph_prax_memory.retrieval._fusion import FusedCandidate
-    from langgraph_prax_memory.retrieval._recall import relevance
-
-    name_hit = FusedCandidate("a", scores={"dense": 0.16}, evidence={"sparse": 0.9})
-    assert relevance(name_hit, 0.3)[0]  # MiniLM: half of 0.3
-    # an e5-like model: unrelated texts at 0.75, floor 0.84 -> halfway is 0.795
-    e5_noise = FusedCandidate("b", scores={"dense": 0.76}, evidence={"sparse": 0.9})
-    assert not relevance(e5_noise, 0.84, 0.75)[0]
-    e5_name = FusedCandidate("c", scores={"dense": 0.80}, evidence={"sparse": 0.9})
-    ok, why = relevance(e5_name, 0.84, 0.75)
-    assert ok and why == "keyword evidence 0.90 (cosine 0.80)"

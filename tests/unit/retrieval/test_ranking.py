@@ -99,8 +99,10 @@ def test_assembled_score_is_fused_times_decay_times_boost() -> None:
         k=5,
     )
     by_id = {h.memory.id: h for h in hits}
-    assert math.isclose(by_id["old"].score, (1 / 61) * 0.25 * 1.5)
-    assert math.isclose(by_id["fresh"].score, (1 / 62 + 1 / 61) * 1.0 * 0.6)
+    assert by_id["old"].rank_score is not None and math.isclose(
+        by_id["old"].rank_score, (1 / 61) * 0.25 * 1.5
+    )
+    assert math.isclose(by_id["fresh"].rank_score, (1 / 62 + 1 / 61) * 1.0 * 0.6)
     assert [h.memory.id for h in hits] == ["fresh", "old"]
     assert "dense #1" in by_id["old"].explain() and "decay 0.250" in by_id["old"].explain()
 
