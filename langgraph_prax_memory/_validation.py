@@ -9,6 +9,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic_core import to_jsonable_python  # what the payload writer serialises with
+
 from langgraph_prax_memory.errors import MemoryValidationError
 
 MAX_USER_ID_CHARS = 256
@@ -40,6 +42,75 @@ def check_unicode(text: str, *, what: str) -> str:
             "(e.g. data.decode('utf-8', errors='replace'))"
         )
     return text
+
+
+#: The deepest nesting of containers (dicts, lists) a stored value or a filter may have. Qdrant
+#: stops reading a payload nested 128 levels deep, and the store's payload wraps the value in
+#: one more level, so a deeper value would be written and then make every read of its user
+#: fail.
+MAX_VALUE_DEPTH = 100
+
+_CONTAINERS = (dict, list, tuple, set, frozenset)
+
+
+def _at(path: str, step: object) -> str:
+    return f"{path}[{step!r}]"
+
+
+def _walk(value: object, *, what: str, max_depth: int, finite: bool) -> None:
+    """Depth (a loop nests forever), strings, keys and floats of a value, with their path."""
+    stack: list[tuple[object, int, str]] = [(value, 1, what)]
+    while stack:
+        item, depth, path = stack.pop()
+        if isinstance(item, str):
+            check_unicode(item, what=path)
+        elif isinstance(item, float):
+            if finite and not math.isfinite(item):
+                raise MemoryValidationError(
+                    f"{path} is not a finite number ({item!r}); JSON holds no NaN or infinity"
+                )
+        elif isinstance(item, _CONTAINERS):
+            if depth > max_depth:
+                raise MemoryValidationError(
+                    f"{what} is nested more than {max_depth} levels deep (at {path}), or it "
+                    "contains itself; flatten it (Qdrant cannot read back a payload nested 128 "
+                    "levels deep)"
+                )
+            if isinstance(item, dict):
+                for key, inner in item.items():
+                    if isinstance(key, str):
+                        check_unicode(key, what=f"a key of {path}")
+                    stack.append((inner, depth + 1, _at(path, key)))
+            else:
+                stack.extend((inner, depth + 1, _at(path, i)) for i, inner in enumerate(item))
+
+
+def check_json_value(
+    value: object, *, what: str, max_depth: int = MAX_VALUE_DEPTH, finite: bool = True
+) -> Any:
+    r"""Return ``value`` as JSON data if it can be stored as it is, else raise.
+
+    The checks of a value written to (or a filter sent to) the vector store, made before any
+    backend sees it: at most ``max_depth`` levels of containers (:data:`MAX_VALUE_DEPTH`),
+    nothing JSON cannot hold (an arbitrary object, bytes that are not UTF-8), no NaN or
+    infinity (unless ``finite=False``: a filter may compare with them, as in LangGraph's
+    ``InMemoryStore``), and no lone surrogate in a string or a key (see :func:`check_unicode`).
+
+    Raises:
+        MemoryValidationError: The value breaks one of these; the message names where.
+
+    Example:
+        >>> check_json_value({"tags": ["a", "b"], "n": 1.5}, what="value")
+        {'tags': ['a', 'b'], 'n': 1.5}
+    """
+    _walk(value, what=what, max_depth=max_depth, finite=finite)
+    try:
+        data = to_jsonable_python(value)
+    except (ValueError, TypeError, RecursionError) as exc:  # PydanticSerializationError too
+        raise MemoryValidationError(f"{what} cannot be stored as JSON: {exc}") from exc
+    # again on what objects turned into (a dataclass's or a model's fields)
+    _walk(data, what=what, max_depth=max_depth, finite=finite)
+    return data
 
 
 def check_user_id(user_id: object) -> str:

@@ -298,7 +298,8 @@ def create_agent_with_memory(
             ``config["configurable"]["user_id"]`` (``context={"user_id": ...}`` also works
             except in ``"delegate"`` mode, whose sub-agent reads the config).
         routing: Model routing; ``routing.memory_agent`` is the sub-agent's model in
-            ``"delegate"`` mode (the main model when unset).
+            ``"delegate"`` mode (the main model when it names none). Default: the memory's
+            ``config.model_routing`` (``MEMORY_MODEL_ROUTING``).
         consolidation_trigger: Run after each completed turn (``after_agent``), with the final state
             (``(state)`` or ``(state, config)``, or a Runnable), e.g.
             :func:`~langgraph_prax_memory.consolidation.consolidate_if_due`. Its failures are
@@ -319,7 +320,8 @@ def create_agent_with_memory(
     """
     mem = _sync_memory(memory) if memory is not None else PraxMemory()
     chat = resolve_chat_model(model)
-    routes = routing or ModelRouting()
+    # the memory's configured routing (MEMORY_MODEL_ROUTING) unless the call names its own
+    routes = routing if routing is not None else mem.config.model_routing
     all_tools: list[BaseTool] = list(tools)
     prompt = system_prompt
     if memory_tools == "direct":

@@ -446,6 +446,13 @@ class MemoryConfig(BaseSettings):
     )
     """``MEMORY_EMBEDDING_THREADS``: ONNX threads of the local model (all cores when unset)."""
 
+    knowledge_hybrid_enabled: bool = Field(
+        True, validation_alias=AliasChoices("KNOWLEDGE_HYBRID_ENABLED")
+    )
+    """``KNOWLEDGE_HYBRID_ENABLED``: the semantic arm of knowledge search (concept vectors in
+    ``prax_knowledge_concepts``). Off: concepts are not embedded and ``KnowledgeBase.search``
+    is the keyword arm alone. ``KnowledgeBase(..., hybrid=...)`` overrides it."""
+
     # NoDecode: the JSON of the environment variable is parsed by the validator below, so a
     # broken value is a ConfigError naming the variable, not pydantic-settings' SettingsError
     retrieval: Annotated[RetrievalConfig, NoDecode] = Field(

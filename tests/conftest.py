@@ -29,6 +29,8 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "NEO4J_MAX_RETRY_TIME",
         "MEMORY_BREAKER_FAILURES",
         "MEMORY_BREAKER_COOLDOWN",
+        "KNOWLEDGE_HYBRID_ENABLED",
+        "MEMORY_MODEL_ROUTING",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("MEMORY_DATA_DIR", str(tmp_path / "data"))

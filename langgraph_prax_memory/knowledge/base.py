@@ -102,8 +102,9 @@ class KnowledgeBase:
             uses the rule-based extractor offline.
         extractor: A custom :class:`ConceptExtractor` (overrides ``chat_model``).
         store: A knowledge store to use instead of the one next to ``parts.graph``.
-        hybrid: Semantic arm on (default: ``config.knowledge_hybrid_enabled`` if the
-            config has it, else on). Off or unavailable → keyword-only search.
+        hybrid: Semantic arm on (default: ``config.knowledge_hybrid_enabled``, the
+            ``KNOWLEDGE_HYBRID_ENABLED`` setting, on unless set false). Off or unavailable →
+            keyword-only search.
         chunk_chars: Extraction chunk size.
 
     Example:
@@ -142,7 +143,7 @@ class KnowledgeBase:
             self.extractor = self.rule_extractor
         self.chunk_chars = chunk_chars
         if hybrid is None:
-            hybrid = bool(getattr(parts.config, "knowledge_hybrid_enabled", True))
+            hybrid = parts.config.knowledge_hybrid_enabled
         self.vectors: KnowledgeVectors | None = None
         if hybrid:
             try:
@@ -260,7 +261,8 @@ class KnowledgeBase:
                         target=r.target,
                         type=r.type,
                         weight=max(r.confidence, 0.05),
-                        evidence=doc.title[:200],
+                        # the quote the extractor gave; else the document, as provenance
+                        evidence=r.evidence or doc.title[:200],
                     )
                 )
         warnings: list[str] = []

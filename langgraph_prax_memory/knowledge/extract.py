@@ -142,7 +142,8 @@ class RuleBasedConceptExtractor:
     Each concept's description is the first sentence that mentions it (a definitional
     "X is …" sentence is preferred). Two concepts in one sentence are related: ``is_a``,
     ``part_of``, ``depends_on``, ``uses``, ``based_on``, ``outperforms``, ``contains`` or
-    ``causes`` when the words between them say so, else ``related_to``.
+    ``causes`` when the words between them say so, else ``related_to``; the sentence is the
+    relation's evidence.
 
     Args:
         max_concepts: The most concepts kept per chunk (the most important first).
@@ -264,7 +265,9 @@ class RuleBasedConceptExtractor:
                         break
                 key = (a.lower(), rtype, b.lower())
                 if key not in out:
-                    out[key] = ExtractedRelation(source=a, target=b, type=rtype, confidence=0.6)
+                    out[key] = ExtractedRelation(
+                        source=a, target=b, type=rtype, confidence=0.6, evidence=sentence
+                    )
                     pairs += 1
         return list(out.values())
 

@@ -3,7 +3,8 @@
 :data:`SYSTEM_PROMPT` is the system prompt (``{max_concepts}`` filled in); :data:`JSON_HINT`
 is appended when the model is asked for JSON text instead of structured output. The records are
 tolerant: ``"importance": "0.8"`` or ``8`` (a 1-10 scale) is coerced, an unknown relation type
-becomes ``related_to``.
+becomes ``related_to``; a relation's ``evidence`` (the quote that states it) is kept on one line
+and cut at :data:`MAX_RELATION_EVIDENCE_CHARS`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ __all__ = [
     "concept_extraction_messages",
 ]
 
+#: The most characters of one relation's evidence kept from one chunk (a quote, not the chunk).
+MAX_RELATION_EVIDENCE_CHARS = 300
+
 SYSTEM_PROMPT = """You extract a knowledge graph from a document chunk.
 Return the important domain concepts (named methods, models, systems, theories, datasets,
 terms the text defines or relies on) and the typed relations between them.
@@ -32,13 +36,15 @@ terms the text defines or relies on) and the typed relations between them.
 - kind: concept | method | model | dataset | metric | person | organization | tool | term
 - importance: 0.0-1.0 (how central it is to the text)
 - relations: source and target are concept names from your list; type is a short snake_case
-  verb such as uses, is_a, part_of, depends_on, based_on, outperforms, contains, related_to
+  verb such as uses, is_a, part_of, depends_on, based_on, outperforms, contains, related_to;
+  evidence is the words of the text that state the relation (a short quote)
 At most {max_concepts} concepts. Do not invent facts that are not in the text."""
 
 JSON_HINT = """
 Answer with ONLY a JSON object of this shape, no prose:
 {"concepts": [{"name": "...", "description": "...", "kind": "concept", "importance": 0.5}],
- "relations": [{"source": "...", "target": "...", "type": "related_to", "confidence": 0.8}]}"""
+ "relations": [{"source": "...", "target": "...", "type": "related_to", "confidence": 0.8,
+                "evidence": "..."}]}"""
 
 
 def concept_extraction_messages(
@@ -106,6 +112,8 @@ class ExtractedRelation(BaseModel):
     target: str = Field(min_length=1, max_length=512)
     type: str = "related_to"
     confidence: float = 0.7
+    evidence: str = ""
+    """The words of the chunk that state the relation (kept on the stored relation)."""
 
     @field_validator("type", mode="before")
     @classmethod
@@ -119,6 +127,13 @@ class ExtractedRelation(BaseModel):
     @classmethod
     def _confidence(cls, value: Any) -> float:
         return unit(value, 0.7)
+
+    @field_validator("evidence", mode="before")
+    @classmethod
+    def _evidence(cls, value: Any) -> str:
+        # one line, short: a quote, not the chunk (a stored relation appends each document's)
+        text = "" if value is None else " ".join(str(value).split())
+        return text[:MAX_RELATION_EVIDENCE_CHARS]
 
 
 class ConceptExtraction(BaseModel):

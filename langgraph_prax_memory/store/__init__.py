@@ -58,6 +58,7 @@ from langgraph_prax_memory.store._plan import (
     _check_namespace,
     _item,
     _Put,
+    check_reads,
     plan_puts,
     write_puts,
 )
@@ -404,6 +405,7 @@ class PraxMemoryStore(BaseStore):
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Execute operations; reads see the state before this batch's writes."""
         ops = list(ops)
+        check_reads(ops)  # and every read's namespace, key, filter, query: bad input runs nothing
         puts = self._plan_puts(ops)  # validates every write before anything runs
         found = self._fetch_gets(ops)  # one engine call per user for all the batch's gets
         results: list[Result] = []

@@ -8,13 +8,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from langgraph.store.base import (
+    GetOp,
     Item,
+    ListNamespacesOp,
     Op,
     PutOp,
     SearchItem,
+    SearchOp,
 )
 
 from langgraph_prax_memory._validation import (
+    check_json_value,
+    check_unicode,
     to_utc,
     utcnow,
 )
@@ -61,9 +66,51 @@ def _check_namespace(namespace: object, *, allow_empty: bool = False) -> tuple[s
             raise MemoryValidationError(f"namespace label {label!r} contains a '.'")
         if any(ord(c) < 32 for c in label):
             raise MemoryValidationError(f"namespace label {label!r} contains a control character")
+        check_unicode(label, what=f"namespace label {label!r}")
     if namespace and namespace[0] == "langgraph":
         raise MemoryValidationError('the root namespace label "langgraph" is reserved')
     return namespace
+
+
+def _check_key(key: object) -> str:
+    if not isinstance(key, str) or not key or len(key) > _MAX_KEY_CHARS:
+        raise MemoryValidationError(f"key must be a non-empty string, got {key!r}")
+    return check_unicode(key, what=f"key {key!r}")
+
+
+def check_reads(ops: Sequence[Op]) -> None:
+    """Check the user values of a batch's reads before anything runs.
+
+    Namespaces, keys, search prefixes, filters (keys and values, as stored values are
+    checked: :func:`~langgraph_prax_memory._validation.check_json_value`), queries and listing
+    paths: bad input is a :class:`MemoryValidationError`, never an engine error reported as an
+    outage.
+    """
+    for op in ops:
+        if isinstance(op, GetOp):
+            _check_namespace(op.namespace)
+            if not isinstance(op.key, str):
+                raise MemoryValidationError(f"key must be a string, got {op.key!r}")
+            check_unicode(op.key, what=f"key {op.key!r}")
+        elif isinstance(op, SearchOp):
+            _check_namespace(op.namespace_prefix, allow_empty=True)
+            if op.filter is not None:
+                if not isinstance(op.filter, Mapping):
+                    raise MemoryValidationError("filter must be a dict")
+                # infinities may be compared with (InMemoryStore's semantics), never stored
+                check_json_value(op.filter, what="filter", finite=False)
+            if op.query is not None:
+                if not isinstance(op.query, str):
+                    raise MemoryValidationError("query must be a string")
+                check_unicode(op.query, what="query")
+        elif isinstance(op, ListNamespacesOp):
+            for cond in op.match_conditions or ():
+                for label in cond.path:
+                    if not isinstance(label, str):
+                        raise MemoryValidationError(
+                            f"namespace labels must be strings, got {label!r}"
+                        )
+                    check_unicode(label, what=f"namespace label {label!r}")
 
 
 def _item(point: StoredPoint, score: float | None = None, *, search: bool = False) -> Item:
@@ -96,8 +143,7 @@ def plan_puts(
         if not isinstance(op, PutOp):
             continue
         ns = _check_namespace(op.namespace)
-        if not isinstance(op.key, str) or not op.key or len(op.key) > _MAX_KEY_CHARS:
-            raise MemoryValidationError(f"key must be a non-empty string, got {op.key!r}")
+        _check_key(op.key)
         user = tenant_of(ns)
         ttl = _check_ttl(op.ttl) if op.value is not None else None
         if _is_stm(ns) and op.value is not None:
@@ -113,6 +159,9 @@ def plan_puts(
             continue
         if not isinstance(op.value, Mapping):
             raise MemoryValidationError("value must be a dict")
+        # JSON the engine can write *and read back*: no lone surrogate, NaN, object it cannot
+        # serialise, or nesting past what it reads (a deeper value broke the user's reads)
+        check_json_value(op.value, what="value")
         value = dict(op.value)
         text: str | None = None
         if op.index is not False:
@@ -158,7 +207,9 @@ def write_puts(memory: PraxMemory, user: str, writes: Sequence[_Put]) -> None:
         except EmbeddingError:
             pending = True
     sparse = memory.sparse_encoder
+    # the TTL runs from the write: embedding (a model loading on first use) is not part of it
     now = utcnow()
+    written = now.timestamp()
     records = []
     for pid, p in zip(ids, writes, strict=True):
         assert p.value is not None
@@ -175,7 +226,7 @@ def write_puts(memory: PraxMemory, user: str, writes: Sequence[_Put]) -> None:
         )
         payload["indexed"] = p.text is not None
         payload[TTL_MINUTES] = p.ttl
-        payload[EXPIRES_AT] = stamp + p.ttl * 60.0 if p.ttl is not None else None
+        payload[EXPIRES_AT] = written + p.ttl * 60.0 if p.ttl is not None else None
         dense = dense_by_text.get(p.text) if p.text else None
         sv = sparse.encode(p.text) if p.text else None
         records.append(VectorRecord(pid, payload, dense, sv))

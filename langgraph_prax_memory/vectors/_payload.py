@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from langgraph_prax_memory._validation import check_importance, check_tags, to_utc
+from langgraph_prax_memory._validation import check_importance, check_tags, check_unicode, to_utc
 from langgraph_prax_memory.errors import MemoryValidationError
 
 __all__ = [
@@ -116,6 +116,8 @@ def build_payload(
     entity_ids = value.get("entity_ids") or []
     if not isinstance(entity_ids, list) or not all(isinstance(e, str) for e in entity_ids):
         raise MemoryValidationError("entity_ids must be a list of strings")
+    for entity in entity_ids:
+        check_unicode(entity, what="an entity id")
     level = value.get("summary_level", "raw")
     if level not in ("raw", "daily", "weekly", "global"):
         raise MemoryValidationError("summary_level must be raw, daily, weekly or global")
