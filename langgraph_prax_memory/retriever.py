@@ -36,9 +36,10 @@ class PraxMemoryRetriever(BaseRetriever):
     The retriever applies the context block's judgement: memories below the relevance floor
     (calibrated score < 0.5, see :class:`~langgraph_prax_memory.MemoryHit`) are left out, so
     an off-topic question puts nothing into a chain's prompt (``relevance_floor=False``
-    returns the plain top ``k``). ``include_profile=True`` adds the user's standing facts
-    (the context's profile tier) after the relevant hits, within ``profile_chars``. Each
-    document's ``metadata["score"]`` is the calibrated relevance in [0, 1].
+    returns the plain top ``k``; the default follows ``config.retrieval.relevance_floor``).
+    ``include_profile=True`` adds the user's standing facts (the context's profile tier)
+    after the relevant hits, within ``profile_chars``. Each document's
+    ``metadata["score"]`` is the calibrated relevance in [0, 1].
 
     Example:
         >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
@@ -59,8 +60,9 @@ class PraxMemoryRetriever(BaseRetriever):
     """Score at this moment instead of the wall clock (replaying history)."""
     reinforce: bool = True
     tags: list[str] | None = None
-    relevance_floor: bool = True
-    """Leave out memories below the relevance floor (as the context block does)."""
+    relevance_floor: bool | None = None
+    """Leave out memories below the relevance floor, as the context block does (``None``:
+    ``config.retrieval.relevance_floor``, on by default)."""
     include_profile: bool = False
     """Add the user's standing facts (the context's profile tier) after the relevant hits."""
     profile_chars: int | None = Field(None, ge=0)
@@ -83,7 +85,7 @@ class PraxMemoryRetriever(BaseRetriever):
             ltm_chars=sys.maxsize,
             profile_chars=budget,
             importance_weight=cfg.profile_importance_weight,
-            floor=self.relevance_floor,
+            floor=cfg.relevance_floor if self.relevance_floor is None else self.relevance_floor,
         )
         return [hit_to_document(h) for h in chosen]
 

@@ -589,16 +589,24 @@ def test_demo_uses_a_temporary_folder_unless_data_dir_is_given(
 def test_demo_shows_the_context_the_agent_would_receive(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """The WITH-memory block is build_memory_context's: a hit below the floor stays out."""
-    assert main(["demo", "--json", "-k", "4"]) == EXIT_OK
+    """The WITH-memory block is build_memory_context's: relevant hits, then standing facts;
+    an episode below the floor stays out."""
+    assert main(["demo", "--json", "-k", "6"]) == EXIT_OK
     data = json.loads(capsys.readouterr().out)
     relevant = [h["memory"]["id"] for h in data["hits"] if h["relevant"]]
-    below = [h["memory"]["content"] for h in data["hits"] if not h["relevant"]]
-    assert data["injected"] == relevant and relevant  # the Rust question clears the floor
+    assert relevant and data["injected"][: len(relevant)] == relevant  # Rust clears the floor
+    assert set(data["injected"][len(relevant) :]) == set(data["profile"])
+    below = [
+        h["memory"]["content"]
+        for h in data["hits"]
+        if not h["relevant"] and h["memory"]["id"] not in data["profile"]
+    ]
     assert "Rust" in data["with_memory"]
     assert below and not any(text in data["with_memory"] for text in below)
-    assert main(["demo", "-k", "4"]) == EXIT_OK
-    assert "no: below the floor" in capsys.readouterr().out
+    assert "coffee" not in data["with_memory"]  # the minor episode
+    assert main(["demo", "-k", "6"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "no: below the floor" in out and "standing fact" in out
 
 
 def _process(*argv: str, env: dict[str, str]) -> subprocess.Popen[bytes]:

@@ -163,7 +163,8 @@ def test_created_at_backdates_and_now_is_injectable(memory: PraxMemory) -> None:
     assert math.isclose(at_time.decay, 0.5, rel_tol=1e-9)
     assert math.isclose(at_time.recency, 0.05, rel_tol=1e-6)
     assert math.isclose(at_time.boost, 0.0, abs_tol=1e-12)
-    assert math.isclose(at_time.score, at_time.fused - 0.05, rel_tol=1e-6)
+    assert at_time.rank_score is not None
+    assert math.isclose(at_time.rank_score, at_time.fused - 0.05, rel_tol=1e-6)
     at_creation = memory.recall("alice", "hiking", now=old, reinforce=False)[0]
     assert math.isclose(at_creation.decay, 1.0)
 
