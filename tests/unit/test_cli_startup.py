@@ -47,7 +47,9 @@ _PROBE = """
 import json, sys
 from langgraph_prax_memory.cli import main
 code = main(sys.argv[1:])
-heavy = sorted({m.split(".")[0] for m in sys.modules} & set(HEAVY))
+from langgraph_prax_memory._lazy_packages import is_deferred
+loaded = {m.split(".")[0] for m, mod in list(sys.modules.items()) if not is_deferred(mod)}
+heavy = sorted(loaded & set(HEAVY))
 sys.stdout.flush()
 print("\\n@@" + json.dumps({"code": code, "heavy": heavy}))
 """.replace("HEAVY", repr(HEAVY))
