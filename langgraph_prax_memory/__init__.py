@@ -23,6 +23,9 @@ from langgraph_prax_memory._version import __version__
 # the embedded engine needs only its data models: its __init__ runs when something uses it.
 _defer_package("qdrant_client")
 _defer_package("qdrant_client.http")
+# httpx (the OpenAI-compatible embedding client's HTTP) loads its command line, rich and
+# pygments with it; it is used only when such an embedder or a Qdrant server is called
+_defer_package("httpx")
 # langchain-qdrant's __init__ imports its vector stores (and so all of qdrant-client); the
 # sparse encoder needs only its SparseEmbeddings base class
 _defer_package(
