@@ -102,8 +102,15 @@ def cpu_seconds(row: Row, env: dict[str, str], strict: bool = True) -> tuple[flo
     not do the same thing there, e.g. an option it did not have yet).
     """
     start = time.perf_counter()
+    # run from the data directory: ``python -c`` puts its working directory first on sys.path,
+    # which must not be a checkout (the one under test comes from PYTHONPATH)
     proc = subprocess.Popen(
-        row.argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
+        row.argv,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+        cwd=env["MEMORY_DATA_DIR"],
     )
     assert proc.stderr is not None
     err = proc.stderr.read()
@@ -124,7 +131,7 @@ def _prepare(env: dict[str, str]) -> None:
         [*CLI, "remember", "-u", USER, "Bench drinks green tea every morning"],
         [*CLI, "remember", "-u", USER, "Bench writes Rust at work and Python at home"],
     ):
-        subprocess.run(argv, env=env, check=True, capture_output=True)
+        subprocess.run(argv, env=env, check=True, capture_output=True, cwd=env["MEMORY_DATA_DIR"])
 
 
 def _env(data: str, package_root: Path | None) -> dict[str, str]:
