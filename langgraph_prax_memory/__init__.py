@@ -16,7 +16,25 @@ import importlib as _importlib
 import typing as _typing
 import warnings as _warnings
 
+from langgraph_prax_memory._lazy_packages import defer_package as _defer_package
 from langgraph_prax_memory._version import __version__
+
+# qdrant-client's __init__ loads both of its clients, httpx and fastembed (~0.8 s of CPU);
+# the embedded engine needs only its data models: its __init__ runs when something uses it.
+_defer_package("qdrant_client")
+_defer_package("qdrant_client.http")
+# httpx (the OpenAI-compatible embedding client's HTTP) loads its command line, rich and
+# pygments with it; it is used only when such an embedder or a Qdrant server is called
+_defer_package("httpx")
+# langchain-qdrant's __init__ imports its vector stores (and so all of qdrant-client); the
+# sparse encoder needs only its SparseEmbeddings base class
+_defer_package(
+    "langchain_qdrant",
+    {
+        "SparseEmbeddings": "langchain_qdrant.sparse_embeddings",
+        "SparseVector": "langchain_qdrant.sparse_embeddings",
+    },
+)
 
 if _typing.TYPE_CHECKING:
     from langgraph_prax_memory._async_memory import (

@@ -14,9 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
-from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
-from qdrant_client import models
+from qdrant_client.http import models
 
 from langgraph_prax_memory._conversation import Turn
 from langgraph_prax_memory._parts import MemoryParts
@@ -30,9 +28,12 @@ from langgraph_prax_memory.models import Memory, MemoryHit
 from langgraph_prax_memory.notes import UserNotes
 from langgraph_prax_memory.retrieval import RecallResult
 from langgraph_prax_memory.stm import ScratchpadStore
-from langgraph_prax_memory.vectors import QdrantVectorStore, VectorClient
+from langgraph_prax_memory.vectors import QdrantVectorStore
 
 if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+    from langchain_core.language_models import BaseChatModel
+
     from langgraph_prax_memory._doctor import Check
     from langgraph_prax_memory._forget import ForgetReceipt
     from langgraph_prax_memory._portable import ExportSummary, ImportReceipt
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
         TraceSource,
     )
     from langgraph_prax_memory.knowledge import AsyncKnowledgeBase
+    from langgraph_prax_memory.vectors import VectorClient
     from langgraph_prax_memory.vectorstore import PraxMemoryVectorStore
 
 __all__ = ["AsyncPraxMemory"]

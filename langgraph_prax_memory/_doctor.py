@@ -9,12 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from langgraph_prax_memory._parts import HasParts, MemoryParts, parts_of
-
 if TYPE_CHECKING:
+    from langgraph_prax_memory._parts import HasParts, MemoryParts
     from langgraph_prax_memory.config import MemoryConfig
 
-__all__ = ["Check", "diagnose", "run_checks"]
+__all__ = ["Check", "diagnose", "quick_checks", "run_checks"]
 
 Status = Literal["ok", "fail", "skip"]
 _PROBE_USER = "prax-doctor-probe"
@@ -61,6 +60,8 @@ def diagnose(
         >>> diagnose(make, PraxMemory)[0].name
         'config'
     """
+    from langgraph_prax_memory._parts import parts_of
+
     start = time.perf_counter()
     try:
         config = make_config()
@@ -80,20 +81,38 @@ def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 1)
 
 
-def run_checks(memory: MemoryParts | HasParts) -> list[Check]:
-    """Check the data directory, STM, notes (git), the embedder, Qdrant and the graph.
+#: The checks that need long-term memory (the embedding model, the vector engine, the graph).
+_DEEP = ("embeddings", "vectors", "graph")
 
-    Every check is read-only except the STM check, which writes and deletes one probe entry
-    in a temporary workspace. Checks never raise; a failure is a ``fail`` row.
+
+def quick_checks(make_config: Callable[[], MemoryConfig]) -> list[Check]:
+    """The checks that need no vectors: settings, data directory, scratchpad and notes (git).
+
+    What ``prax-memory doctor --quick`` runs: it opens neither the vector engine nor the
+    embedding model nor the graph (their rows are ``skip``), so it answers in well under a
+    second. Checks never raise; a failure is a ``fail`` row.
 
     Example:
-        >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
-        >>> mem = PraxMemory(MemoryConfig(enabled=False, data_dir="/tmp/prax-doctor"))
-        >>> [c.status for c in run_checks(mem)][-3:]
-        ['skip', 'skip', 'skip']
+        >>> from langgraph_prax_memory import MemoryConfig
+        >>> checks = quick_checks(lambda: MemoryConfig(data_dir="/tmp/prax-doctor-quick"))
+        >>> [(c.name, c.status) for c in checks][:4]
+        [('config', 'ok'), ('data_dir', 'ok'), ('stm', 'ok'), ('notes', 'ok')]
     """
-    parts = parts_of(memory)
-    cfg = parts.config
+    from langgraph_prax_memory.notes import UserNotes
+
+    start = time.perf_counter()
+    try:
+        config = make_config()
+    except Exception as exc:
+        return [Check("config", "fail", f"{type(exc).__name__}: {exc}", _ms(start))]
+    checks = [Check("config", "ok", "settings are valid", _ms(start))]
+    checks.extend(_basic_checks(config, UserNotes(config).git_executable))
+    checks.extend(Check(name, "skip", "not checked (--quick)") for name in _DEEP)
+    return checks
+
+
+def _basic_checks(cfg: MemoryConfig, git_executable: str | None) -> list[Check]:
+    """Data directory, scratchpad and notes: what works without long-term memory."""
     checks: list[Check] = []
 
     def data_dir() -> str:
@@ -117,15 +136,35 @@ def run_checks(memory: MemoryParts | HasParts) -> list[Check]:
     checks.append(_timed("stm", stm))
 
     def notes() -> str:
-        git = parts.notes.git_executable or shutil.which("git")
+        git = git_executable or shutil.which("git")
         if not git:
             raise RuntimeError("git not found on PATH: user_notes.md updates will fail")
         return f"git-backed notes with {git}"
 
     checks.append(_timed("notes", notes))
+    return checks
+
+
+def run_checks(memory: MemoryParts | HasParts) -> list[Check]:
+    """Check the data directory, STM, notes (git), the embedder, Qdrant and the graph.
+
+    Every check is read-only except the STM check, which writes and deletes one probe entry
+    in a temporary workspace. Checks never raise; a failure is a ``fail`` row.
+
+    Example:
+        >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
+        >>> mem = PraxMemory(MemoryConfig(enabled=False, data_dir="/tmp/prax-doctor"))
+        >>> [c.status for c in run_checks(mem)][-3:]
+        ['skip', 'skip', 'skip']
+    """
+    from langgraph_prax_memory._parts import parts_of
+
+    parts = parts_of(memory)
+    cfg = parts.config
+    checks = _basic_checks(cfg, parts.notes.git_executable)
 
     if not parts.ltm.available:
-        for name in ("embeddings", "vectors", "graph"):
+        for name in _DEEP:
             checks.append(Check(name, "skip", "long-term memory disabled (MEMORY_ENABLED=false)"))
         return checks
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeGuard
 
-from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from langgraph_prax_memory.errors import ConfigError
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 __all__ = [
     "COMPONENTS",
@@ -34,6 +36,34 @@ COMPONENTS: tuple[Component, ...] = (
     "query_expansion",
     "rerank",
 )
+
+
+def _chat_model_class() -> type[BaseChatModel]:
+    # imported on use: a configuration without chat model instances never loads LangChain
+    from langchain_core.language_models import BaseChatModel
+
+    return BaseChatModel
+
+
+def _is_chat_model(value: object) -> TypeGuard[BaseChatModel]:
+    """Whether ``value`` is a LangChain chat model (a string or ``None`` imports nothing)."""
+    return (
+        value is not None and not isinstance(value, str) and isinstance(value, _chat_model_class())
+    )
+
+
+def _model_or_name(value: Any) -> Any:
+    if value is None or isinstance(value, str) or _is_chat_model(value):
+        return value
+    raise ValueError(
+        f"Input should be a model string or a BaseChatModel instance, got {type(value).__name__}"
+    )
+
+
+if TYPE_CHECKING:
+    _ModelSpec = str | BaseChatModel | None
+else:  # checked without importing LangChain for a string or None
+    _ModelSpec = Annotated[Any, BeforeValidator(_model_or_name)]
 
 
 def describe_errors(exc: ValidationError, known: Iterable[str]) -> str:
@@ -75,7 +105,7 @@ def resolve_chat_model(
         >>> resolve_chat_model(fake) is fake
         True
     """
-    if isinstance(model, BaseChatModel):
+    if _is_chat_model(model):
         return model
     if not isinstance(model, str) or not model.strip():
         raise ConfigError(f"a chat model must be a BaseChatModel or a model string, got {model!r}")
@@ -94,7 +124,7 @@ def resolve_chat_model(
         resolved = init_chat_model(model, **kwargs)
     except Exception as exc:  # init_chat_model raises ValueError/ImportError/provider errors
         raise ConfigError(f"cannot build chat model {model!r}: {exc}") from exc
-    if not isinstance(resolved, BaseChatModel):
+    if not isinstance(resolved, _chat_model_class()):
         raise ConfigError(f"{model!r} did not produce a chat model")
     return resolved
 
@@ -110,7 +140,7 @@ class ModelRoute(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True, extra="forbid")
 
-    model: str | BaseChatModel | None = None
+    model: _ModelSpec = None
     temperature: float = Field(ge=0.0, le=2.0)
 
     def __init__(self, **values: Any) -> None:
@@ -153,7 +183,7 @@ class ModelRouting(BaseModel):
     def __init__(self, **values: Any) -> None:
         for name in COMPONENTS:
             value = values.get(name)
-            if isinstance(value, str | BaseChatModel):
+            if isinstance(value, str) or _is_chat_model(value):
                 default = type(self).model_fields[name].get_default(call_default_factory=True)
                 values[name] = ModelRoute(model=value, temperature=default.temperature)
         try:

@@ -70,7 +70,7 @@ def _normalised(text: str) -> str:
 def hygiene_report(memory: MemoryParts | HasParts, user_id: str) -> HygieneReport:
     """Scan ``user_id``'s memories (payloads only, no vectors) for the :class:`HygieneReport`."""
     parts = parts_of(memory)
-    from qdrant_client import models
+    from qdrant_client.http import models
 
     from langgraph_prax_memory.consolidation import is_junk
     from langgraph_prax_memory.retrieval import ltm_namespace

@@ -17,11 +17,9 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
-from qdrant_client import models
+from qdrant_client.http import models
 
 from langgraph_prax_memory._prepare import PreparedMemory, prepare_memory
 from langgraph_prax_memory._progress import ProgressCallback, notify
@@ -59,7 +57,6 @@ from langgraph_prax_memory.retrieval import (
 from langgraph_prax_memory.vectors import (
     QdrantVectorStore,
     StoredPoint,
-    VectorClient,
     VectorRecord,
     build_payload,
     content_hash,
@@ -67,6 +64,12 @@ from langgraph_prax_memory.vectors import (
     open_qdrant_client,
     point_id,
 )
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+    from langchain_core.language_models import BaseChatModel
+
+    from langgraph_prax_memory.vectors import VectorClient
 
 __all__ = ["LongTermMemory", "PreparedMemory", "prepare_memory"]
 

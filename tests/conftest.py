@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -7,6 +9,7 @@ import pytest
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from tests.fakes import HashEmbeddings
+from tests.services import SERVICE_SKIP, SERVICES
 
 
 @pytest.fixture(autouse=True)
@@ -51,3 +54,50 @@ def memory(config: MemoryConfig) -> Iterator[PraxMemory]:
     mem = PraxMemory(config, embeddings=HashEmbeddings(), embedding_dimension=384)
     yield mem
     mem.close()
+
+
+_SKIP_HEADLINE = pytest.StashKey[str]()
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        reason = str(longrepr[2])
+    else:
+        reason = str(longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
+    """End a run that skipped tests with a loud line: how many, and why.
+
+    Under ``CI`` a missing service fails its tests instead (tests/integration/conftest.py), so
+    a skip there is always worth a look as well.
+    """
+    for line in SERVICES:
+        terminalreporter.write_line(line)
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if r.skipped]
+    if not skipped:
+        return
+    reasons = Counter(_skip_reason(r) for r in skipped)
+    service = sum(n for reason, n in reasons.items() if reason.startswith(SERVICE_SKIP))
+    where = "under CI" if os.environ.get("CI") else "outside CI"
+    headline = f"{len(skipped)} TESTS SKIPPED, NOT RUN ({where})"
+    if service:
+        headline += f": {service} need a service that was unavailable (under CI they fail)"
+    terminalreporter.write_sep("!", headline, red=True, bold=True)
+    for reason, n in reasons.most_common():
+        short = reason if len(reason) <= 300 else reason[:297] + "..."
+        terminalreporter.write_line(f"  {n} x {short}", red=True)
+    config.stash[_SKIP_HEADLINE] = headline
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Repeat the skip headline as the run's very last line (after pytest's own counts)."""
+    headline = config.stash.get(_SKIP_HEADLINE, None)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if headline and reporter is not None:
+        reporter.write_sep("!", headline + " (reasons above)", red=True, bold=True)

@@ -46,6 +46,7 @@ from langgraph_prax_memory.cli._app import (
     EXIT_OK,
     EXIT_USAGE,
     _Exit,
+    _LibraryLog,
     _m,
     _quiet_stdout,
     _Runtime,
@@ -96,12 +97,13 @@ def main(argv: Sequence[str] | None = None, *, memory: PraxMemory | None = None)
     args = list(sys.argv[1:] if argv is None else argv)
     err = _SafeConsole(stderr=True)
     try:
-        code = cli.main(
-            args=args,
-            prog_name="prax-memory",
-            standalone_mode=False,
-            obj=_Runtime(memory=memory),
-        )
+        with _LibraryLog().installed() as log:
+            code = cli.main(
+                args=args,
+                prog_name="prax-memory",
+                standalone_mode=False,
+                obj=_Runtime(memory=memory, log=log),
+            )
         return int(code or 0)
     except click.exceptions.NoArgsIsHelpError as exc:
         # bare `prax-memory` or `prax-memory stm`: the help, on stdout, is the answer

@@ -309,7 +309,7 @@ def _export(call: _Call, mem: PraxMemory, output: str | None) -> int:
     return EXIT_OK
 
 
-@_command(cli, "import", short_help="Load an export (idempotent).")
+@_command(cli, "import", user=False, short_help="Load an export (idempotent).")
 @click.argument("file", metavar="FILE|-")
 def _import(call: _Call, mem: PraxMemory, file: str) -> int:
     """Load an export (into --user if given, else its own user); importing twice is a no-op."""
@@ -429,10 +429,19 @@ def _forget_incomplete(exc: DeletionIncomplete, out: _Out) -> int:
 
 
 @_command(cli, "doctor", opens=False, short_help="Check every configured backend.")
-def _doctor(call: _Call) -> int:
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="Only what needs no vectors: settings, data directory, scratchpad, notes (git).",
+)
+def _doctor(call: _Call, quick: bool) -> int:
     """Check the data directory, scratchpad, notes (git), embedder, Qdrant and graph."""
-    from langgraph_prax_memory._doctor import diagnose, run_checks
+    from langgraph_prax_memory._doctor import diagnose, quick_checks, run_checks
 
+    if quick:
+        injected = call.injected
+        make = call.config if injected is None else (lambda: injected.config)
+        return _report_checks(quick_checks(make), call.out)
     if call.injected is not None:
         return _report_checks(run_checks(call.injected), call.out)
     # a setting or backend that stops the memory from opening is a failed check

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import logging
 import os
 import shlex
 import sys
@@ -11,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import click
 from click.core import ParameterSource
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
     from langgraph_prax_memory._progress import ProgressCallback
     from langgraph_prax_memory.config import MemoryConfig
     from langgraph_prax_memory.memory import PraxMemory
+    from langgraph_prax_memory.notes import UserNotes
+    from langgraph_prax_memory.stm import ScratchpadStore
 
 
 EXIT_OK = 0
@@ -135,12 +139,103 @@ class _Exit(Exception):
         self.code = code
 
 
+class _LibraryLog(logging.Handler):
+    """The library's warnings on stderr, each said once.
+
+    While a memory opens, its warnings are held: a backend that cannot open (the embedded
+    store held by another process) logs a warning and then fails the command with the same
+    message, which ``main`` prints as the error. A held warning is dropped when the error
+    says the same; otherwise it is printed when the command ends.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.holding = 0
+        self.held: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if self.holding:
+            self.held.append(message)
+        else:
+            self._print(message)
+
+    @staticmethod
+    def _print(message: str) -> None:
+        _SafeConsole(stderr=True).print(f"[yellow]warning:[/] {_m(message)}")
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        self.holding += 1
+        try:
+            yield
+        finally:
+            self.holding -= 1
+
+    def say_held(self, error: BaseException | None = None) -> None:
+        """Print the held warnings, except those ``error`` (about to be printed) repeats."""
+        said = str(error) if isinstance(error, PraxMemoryError) and str(error) else None
+        held, self.held = self.held, []
+        for message in held:
+            if said is None or said not in message:
+                self._print(message)
+
+    @contextmanager
+    def installed(self) -> Iterator[_LibraryLog | None]:
+        """Route the ``langgraph_prax_memory`` loggers' warnings here while the CLI runs.
+
+        Only when nothing else would print them (no handler configured, as in the
+        ``prax-memory`` process): an application that set up logging keeps its own.
+        """
+        logger = logging.getLogger("langgraph_prax_memory")
+        if logger.hasHandlers():
+            yield None
+            return
+        logger.addHandler(self)
+        try:
+            yield self
+        finally:
+            logger.removeHandler(self)
+            self.say_held()
+
+
+class _Stores(Protocol):
+    """What the commands that need no vectors use: the settings, scratchpad and notes."""
+
+    @property
+    def config(self) -> MemoryConfig: ...
+
+    @property
+    def stm(self) -> ScratchpadStore: ...
+
+    @property
+    def notes(self) -> UserNotes: ...
+
+
+class _LightMemory:
+    """The scratchpad and notes of a data directory, without long-term memory or the graph.
+
+    What ``stm`` and ``notes show`` open: no vector engine, embedding model or LangChain is
+    imported, so they answer at once.
+    """
+
+    def __init__(self, config: MemoryConfig) -> None:
+        from langgraph_prax_memory.notes import UserNotes
+        from langgraph_prax_memory.stm import ScratchpadStore
+
+        self.config = config
+        chat_model = config.model_routing.resolve("stm_compaction")
+        self.stm = ScratchpadStore(config, chat_model=chat_model)
+        self.notes = UserNotes(config)
+
+
 @dataclass
 class _Runtime:
     """What ``main`` hands to every command: an injected memory and the merged options."""
 
     memory: PraxMemory | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    log: _LibraryLog | None = None
 
 
 def _remember_option(ctx: click.Context, param: click.Parameter, value: Any) -> None:
@@ -204,6 +299,7 @@ class _Call:
     options: dict[str, Any]
     out: _Out
     injected: PraxMemory | None
+    log: _LibraryLog | None = None
 
     @property
     def as_json(self) -> bool:
@@ -215,10 +311,18 @@ class _Call:
         return Path(value) if value else None
 
     def user(self) -> str:
+        """The user id of the command, checked (before any store opens).
+
+        Raises:
+            _UsageError: No user was given.
+            MemoryValidationError: The id is not a usable user id.
+        """
+        from langgraph_prax_memory._validation import check_user_id
+
         user = self.options.get("user") or os.environ.get("PRAX_MEMORY_USER")
         if not user:
             raise _UsageError("--user is required (or set PRAX_MEMORY_USER)")
-        return str(user)
+        return check_user_id(str(user))
 
     def config(self, **overrides: Any) -> MemoryConfig:
         from langgraph_prax_memory.config import MemoryConfig
@@ -234,8 +338,31 @@ class _Call:
             return
         from langgraph_prax_memory.memory import PraxMemory
 
-        with PraxMemory(self.config()) as mem:
-            yield mem
+        with self.log.hold() if self.log is not None else contextlib.nullcontext():
+            try:
+                mem = PraxMemory(self.config())
+            except BaseException as exc:
+                self._release(exc)
+                raise
+        try:
+            with mem:
+                yield mem
+        except BaseException as exc:
+            self._release(exc)
+            raise
+        self._release(None)
+
+    @contextmanager
+    def stores(self) -> Iterator[_Stores]:
+        """The scratchpad and notes alone (the injected memory's, when there is one)."""
+        if self.injected is not None:
+            yield self.injected
+            return
+        yield _LightMemory(self.config())
+
+    def _release(self, error: BaseException | None) -> None:
+        if self.log is not None:
+            self.log.say_held(error)
 
 
 def _call() -> _Call:
@@ -243,15 +370,24 @@ def _call() -> _Call:
     runtime = ctx.find_object(_Runtime) or _Runtime()
     as_json = bool(runtime.options.get("json_output"))
     out = _Out(_SafeConsole(), _SafeConsole(stderr=True), as_json)
-    return _Call(runtime.options, out, runtime.memory)
+    return _Call(runtime.options, out, runtime.memory, runtime.log)
 
 
 def _command(
-    group: click.Group, name: str, *, opens: bool = True, **kwargs: Any
+    group: click.Group,
+    name: str,
+    *,
+    opens: bool = True,
+    light: bool = False,
+    user: bool = True,
+    **kwargs: Any,
 ) -> Callable[[Callable[..., int]], click.Command]:
     """Register ``fn(call, [mem,] **params) -> exit code`` as ``name`` with the global options.
 
-    ``opens=True`` passes an open memory (the injected one, or one built from the options).
+    ``opens=True`` passes an open memory (the injected one, or one built from the options);
+    ``light=True`` passes only the scratchpad and notes (:meth:`_Call.stores`: nothing heavy
+    is imported). ``user=True``: the command needs ``--user``, checked before anything opens
+    (a usage error never waits for the stores).
     """
 
     def decorate(fn: Callable[..., int]) -> click.Command:
@@ -259,6 +395,11 @@ def _command(
         def run(**params: Any) -> int:
             call = _call()
             try:
+                if user and (opens or light):
+                    call.user()
+                if light:
+                    with call.stores() as stores:
+                        return fn(call, stores, **params)
                 if not opens:
                     return fn(call, **params)
                 with call.memory() as mem:
@@ -270,6 +411,15 @@ def _command(
         return group.command(name, context_settings=_CONTEXT, **kwargs)(_global_options(run))
 
     return decorate
+
+
+def _importance(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """Check ``--importance`` while parsing, so a bad one is refused before anything opens."""
+    if value is None:
+        return None
+    from langgraph_prax_memory._validation import check_importance
+
+    return check_importance(value)
 
 
 def _group(parent: click.Group, name: str, help_text: str) -> click.Group:
@@ -306,24 +456,30 @@ def _ltm(memory: PraxMemory) -> None:
         raise BackendUnavailable("Memory system not available: MEMORY_ENABLED is false")
 
 
-def _user_is_unknown(mem: PraxMemory, user: str) -> bool:
+def _user_is_unknown(call: _Call, mem: PraxMemory | _Stores, user: str) -> bool:
     """Whether ``user`` has nothing here: no memories, notes, scratchpad or graph entities.
 
     A store that cannot answer (held by another process, disabled) never makes a user unknown.
+    Given only the scratchpad and notes (a light command), it opens the memory to look at
+    long-term memory and the graph, only when both are empty.
     """
     if mem.stm.all(user) or mem.notes.read(user).strip():
         return False
+    if isinstance(mem, _LightMemory):
+        with call.memory() as opened:
+            return _user_is_unknown(call, opened, user)
+    full = cast("PraxMemory", mem)  # a light command given an injected memory
     try:
-        if mem.available and mem.count(user):
+        if full.available and full.count(user):
             return False
-        if mem.graph.stats(user).entities:
+        if full.graph.stats(user).entities:
             return False
     except PraxMemoryError:
         return False
     return True
 
 
-def _unknown_hint(call: _Call, mem: PraxMemory, user: str) -> str:
+def _unknown_hint(call: _Call, mem: PraxMemory | _Stores, user: str) -> str:
     return (
         f"user {user!r} has no memories, notes or scratchpad entries in "
         f"{mem.config.data_dir}: check --user (and --data-dir or MEMORY_DATA_DIR), or start "
@@ -331,9 +487,9 @@ def _unknown_hint(call: _Call, mem: PraxMemory, user: str) -> str:
     )
 
 
-def _check_user(call: _Call, mem: PraxMemory, user: str, data: dict[str, Any]) -> int:
+def _check_user(call: _Call, mem: PraxMemory | _Stores, user: str, data: dict[str, Any]) -> int:
     """Add the unknown-user hint to ``data`` (and stderr); the exit code it implies."""
-    if not _user_is_unknown(mem, user):
+    if not _user_is_unknown(call, mem, user):
         return EXIT_OK
     hint = _unknown_hint(call, mem, user)
     data["unknown_user"] = True

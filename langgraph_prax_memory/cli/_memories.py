@@ -19,6 +19,7 @@ from langgraph_prax_memory.cli._app import (
     _Call,
     _check_user,
     _command,
+    _importance,
     _ltm,
     _m,
     _text,
@@ -159,6 +160,7 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
     type=float,
     default=0.5,
     show_default=True,
+    callback=_importance,
     help="0..1; higher is kept longer.",
 )
 @click.option("--tags", metavar="A,B", help="Comma-separated tags.")
@@ -282,11 +284,11 @@ def _recall(call: _Call, mem: PraxMemory, query: str, k: int, no_reinforce: bool
     return code
 
 
-def _resolve_id(mem: PraxMemory, user: str, given: str) -> str | None:
-    """A full id from a full id or a unique prefix; ``None`` when nothing matches.
+def _id_format(given: str) -> str:
+    """``given`` lower-cased if it is a memory id or an id prefix (hex digits, at least 4).
 
     Raises:
-        _UsageError: The prefix is too short, not hexadecimal, or matches several memories.
+        _UsageError: It is neither (checked while parsing, before anything opens).
     """
     text = given.strip().lower()
     try:
@@ -300,6 +302,25 @@ def _resolve_id(mem: PraxMemory, user: str, given: str) -> str | None:
             f"{given!r} is not a memory id or an id prefix of at least "
             f"{_MIN_PREFIX_ACCEPTED} hex digits (recall shows the ids)"
         )
+    return text
+
+
+def _id_argument(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    _id_format(value)
+    return value
+
+
+def _resolve_id(mem: PraxMemory, user: str, given: str) -> str | None:
+    """A full id from a full id or a unique prefix; ``None`` when nothing matches.
+
+    Raises:
+        _UsageError: The prefix is too short, not hexadecimal, or matches several memories.
+    """
+    text = _id_format(given)
+    try:
+        return str(uuid.UUID(text))
+    except ValueError:
+        pass
     matches = [i for i in _user_ids(mem, user) if i.startswith(text)]
     if len(matches) > 1:
         shown = ", ".join(sorted(matches)[:5]) + (" …" if len(matches) > 5 else "")
@@ -311,7 +332,7 @@ def _resolve_id(mem: PraxMemory, user: str, given: str) -> str | None:
 
 
 @_command(cli, "forget", short_help="Delete one memory (id or unique id prefix).")
-@click.argument("memory_id")
+@click.argument("memory_id", callback=_id_argument)
 def _forget(call: _Call, mem: PraxMemory, memory_id: str) -> int:
     """Delete one long-term memory, by id or by a unique id prefix (as recall shows it)."""
     _ltm(mem)

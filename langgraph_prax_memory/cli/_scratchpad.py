@@ -25,7 +25,9 @@ from langgraph_prax_memory.cli._app import (
     _check_user,
     _command,
     _group,
+    _importance,
     _m,
+    _Stores,
     _text,
     _UsageError,
     cli,
@@ -52,8 +54,8 @@ def _entries_table(user: str, entries: Sequence[Any]) -> Table:
     return table
 
 
-@_command(_stm, "list")
-def _stm_list(call: _Call, mem: PraxMemory) -> int:
+@_command(_stm, "list", light=True)
+def _stm_list(call: _Call, mem: _Stores) -> int:
     """Every entry."""
     user = call.user()
     entries = mem.stm.all(user)
@@ -63,9 +65,9 @@ def _stm_list(call: _Call, mem: PraxMemory) -> int:
     return code
 
 
-@_command(_stm, "get")
+@_command(_stm, "get", light=True)
 @click.argument("key")
-def _stm_get(call: _Call, mem: PraxMemory, key: str) -> int:
+def _stm_get(call: _Call, mem: _Stores, key: str) -> int:
     """One entry."""
     user = call.user()
     found = mem.stm.get(user, key)
@@ -81,14 +83,19 @@ def _stm_get(call: _Call, mem: PraxMemory, key: str) -> int:
     return EXIT_OK
 
 
-@_command(_stm, "set")
+@_command(_stm, "set", light=True)
 @click.argument("key")
 @click.argument("content")
-@click.option("--importance", type=float, help="0..1 (default: the scratchpad's default).")
+@click.option(
+    "--importance",
+    type=float,
+    callback=_importance,
+    help="0..1 (default: the scratchpad's default).",
+)
 @click.option("--tags", metavar="A,B", help="Comma-separated tags.")
 def _stm_set(
     call: _Call,
-    mem: PraxMemory,
+    mem: _Stores,
     key: str,
     content: str,
     importance: float | None,
@@ -104,9 +111,9 @@ def _stm_set(
     return EXIT_OK
 
 
-@_command(_stm, "delete")
+@_command(_stm, "delete", light=True)
 @click.argument("key")
-def _stm_delete(call: _Call, mem: PraxMemory, key: str) -> int:
+def _stm_delete(call: _Call, mem: _Stores, key: str) -> int:
     """Remove an entry."""
     user = call.user()
     deleted = mem.stm.delete(user, key)
@@ -117,8 +124,8 @@ def _stm_delete(call: _Call, mem: PraxMemory, key: str) -> int:
     return EXIT_OK if deleted else EXIT_NOT_FOUND
 
 
-@_command(_stm, "clear")
-def _stm_clear(call: _Call, mem: PraxMemory) -> int:
+@_command(_stm, "clear", light=True)
+def _stm_clear(call: _Call, mem: _Stores) -> int:
     """Remove every entry."""
     user = call.user()
     removed = mem.stm.clear(user)
@@ -132,8 +139,8 @@ def _stm_clear(call: _Call, mem: PraxMemory) -> int:
 _notes = _group(cli, "notes", "The user's quick-reference notes (user_notes.md, git-backed).")
 
 
-@_command(_notes, "show")
-def _notes_show(call: _Call, mem: PraxMemory) -> int:
+@_command(_notes, "show", light=True)
+def _notes_show(call: _Call, mem: _Stores) -> int:
     """Print the notes."""
     from rich.panel import Panel
 

@@ -14,6 +14,8 @@ Example:
     ['Prax']
 """
 
+from typing import TYPE_CHECKING, Any
+
 from langgraph_prax_memory.graph._base import AsyncGraphStore, GraphStore
 from langgraph_prax_memory.graph._decay import (
     DEFAULT_GRAPH_HALFLIFE_DAYS as DEFAULT_GRAPH_HALFLIFE_DAYS,
@@ -54,7 +56,6 @@ from langgraph_prax_memory.graph._types import (
     canonical_name,
     entity_id,
 )
-from langgraph_prax_memory.graph.neo4j import AsyncNeo4jGraphStore, Neo4jGraphStore
 from langgraph_prax_memory.graph.sqlite import AsyncSQLiteGraphStore, SQLiteGraphStore
 
 __all__ = [
@@ -89,3 +90,15 @@ from langgraph_prax_memory.graph._inputs import Moment
 from langgraph_prax_memory.graph._outage import OutageLog
 
 __all__ += ["Moment", "OutageLog"]
+
+if TYPE_CHECKING:
+    from langgraph_prax_memory.graph.neo4j import AsyncNeo4jGraphStore, Neo4jGraphStore
+
+
+def __getattr__(name: str) -> Any:
+    # the Neo4j backend (and its driver) is imported when it is asked for, not by every memory
+    if name in ("Neo4jGraphStore", "AsyncNeo4jGraphStore"):
+        from langgraph_prax_memory.graph import neo4j
+
+        return getattr(neo4j, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from qdrant_client import models
+from qdrant_client.http import models
 
 from langgraph_prax_memory._validation import check_user_id
 from langgraph_prax_memory.errors import BackendUnavailable, MemoryWriteError

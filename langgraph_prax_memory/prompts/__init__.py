@@ -28,24 +28,61 @@ Example:
     ['system', 'human']
 """
 
-from langgraph_prax_memory.prompts.compaction import compaction_messages
-from langgraph_prax_memory.prompts.expansion import QueryVariants, expansion_messages
-from langgraph_prax_memory.prompts.extraction import (
-    Extraction,
-    extraction_messages,
-    reask_message,
-)
-from langgraph_prax_memory.prompts.knowledge_extraction import (
-    ConceptExtraction,
-    concept_extraction_messages,
-)
-from langgraph_prax_memory.prompts.rerank import RerankJudgement, rerank_messages
-from langgraph_prax_memory.prompts.summary import (
-    daily_summary_prompt,
-    global_summary_prompt,
-    summary_reask_prompt,
-    weekly_summary_prompt,
-)
+import importlib as _importlib
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from langgraph_prax_memory.prompts.compaction import compaction_messages
+    from langgraph_prax_memory.prompts.expansion import QueryVariants, expansion_messages
+    from langgraph_prax_memory.prompts.extraction import (
+        Extraction,
+        extraction_messages,
+        reask_message,
+    )
+    from langgraph_prax_memory.prompts.knowledge_extraction import (
+        ConceptExtraction,
+        concept_extraction_messages,
+    )
+    from langgraph_prax_memory.prompts.rerank import RerankJudgement, rerank_messages
+    from langgraph_prax_memory.prompts.summary import (
+        daily_summary_prompt,
+        global_summary_prompt,
+        summary_reask_prompt,
+        weekly_summary_prompt,
+    )
+
+#: Where each name lives: imported on first use (PEP 562), so a caller that needs one prompt
+#: (recall's expansion) does not build every task's answer models.
+_LAZY: dict[str, str] = {
+    "compaction_messages": "compaction",
+    "QueryVariants": "expansion",
+    "expansion_messages": "expansion",
+    "Extraction": "extraction",
+    "extraction_messages": "extraction",
+    "reask_message": "extraction",
+    "ConceptExtraction": "knowledge_extraction",
+    "concept_extraction_messages": "knowledge_extraction",
+    "RerankJudgement": "rerank",
+    "rerank_messages": "rerank",
+    "daily_summary_prompt": "summary",
+    "global_summary_prompt": "summary",
+    "summary_reask_prompt": "summary",
+    "weekly_summary_prompt": "summary",
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
 
 __all__ = [
     "ConceptExtraction",

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
 
 __all__ = ["QueryVariants", "expansion_messages"]
 
@@ -27,4 +31,7 @@ def expansion_messages(query: str, n: int) -> list[BaseMessage]:
         >>> expansion_messages("which editor?", 2)[0].content.split(" as ")[1][:21]
         '2 short alternative p'
     """
+    # imported on use: the prompts load with the scratchpad, which needs no LangChain
+    from langchain_core.messages import HumanMessage, SystemMessage
+
     return [SystemMessage(EXPANSION_PROMPT.format(n=n)), HumanMessage(query)]

@@ -9,14 +9,16 @@ and cut at :data:`MAX_RELATION_EVIDENCE_CHARS`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from langgraph_prax_memory._validation import check_relation_type
 from langgraph_prax_memory.errors import MemoryValidationError
 from langgraph_prax_memory.prompts._coerce import unit
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
 
 __all__ = [
     "ConceptExtraction",
@@ -66,6 +68,9 @@ def concept_extraction_messages(
     if json_mode:
         system += JSON_HINT
     where = f"Section: {' > '.join(headings)}\n\n" if headings else ""
+    # imported on use: the prompts load with the scratchpad, which needs no LangChain
+    from langchain_core.messages import HumanMessage, SystemMessage
+
     return [SystemMessage(system), HumanMessage(f"{where}{text}")]
 
 

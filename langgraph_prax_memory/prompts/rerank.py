@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
 
 __all__ = ["RerankJudgement", "rerank_messages"]
 
@@ -29,4 +32,7 @@ def rerank_messages(query: str, candidates: Sequence[str]) -> list[BaseMessage]:
         '1. helix'
     """
     listing = "\n".join(f"{i}. {c[:500]}" for i, c in enumerate(candidates))
+    # imported on use: the prompts load with the scratchpad, which needs no LangChain
+    from langchain_core.messages import HumanMessage, SystemMessage
+
     return [SystemMessage(RERANK_PROMPT), HumanMessage(f"Query: {query}\n\nMemories:\n{listing}")]

@@ -11,13 +11,15 @@ import json
 import logging
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
 from pydantic import ValidationError
 
 from langgraph_prax_memory.prompts.expansion import QueryVariants, expansion_messages
 from langgraph_prax_memory.prompts.rerank import RerankJudgement, rerank_messages
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 __all__ = ["QueryVariants", "RerankJudgement", "expand_query", "rerank_order"]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from qdrant_client import models
+from qdrant_client.http import models
 
 from langgraph_prax_memory.models import Memory, MemoryHit
 from langgraph_prax_memory.retrieval._calibration import (

@@ -14,11 +14,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
-from qdrant_client import models
+from qdrant_client.http import models
 
 from langgraph_prax_memory.embeddings import SparseTFEncoder
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, PraxMemoryError
@@ -36,6 +34,10 @@ from langgraph_prax_memory.retrieval._recall import (
     validity_filter,
 )
 from langgraph_prax_memory.vectors import QdrantVectorStore, StoredPoint
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+    from langchain_core.language_models import BaseChatModel
 
 __all__ = ["Recaller"]
 

@@ -38,7 +38,7 @@ from langgraph.store.base import (
     SearchOp,
     TTLConfig,
 )
-from qdrant_client import models
+from qdrant_client.http import models
 
 from langgraph_prax_memory._validation import check_user_id
 from langgraph_prax_memory.config import MemoryConfig

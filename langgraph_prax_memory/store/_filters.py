@@ -16,7 +16,7 @@ from langgraph.store.base import (
     MatchCondition,
     SearchOp,
 )
-from qdrant_client import models
+from qdrant_client.http import models
 
 from langgraph_prax_memory._validation import (
     to_utc,

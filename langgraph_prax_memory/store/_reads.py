@@ -15,7 +15,7 @@ from langgraph.store.base import (
     Op,
     SearchOp,
 )
-from qdrant_client import models
+from qdrant_client.http import models
 
 from langgraph_prax_memory._validation import (
     check_user_id,

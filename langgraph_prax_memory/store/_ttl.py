@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from qdrant_client import models
+from qdrant_client.http import models
 
 from langgraph_prax_memory.errors import (
     MemoryValidationError,

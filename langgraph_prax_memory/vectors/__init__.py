@@ -1,5 +1,7 @@
 """Qdrant long-term memory: collection schema, payloads, and the sync/async vector stores."""
 
+from typing import TYPE_CHECKING, Any
+
 from langgraph_prax_memory.vectors._client import open_qdrant_client
 from langgraph_prax_memory.vectors._plan import (
     VECTOR_PRUNE_THRESHOLD as VECTOR_PRUNE_THRESHOLD,
@@ -24,7 +26,8 @@ __all__ = [
 ]
 
 # used by the other packages of langgraph_prax_memory (not re-exported at the root)
-from langgraph_prax_memory.vectors._client import VectorClient
+if TYPE_CHECKING:
+    from langgraph_prax_memory.vectors._client import VectorClient
 from langgraph_prax_memory.vectors._edge import EdgeClient
 from langgraph_prax_memory.vectors._payload import (
     NS_SEP as NS_SEP,
@@ -60,3 +63,12 @@ __all__ += [
 from langgraph_prax_memory.vectors._client import is_local_client, is_remote_client  # noqa: E402
 
 __all__ += ["is_local_client", "is_remote_client"]
+
+
+def __getattr__(name: str) -> Any:
+    # VectorClient names qdrant-client's client class: imported only when asked for
+    if name == "VectorClient":
+        from langgraph_prax_memory.vectors import _client
+
+        return _client.VectorClient
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
-
-import httpx
-from qdrant_client import QdrantClient
-from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+from typing import TYPE_CHECKING, Any
 
 from langgraph_prax_memory._breaker import describe
 from langgraph_prax_memory.config import (
@@ -21,6 +18,9 @@ from langgraph_prax_memory.errors import (
     StoreLockedError,
 )
 from langgraph_prax_memory.vectors._edge import EdgeClient, open_shared_edge
+
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient
 
 __all__ = [
     "VectorClient",
@@ -34,8 +34,23 @@ __all__ = [
 logger = logging.getLogger("langgraph_prax_memory.vectors._store")
 
 
-#: What the vector store talks to: qdrant-client (server or local mode) or the embedded engine.
-VectorClient = QdrantClient | EdgeClient
+if TYPE_CHECKING:
+    #: What the vector store talks to: qdrant-client (server or local mode) or the embedded
+    #: engine.
+    VectorClient = QdrantClient | EdgeClient
+
+
+def __getattr__(name: str) -> Any:
+    # qdrant-client's clients are imported only when a server or its local mode is used
+    # (or when this alias is asked for)
+    if name == "VectorClient":
+        from qdrant_client import QdrantClient
+
+        alias = QdrantClient | EdgeClient
+        globals()["VectorClient"] = alias
+        return alias
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: HTTP statuses of a server (or its proxy) that is not serving: they count for the breaker.
 _UNAVAILABLE_STATUS = frozenset({502, 503, 504})
@@ -47,6 +62,9 @@ def qdrant_unavailable(exc: BaseException) -> bool:
     What the circuit breaker counts. An error the server answered with (a bad request, a
     missing collection, a 500) does not: the server is up.
     """
+    import httpx
+    from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
     if isinstance(exc, ResponseHandlingException):
         exc = exc.source
     if isinstance(exc, UnexpectedResponse):
@@ -56,6 +74,8 @@ def qdrant_unavailable(exc: BaseException) -> bool:
 
 def _why(exc: BaseException) -> str:
     """An exception as ``Type: message`` (qdrant-client's wrapper unwrapped)."""
+    from qdrant_client.http.exceptions import ResponseHandlingException
+
     if isinstance(exc, ResponseHandlingException):
         return describe(exc.source)
     return describe(exc)
@@ -69,6 +89,8 @@ def _set_http_timeouts(client: QdrantClient, config: MemoryConfig) -> None:
     for connecting and ``QDRANT_READ_TIMEOUT`` for the rest. Should a qdrant-client release
     keep its httpx client elsewhere, the single rounded timeout still applies.
     """
+    import httpx
+
     timeout = httpx.Timeout(config.qdrant_read_timeout, connect=config.qdrant_connect_timeout)
     api = getattr(client.http, "client", None)
     inner = getattr(api, "_client", None)
@@ -77,6 +99,8 @@ def _set_http_timeouts(client: QdrantClient, config: MemoryConfig) -> None:
 
 
 def _server_client(config: MemoryConfig) -> QdrantClient:
+    from qdrant_client import QdrantClient
+
     key = config.qdrant_api_key.get_secret_value() if config.qdrant_api_key else None
     client = QdrantClient(
         url=config.qdrant_url, api_key=key, timeout=math.ceil(config.qdrant_read_timeout)
@@ -109,6 +133,8 @@ def open_qdrant_client(config: MemoryConfig) -> VectorClient:
         client = open_shared_edge(config.qdrant_edge_path, min_free_bytes=headroom)
         _warn_if_local_data_left(config, client)
         return client
+    from qdrant_client import QdrantClient
+
     if url == ":memory:":
         return QdrantClient(location=":memory:")
     path = config.qdrant_path

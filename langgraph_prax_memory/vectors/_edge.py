@@ -51,7 +51,7 @@ from typing import Any, TypeVar
 import filelock
 import numpy as np
 import qdrant_edge as qe
-from qdrant_client import models
+from qdrant_client.http import models
 from qdrant_client.http.models import QueryResponse
 from qdrant_client.hybrid.fusion import distribution_based_score_fusion, reciprocal_rank_fusion
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import qdrant_edge as qe
 from pydantic_core import to_jsonable_python
-from qdrant_client import models
+from qdrant_client.http import models
 
 from langgraph_prax_memory.vectors._edge_filters import (
     _filter,

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import qdrant_edge as qe
-from qdrant_client import models
+from qdrant_client.http import models
 
 
 def _newer(name: str) -> Any:

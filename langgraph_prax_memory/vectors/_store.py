@@ -13,9 +13,9 @@ import threading
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from qdrant_client import models
+from qdrant_client.http import models
 
 from langgraph_prax_memory._breaker import CircuitBreaker
 from langgraph_prax_memory._validation import check_user_id, utcnow
@@ -30,7 +30,6 @@ from langgraph_prax_memory.errors import (
     MemoryWriteError,
 )
 from langgraph_prax_memory.vectors._client import (
-    VectorClient,
     _why,
     is_edge_client,
     is_local_client,
@@ -55,6 +54,9 @@ from langgraph_prax_memory.vectors._plan import (
     to_stored,
     user_filter,
 )
+
+if TYPE_CHECKING:
+    from langgraph_prax_memory.vectors._client import VectorClient
 
 __all__ = ["QdrantVectorStore"]
 

@@ -2,11 +2,14 @@
 
 ``NEO4J_TEST_URI`` (with optional ``NEO4J_TEST_USER`` / ``NEO4J_TEST_PASSWORD``) points the
 tests at a server that is already running. Otherwise the session starts one with the
-repository's ``scripts/neo4j-server start`` (Maven-fetched Neo4j Community, no Docker), reads its
-bolt URI with ``scripts/neo4j-server uri``, and stops it at the end only if it started it.
+repository's ``scripts/neo4j-server start`` (Maven-fetched Neo4j Community, no Docker) on a
+free port the script picks (``PRAX_NEO4J_PORT`` forces one), says which URI on the terminal,
+and stops the server at the end only if it started it. A server this checkout already runs is
+reused on its port.
 
 When no server can be had, the tests FAIL under ``CI`` (a missing service is a failure there)
-and are skipped with the reason elsewhere.
+and are skipped with the reason elsewhere; ``tests/conftest.py`` then ends the run with a loud
+summary line counting those skips.
 """
 
 from __future__ import annotations
@@ -14,11 +17,14 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 import neo4j
 import pytest
+
+from tests.services import SERVICE_SKIP, SERVICES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,7 +42,19 @@ def _unavailable(reason: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"Neo4j is required under CI but is unavailable: {reason}", pytrace=False)
     hint = "set NEO4J_TEST_URI or fix scripts/neo4j-server"
-    pytest.skip(f"Neo4j unavailable, skipped outside CI ({hint}): {reason}")
+    pytest.skip(f"{SERVICE_SKIP}: Neo4j ({hint}): {reason}")
+
+
+def _announce(config: pytest.Config, line: str) -> None:
+    """Say ``line`` on the terminal now (past the capture) and again in the run's summary."""
+    SERVICES.append(line)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    if reporter is None:
+        return
+    with capture.global_and_fixture_disabled() if capture is not None else nullcontext():
+        reporter.write_line("")
+        reporter.write_line(line, bold=True)
 
 
 def _script(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
@@ -60,8 +78,13 @@ def _check_reachable(server: Neo4jServer) -> None:
         _unavailable(f"cannot connect to {server.uri}: {type(exc).__name__}: {exc}")
 
 
+def _uri_from(out: str) -> str:
+    lines = [line.strip() for line in out.strip().splitlines() if line.strip()]
+    return lines[-1] if lines and lines[-1].startswith(("bolt://", "neo4j://")) else ""
+
+
 @pytest.fixture(scope="session")
-def neo4j_server() -> Iterator[Neo4jServer]:
+def neo4j_server(request: pytest.FixtureRequest) -> Iterator[Neo4jServer]:
     uri = os.environ.get("NEO4J_TEST_URI", "").strip()
     if uri:
         user = os.environ.get("NEO4J_TEST_USER", "neo4j")
@@ -82,10 +105,14 @@ def neo4j_server() -> Iterator[Neo4jServer]:
             f"scripts/neo4j-server start exited {started.returncode}: "
             f"{started.stderr.strip()[-2000:]}"
         )
-    found = _script("uri", timeout=60)
-    uri = found.stdout.strip().splitlines()[-1] if found.stdout.strip() else ""
-    if found.returncode != 0 or not uri:
-        _unavailable(f"scripts/neo4j-server uri gave no URI: {found.stderr.strip()[-2000:]}")
+    uri = _uri_from(started.stdout)  # start prints the URI of the port it picked
+    if not uri:
+        found = _script("uri", timeout=60)
+        uri = _uri_from(found.stdout)
+        if found.returncode != 0 or not uri:
+            _unavailable(f"scripts/neo4j-server gave no URI: {found.stderr.strip()[-2000:]}")
+    how = "already running, reused" if was_running else "started for this session"
+    _announce(request.config, f"Neo4j test server: {uri} ({how}; scripts/neo4j-server)")
     try:
         server = Neo4jServer(uri=uri, auth=None)
         _check_reachable(server)
