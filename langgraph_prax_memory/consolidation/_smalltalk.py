@@ -120,10 +120,11 @@ _ABOUT_THE_TALK = re.compile(
 
 #: The aspect of the speaker's verb that tells an event from a state: progressive ("I'm
 #: sipping"), perfect progressive ("I've been staring"), simple past ("I had a long day"),
-#: future intent ("I'll let you know", "I'd better go"). A present simple or a copula ("I
+#: future intent ("I'll let you know", "I'd better go"); the subject may be a thing of the
+#: speaker's ("my coffee went cold", "my train was late"). A present simple or a copula ("I
 #: play the cello", "I'm a nurse", "I can't eat gluten") is a state.
 _EVENT_ASPECT = re.compile(
-    r"^(?:\w+,?\s+)?(?:I|we)(?:"
+    r"^(?:\w+,?\s+)?(?:I|we|my\s+\w+)(?:"
     r"(?:'m| am|'re| are| was| were)\s+(?:\w+ly\s+|just\s+|so\s+|still\s+|now\s+)?\w+ing\b"
     r"|(?:'ve| have)\s+been\s+(?:\w+ly\s+|just\s+)?\w+ing\b"
     r"|\s+(?:\w+ly\s+|just\s+|almost\s+|only\s+|really\s+|also\s+|finally\s+)?"

@@ -98,3 +98,12 @@ def test_transient_principles() -> None:
     assert not is_transient("I'm a nurse.")  # a state
     assert is_junk("I hope you're doing well.")  # about the other side of the talk
     assert not is_junk("I switched to Neovim.", change=True)  # an event in form, a fact
+
+
+def test_an_event_of_the_speakers_things_is_small_talk() -> None:
+    from langgraph_prax_memory.consolidation._smalltalk import is_junk
+
+    assert is_junk("Ugh, my coffee went cold again.")
+    assert is_junk("My train was late.")
+    assert not is_junk("My sister moved to Paris.")  # family and a move last
+    assert not is_junk("My knee hurts when I run.")  # a present state
