@@ -26,10 +26,15 @@ def test_full_pipeline_on_offline_defaults(tmp_path: Path) -> None:
         assert state["messages"][-1].text.startswith("Since you use polars")
 
 
+#: The floor alone: ROLE (importance 0.8) is a standing fact, which the profile tier gives
+#: whatever is asked (tests/integration/test_context_tiers.py tests that tier).
+FLOOR_ALONE = RetrievalConfig(profile_chars=0)
+
+
 def test_the_floor_keeps_only_what_the_follow_up_is_about(tmp_path: Path) -> None:
     from langgraph_prax_memory.context import build_memory_context
 
-    with PraxMemory(MemoryConfig(data_dir=tmp_path / "data")) as memory:
+    with PraxMemory(MemoryConfig(data_dir=tmp_path / "data", retrieval=FLOOR_ALONE)) as memory:
         memory.remember("u", ROLE, importance=0.8)
         memory.remember("u", POLARS, importance=0.7)
         block = build_memory_context(memory, "u", "Which dataframe library suits my pipeline?")
@@ -44,7 +49,7 @@ def test_middleware_on_create_agent_with_the_relevance_floor(tmp_path: Path) -> 
     from langgraph_prax_memory import PraxMemoryMiddleware
     from tests.scripted import ScriptedChatModel
 
-    with PraxMemory(MemoryConfig(data_dir=tmp_path / "data")) as memory:
+    with PraxMemory(MemoryConfig(data_dir=tmp_path / "data", retrieval=FLOOR_ALONE)) as memory:
         memory.remember("u", ROLE, importance=0.8)
         memory.remember("u", POLARS, importance=0.7)
         model = ScriptedChatModel(script=[AIMessage("polars"), AIMessage("Lima")])
@@ -62,3 +67,16 @@ def test_middleware_on_create_agent_with_the_relevance_floor(tmp_path: Path) -> 
         out = agent.invoke({"messages": [("user", "What's the capital of Peru?")]}, cfg)
         assert out["memory_context"] == ""
         assert model.received[1][0].text == "Be brief.", "an off-topic question injects nothing"
+
+
+def test_with_the_profile_tier_the_role_is_always_at_hand(tmp_path: Path) -> None:
+    from langgraph_prax_memory.context import assemble_context
+
+    with PraxMemory(MemoryConfig(data_dir=tmp_path / "data")) as memory:
+        memory.remember("u", ROLE, importance=0.8)
+        memory.remember("u", POLARS, importance=0.7)
+        on = assemble_context(memory, "u", "Which dataframe library suits my pipeline?")
+        assert [h.memory.content for h in on.memories] == [POLARS, ROLE]
+        assert [h.memory.content for h in on.profile] == [ROLE]
+        off = assemble_context(memory, "u", "What's the capital of Peru?")
+        assert [h.memory.content for h in off.memories] == [ROLE]
