@@ -51,6 +51,7 @@ def defer_package(name: str, light: Mapping[str, str] | None = None) -> None:
             return
         module = importlib.util.module_from_spec(spec)
         loader = spec.loader
+        state = {"done": False, "running": False}
 
         def finish(attr: str) -> Any:
             if attr in shortcuts and module.__dict__.get("__getattr__") is finish:
@@ -62,14 +63,20 @@ def defer_package(name: str, light: Mapping[str, str] | None = None) -> None:
                     sub = None
                 if sub is not None:
                     return importlib.import_module(f"{name}.{attr}")
+            # every thread takes the lock before looking: a second thread waits for the
+            # first one's __init__ to finish instead of seeing a half-built module
             with _LOCK:
-                if module.__dict__.get("__getattr__") is finish:
-                    del module.__dict__["__getattr__"]
+                if not state["done"]:
+                    if state["running"]:  # the __init__ itself asking for a name it lacks
+                        raise AttributeError(f"module {name!r} has no attribute {attr!r}")
+                    state["running"] = True
                     try:
                         loader.exec_module(module)
-                    except BaseException:
-                        module.__dict__["__getattr__"] = finish
-                        raise
+                        state["done"] = True
+                        if module.__dict__.get("__getattr__") is finish:
+                            del module.__dict__["__getattr__"]
+                    finally:
+                        state["running"] = False
             try:
                 return module.__dict__[attr]
             except KeyError:

@@ -186,7 +186,7 @@ def select_memories(
             continue
         size = 1 + len(_line(hit))
         if used + size > ltm_chars:
-            break
+            continue  # a shorter relevant hit further down may still fit
         chosen.append(hit)
         seen.add(hit.memory.id)
         used += size
@@ -202,6 +202,7 @@ def select_memories(
         seen.add(fact.memory.id)
         spent += size
         used += size
+    left_out = [h for h in left_out if h.memory.id not in seen]
     return chosen + profile, profile, left_out
 
 

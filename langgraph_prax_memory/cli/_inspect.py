@@ -31,7 +31,7 @@ def bind(port: int) -> socket.socket:
     return sock
 
 
-@_command(cli, "inspect", short_help="Open a local web page over the stored memory.")
+@_command(cli, "inspect", user=False, short_help="Open a local web page over the stored memory.")
 @click.option(
     "--port",
     type=click.IntRange(0, 65535),

@@ -77,7 +77,9 @@ class CosineScale:
         strength = min(1.0, max(0.0, strength))
         if cosine is None:
             return _NO_COSINE * strength
-        span = max(self.floor - self.unrelated, 1e-6) * (1.0 - 0.5 * strength)
+        # a floor at or below the unrelated level (a hand-set value mixed with a measured
+        # one) would make a step of the curve: keep at least 0.05 of cosine between them
+        span = max(self.floor - self.unrelated, 0.05) * (1.0 - 0.5 * strength)
         return _sigmoid(_SLOPE * ((cosine - self.unrelated) / span - 1.0))
 
     def floor_at(self, strength: float) -> float:

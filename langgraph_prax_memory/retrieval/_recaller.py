@@ -164,7 +164,11 @@ class Recaller:
         if not hops_of:
             return []
         linked = models.FieldCondition(key="entity_ids", match=models.MatchAny(any=sorted(hops_of)))
-        scoped = models.Filter(must=[*(flt.must or []), linked], must_not=flt.must_not)  # type: ignore[list-item,misc]
+        scoped = models.Filter(  # the caller's should (the standing-fact filter) is kept
+            must=[*(flt.must or []), linked],  # type: ignore[list-item,misc]
+            must_not=flt.must_not,
+            should=flt.should,
+        )
         points = self.store.scroll(user_id, flt=scoped, limit=max(n * 5, 50))
 
         def hop(p: StoredPoint) -> int:

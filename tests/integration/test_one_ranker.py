@@ -68,7 +68,14 @@ def test_context_block_and_hook(memory: PraxMemory) -> None:
 
 
 def test_off_topic_injects_nothing(memory: PraxMemory) -> None:
-    assert build_memory_context(memory, "u1", "What's the weather in Paris tomorrow?") == ""
+    # only the standing fact (importance 0.9: the profile tier gives it whatever is asked)
+    block = build_memory_context(memory, "u1", "What's the weather in Paris tomorrow?")
+    assert block == "## Relevant Memories\n- [conversation, " + block.split(", ", 1)[1]
+    assert block.endswith("User is allergic to peanuts") and block.count("\n- ") == 1
+    alone = build_memory_context(
+        memory, "u1", "What's the weather in Paris tomorrow?", profile_chars=0
+    )
+    assert alone == ""
     hits = memory.recall("u1", "What's the weather in Paris tomorrow?", k=3, reinforce=False)
     assert hits and not any(h.relevant for h in hits)  # recall still answers, flagged
     assert "below the floor" in hits[0].explain()
