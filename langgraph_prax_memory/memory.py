@@ -593,9 +593,7 @@ class PraxMemory:
 
 def __getattr__(name: str) -> Any:
     """``AsyncPraxMemory`` (lives in ``_async_memory.py``), imported on first use."""
-    module = _REEXPORTED.get(name)
-    if module is None:
+    if (module := _REEXPORTED.get(name)) is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
+    value = globals()[name] = getattr(importlib.import_module(module), name)
     return value

@@ -348,7 +348,11 @@ def _forget(call: _Call, mem: PraxMemory, memory_id: str) -> int:
     return EXIT_OK if deleted else EXIT_NOT_FOUND
 
 
-@_command(cli, "reembed", short_help="Add missing dense vectors (after a model change).")
+@_command(
+    cli, "reembed", user=False, short_help="Add missing dense vectors (after a model change)."
+)
+    cli, "reembed", user=False, short_help="Add missing dense vectors (after a model change)."
+)
 @click.option("--force", is_flag=True, help="Re-embed every memory, not only those missing one.")
 @click.option(
     "--model-change",

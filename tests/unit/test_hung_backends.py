@@ -497,7 +497,8 @@ def test_hung_qdrant_fails_writes_and_recalls_fast_and_never_pretends(
                 mem.remember("alice", FACTS[1])
             with pytest.raises(BackendUnavailable, match="circuit breaker is open") as info:
                 mem.recall_detailed("alice", "Which license?", reinforce=False)
-            assert "dense" in str(info.value) and "sparse" in str(info.value)
+            # the arms, or the calibration read before them, name the open circuit
+            assert "Qdrant" in str(info.value)
             with pytest.raises(CircuitOpenError):
                 mem.count("alice")
         assert hung.requests(COLLECTION_CALLS) == tried
