@@ -351,8 +351,6 @@ def _forget(call: _Call, mem: PraxMemory, memory_id: str) -> int:
 @_command(
     cli, "reembed", user=False, short_help="Add missing dense vectors (after a model change)."
 )
-    cli, "reembed", user=False, short_help="Add missing dense vectors (after a model change)."
-)
 @click.option("--force", is_flag=True, help="Re-embed every memory, not only those missing one.")
 @click.option(
     "--model-change",
