@@ -83,7 +83,16 @@ def test_arms_run_concurrently(memory: PraxMemory) -> None:
     assert peak[0] == 3
 
 
-def test_reinforcement_moves_a_memory_up(memory: PraxMemory) -> None:
+def test_reinforcement_moves_a_memory_up(config: MemoryConfig) -> None:
+    # the hand-set cosine scale this arithmetic was written for (hash embeddings have no
+    # semantic scale to measure)
+    pinned = RetrievalConfig(relevance_floor=False, unrelated_cosine=0.0, min_cosine=0.3)
+    cfg = config.model_copy(update={"retrieval": pinned})
+    with PraxMemory(cfg, embeddings=HashEmbeddings(), embedding_dimension=384) as memory:
+        _reinforcement_moves_a_memory_up(memory)
+
+
+def _reinforcement_moves_a_memory_up(memory: PraxMemory) -> None:
     t0 = datetime(2024, 3, 1, tzinfo=UTC)
     a = memory.remember("alice", "Alice plays chess on Sundays", created_at=t0)
     b = memory.remember("alice", "Alice plays chess at the club", created_at=t0)
