@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -141,18 +140,28 @@ def _model_check(
 ) -> tuple[set[str] | None, str]:
     """The ids the model keeps among ``uncertain``; ``None`` when it failed or was too slow."""
     messages = context_check_messages(message, [h.memory.content for h in uncertain])
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prax-context-check")
-    try:
-        reply = pool.submit(model.invoke, messages).result(timeout=timeout)
-        judged = ContextJudgement.model_validate(json_object(text_of(reply.content)))
-    except FutureTimeout:
+    answer: dict[str, Any] = {}
+
+    def ask() -> None:
+        try:
+            answer["reply"] = model.invoke(messages)
+        except Exception as exc:  # reported below; an optional assist never breaks the context
+            answer["error"] = exc
+
+    # a daemon thread: a model that never answers cannot keep the process from exiting
+    worker = threading.Thread(target=ask, name="prax-context-check", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
         logger.warning("context check gave no answer within %.1f s; the floor decides", timeout)
         return None, f"model check timed out after {timeout:g} s; the floor decided"
-    except Exception as exc:  # an optional assist never breaks the context
+    try:
+        if "error" in answer:
+            raise answer["error"]
+        judged = ContextJudgement.model_validate(json_object(text_of(answer["reply"].content)))
+    except Exception as exc:
         logger.warning("context check failed, the floor decides: %s", exc)
         return None, f"model check failed ({type(exc).__name__}); the floor decided"
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
     keep = {uncertain[i].memory.id for i in judged.use if 0 <= i < len(uncertain)}
     return keep, f"model check kept {len(keep)} of {len(uncertain)} uncertain memories"
 

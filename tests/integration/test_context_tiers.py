@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
@@ -276,3 +277,38 @@ def test_consolidated_standing_facts_reach_the_profile_and_leave_it_when_superse
     profile = {h.memory.content for h in after.profile}
     assert {"User lives in Berlin.", "User works at Acme Corp."} <= profile
     assert "Lisbon" not in after.text and "bakery" not in after.text
+
+
+def test_a_slow_check_model_leaves_the_floor_deciding(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    mem = _memory(tmp_path / "s", llm_check=True, llm_check_band=(0.0, 1.0), llm_check_timeout=0.5)
+    release = threading.Event()
+
+    class Slow(ScriptedChatModel):
+        def _generate(self, *args: Any, **kwargs: Any) -> Any:
+            release.wait(30)  # a model that does not answer in time
+            return super()._generate(*args, **kwargs)
+
+    try:
+        for episode in EPISODES:
+            mem.remember("u1", episode, importance=0.4)
+        plain = assemble_context(mem, "u1", "What did I watch last weekend?")
+        started = time.monotonic()
+        ctx = assemble_context(
+            mem,
+            "u1",
+            "What did I watch last weekend?",
+            check_model=Slow(script=[AIMessage('{"use": []}')]),
+        )
+        assert time.monotonic() - started < 10
+        assert "timed out" in ctx.checked
+        assert [h.memory.id for h in ctx.memories] == [h.memory.id for h in plain.memories]
+        # the model's answer drops a hit the floor kept
+        drop = ScriptedChatModel(script=[AIMessage('{"use": []}')])
+        dropped = assemble_context(mem, "u1", "What did I watch last weekend?", check_model=drop)
+        assert plain.memories and not dropped.memories
+    finally:
+        release.set()
+        mem.close()
