@@ -7,9 +7,27 @@ counting those skips, so a run that did not test the graph never looks like one 
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 #: The start of every skip reason for a missing service.
 SERVICE_SKIP = "service unavailable, skipped outside CI"
 
 #: What the session's service fixtures said they use ("Neo4j test server: bolt://..."),
 #: repeated in the run's summary.
 SERVICES: list[str] = []
+
+
+def unavailable(service: str, reason: str, *, hint: str = "") -> None:
+    """Fail under ``CI`` (a missing service is a failure there); elsewhere skip, counted.
+
+    Args:
+        service: What is missing ("Neo4j", "Chromium", ...).
+        reason: Why it cannot be had.
+        hint: How to provide it (shown in the skip reason).
+    """
+    if os.environ.get("CI"):
+        pytest.fail(f"{service} is required under CI but is unavailable: {reason}", pytrace=False)
+    how = f" ({hint})" if hint else ""
+    pytest.skip(f"{SERVICE_SKIP}: {service}{how}: {reason}")

@@ -24,7 +24,7 @@ from pathlib import Path
 import neo4j
 import pytest
 
-from tests.services import SERVICE_SKIP, SERVICES
+from tests.services import SERVICES, unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,10 +39,7 @@ class Neo4jServer:
 
 
 def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"Neo4j is required under CI but is unavailable: {reason}", pytrace=False)
-    hint = "set NEO4J_TEST_URI or fix scripts/neo4j-server"
-    pytest.skip(f"{SERVICE_SKIP}: Neo4j ({hint}): {reason}")
+    unavailable("Neo4j", reason, hint="set NEO4J_TEST_URI or fix scripts/neo4j-server")
 
 
 def _announce(config: pytest.Config, line: str) -> None:
@@ -128,9 +125,7 @@ MODELS_CACHE = Path(os.environ.get("PRAX_TEST_MODELS_DIR") or ROOT / ".prax-mode
 
 
 def _model_unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"the bge-small model is required under CI: {reason}", pytrace=False)
-    pytest.skip(f"bge-small-en-v1.5 unavailable, skipped outside CI: {reason}")
+    unavailable("the bge-small-en-v1.5 model", reason, hint="prax-memory models pull")
 
 
 @pytest.fixture(scope="session")

@@ -30,6 +30,7 @@ import pytest
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.context import build_memory_context
 from langgraph_prax_memory.inspector import create_app
+from tests.services import unavailable
 
 pytestmark = pytest.mark.integration
 
@@ -40,9 +41,7 @@ CHROMIUM_NAMES = ("chromium", "chromium-browser")
 
 
 def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"Chromium is required under CI but is unavailable: {reason}", pytrace=False)
-    pytest.skip(f"Chromium unavailable, skipped outside CI: {reason}")
+    unavailable("Chromium", reason)
 
 
 def _find_chromium() -> str | None:

@@ -17,11 +17,11 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = """
 import pytest
 
-from tests.services import SERVICE_SKIP
+from tests.services import unavailable
 
 
 def test_needs_neo4j() -> None:
-    pytest.skip(f"{SERVICE_SKIP}: Neo4j (set NEO4J_TEST_URI): connection refused")
+    unavailable("Neo4j", "connection refused", hint="set NEO4J_TEST_URI")
 
 
 def test_other_skip() -> None:
