@@ -1,9 +1,11 @@
 """The inspector in a real browser: Debian's Chromium, headless, driven by Playwright.
 
-The session installs Chromium with apt-get when it is missing (Playwright cannot download its
-own browsers here); under ``CI`` a browser that cannot be had fails the tests, elsewhere they
-are skipped with the reason. The servers are real uvicorn servers on 127.0.0.1 over a real
-memory (embedded Qdrant, the packaged model, SQLite graph, git notes), started by the tests.
+Under ``CI`` (or with ``PRAX_INSTALL_CHROMIUM=1``) the session installs Debian's Chromium with
+apt-get when it is missing (Playwright cannot download its own browsers here), and a browser
+that cannot be had fails the tests; elsewhere nothing is installed on the developer's machine
+and the tests are skipped, counted, with the command that installs it.
+The servers are real uvicorn servers on 127.0.0.1 over a real memory (embedded Qdrant, the
+packaged model, SQLite graph, git notes), started by the tests.
 
 ``PRAX_INSPECTOR_SCREENSHOTS=DIR`` saves a screenshot of each page there (docs/img/ holds the
 ones docs/inspector.md shows).
@@ -54,10 +56,15 @@ def _find_chromium() -> str | None:
 
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
-    """Debian's Chromium, installed with apt-get when missing (root, as in CI)."""
+    """Debian's Chromium; installed with apt-get when missing only under CI or when asked."""
     found = _find_chromium()
     if found:
         return found
+    if not (os.environ.get("CI") or os.environ.get("PRAX_INSTALL_CHROMIUM")):
+        _unavailable(
+            "no chromium on PATH (install it with `apt-get install chromium`, or set "
+            "PRAX_INSTALL_CHROMIUM=1 to let the tests run apt-get)"
+        )
     if not shutil.which("apt-get"):
         _unavailable("no chromium on PATH and no apt-get to install it")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
