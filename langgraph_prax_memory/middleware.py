@@ -222,6 +222,8 @@ class PraxMemoryMiddleware(AgentMiddleware[PraxMemoryState, Any, Any]):
         stm_chars: Character budget of the scratchpad part of the block.
         ltm_chars: Character budget of the long-term part (relevant memories, then the
             user's standing facts; see :func:`~langgraph_prax_memory.context.assemble_context`).
+        profile_chars: Character budget of the standing facts within it (``None``:
+            ``config.retrieval.profile_chars``; ``0`` turns the profile tier off).
         check_model: A chat model for the optional check of memories near the relevance
             floor (``config.retrieval.llm_check``; off by default, never blocking).
         consolidate_every: Consolidate the thread after the agent once this many user turns
@@ -254,6 +256,7 @@ class PraxMemoryMiddleware(AgentMiddleware[PraxMemoryState, Any, Any]):
         context_k: int = 5,
         stm_chars: int = 1500,
         ltm_chars: int = 2000,
+        profile_chars: int | None = None,
         check_model: BaseChatModel | None = None,
         consolidate_every: int | None = 5,
         consolidate_in_background: bool = True,
@@ -279,6 +282,13 @@ class PraxMemoryMiddleware(AgentMiddleware[PraxMemoryState, Any, Any]):
             user_id = check_user_id(user_id)
         if isinstance(context_k, bool) or not isinstance(context_k, int) or context_k < 1:
             raise MemoryValidationError(f"context_k must be a positive integer, not {context_k!r}")
+        for name, value in (
+            ("stm_chars", stm_chars),
+            ("ltm_chars", ltm_chars),
+            ("profile_chars", 0 if profile_chars is None else profile_chars),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise MemoryValidationError(f"{name} must be a non-negative integer, not {value!r}")
         if consolidate_every is not None and (
             isinstance(consolidate_every, bool)
             or not isinstance(consolidate_every, int)
@@ -293,6 +303,7 @@ class PraxMemoryMiddleware(AgentMiddleware[PraxMemoryState, Any, Any]):
         self.context_k = context_k
         self.stm_chars = stm_chars
         self.ltm_chars = ltm_chars
+        self.profile_chars = profile_chars
         self.check_model = check_model
         self.consolidate_every = consolidate_every
         self.consolidate_in_background = consolidate_in_background
@@ -356,6 +367,7 @@ class PraxMemoryMiddleware(AgentMiddleware[PraxMemoryState, Any, Any]):
                 k=self.context_k,
                 stm_chars=self.stm_chars,
                 ltm_chars=self.ltm_chars,
+                profile_chars=self.profile_chars,
                 check_model=self.check_model,
             )
             if text.strip()

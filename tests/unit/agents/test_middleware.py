@@ -240,3 +240,39 @@ def test_a_custom_user_key_such_as_the_servers_auth_identity(memory: PraxMemory)
             server_config,
             context={"langgraph_auth_user_id": "mallory"},
         )
+
+
+def test_profile_chars_bounds_the_standing_facts(memory: PraxMemory) -> None:
+    # a standing fact (tagged preference) off the question's topic reaches the block through
+    # the profile tier by default; profile_chars=0 turns that tier off (the floor is set so
+    # that nothing passes it as relevant: only the profile tier can carry the fact)
+    floor_on = memory.config.retrieval.model_copy(
+        update={"relevance_floor": True, "min_cosine": 1.01}
+    )
+    memory.config = memory.config.model_copy(update={"retrieval": floor_on})
+    memory.remember("alice", "Alice prefers tea to coffee", importance=0.6, tags=["preference"])
+    question = {"messages": [("user", "What is the capital of Peru?")]}
+    blocks = []
+    for profile_chars in (None, 0):
+        agent = create_agent(
+            ScriptedChatModel(script=[AIMessage("Lima.")]),
+            middleware=[
+                PraxMemoryMiddleware(
+                    memory, tools=False, consolidate_every=None, profile_chars=profile_chars
+                )
+            ],
+        )
+        blocks.append(agent.invoke(question, _cfg(user_id="alice"))["memory_context"])
+    assert "Alice prefers tea to coffee" in blocks[0]
+    assert blocks[1] == ""
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"profile_chars": -1}, {"profile_chars": "300"}, {"ltm_chars": True}, {"stm_chars": 1.5}],
+)
+def test_budgets_must_be_non_negative_integers(memory: PraxMemory, bad: dict[str, Any]) -> None:
+    from langgraph_prax_memory import MemoryValidationError
+
+    with pytest.raises(MemoryValidationError, match=next(iter(bad))):
+        PraxMemoryMiddleware(memory, **bad)
