@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -42,7 +43,8 @@ class MemoryRecallTool(MemoryTool):
     name: str = "memory_recall"
     description: str = (
         "Search long-term memory (semantic + keyword + knowledge graph, fused). Use for "
-        "'what do you know about ...', preferences, past decisions. Returns memories with ids."
+        "'what do you know about ...', preferences, past decisions. Returns the memories "
+        "relevant to the query, then the user's standing facts (preferences, identity), with ids."
     )
     args_schema: type[BaseModel] = _RecallInput
     requires_ltm: ClassVar[bool] = True
@@ -53,10 +55,28 @@ class MemoryRecallTool(MemoryTool):
         result = self.memory.recall_detailed(
             user_id, query, k=k, include_history=args.include_history
         )
-        # the context block's judgement: memories below the relevance floor are left out
-        floor = self.memory.config.retrieval.relevance_floor
-        shown = [h for h in result.hits if h.relevant or not floor]
-        below = len(result.hits) - len(shown)
+        # the context block's judgement: memories below the relevance floor are left out, and
+        # the user's standing facts follow the relevant ones within the profile budget
+        from langgraph_prax_memory.context import select_memories
+
+        cfg = self.memory.config.retrieval
+        floor = cfg.relevance_floor
+        facts = (
+            self.memory.standing_facts(user_id, query)
+            if args.include_profile and cfg.profile_chars > 0
+            else []
+        )
+        shown, profile, left_out = select_memories(
+            result.hits,
+            facts,
+            ltm_chars=sys.maxsize,
+            profile_chars=cfg.profile_chars,
+            importance_weight=cfg.profile_importance_weight,
+            floor=floor,
+        )
+        standing = {h.memory.id for h in profile}
+        below = len(left_out)
+        matched = len(shown) - len(profile)
         hits = [
             {
                 "id": h.memory.id,
@@ -69,6 +89,7 @@ class MemoryRecallTool(MemoryTool):
                 "superseded_by": h.memory.superseded_by,
                 "score": h.score,
                 "relevant": h.relevant,
+                "standing_fact": h.memory.id in standing,
                 "ranks": dict(h.ranks),
                 "explanation": h.explain(),
             }
@@ -90,9 +111,17 @@ class MemoryRecallTool(MemoryTool):
                     artifact,
                 )
             return f"No memories found for {query!r}.", artifact
-        lines = [f"{len(hits)} memories for {query!r}:"]
+        if matched:
+            lines = [f"{matched} memories for {query!r}:"]
+        else:
+            weaker = f" ({below} weaker matches were below the relevance floor)" if below else ""
+            lines = [f"No memory is relevant to {query!r}{weaker}."]
         for i, (h, raw) in enumerate(zip(hits, shown, strict=True), 1):
+            if i == matched + 1:
+                lines.append("Standing facts about the user:")
             arms = ", ".join(f"{a} #{r}" for a, r in raw.ranks.items())
+            if raw.memory.id in standing:
+                arms = f"standing fact, {arms}" if arms else "standing fact"
             until = raw.memory.valid_until
             old = f"superseded {until.date().isoformat()}; " if until else ""
             lines.append(

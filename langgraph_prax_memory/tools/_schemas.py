@@ -58,6 +58,14 @@ class _RecallInput(BaseModel):
         False,
         description="Also return superseded facts (what the user used to prefer), marked.",
     )
+    include_profile: bool = Field(
+        True,
+        description=(
+            "Also list the user's standing facts (preferences, identity, constraints, "
+            "relationships) after the matching memories, as the context block does: the "
+            "answer to 'what do you know about me?'."
+        ),
+    )
 
 
 class _ForgetInput(BaseModel):

@@ -234,6 +234,34 @@ def test_every_door_applies_the_same_judgement(memory: PraxMemory) -> None:
     assert {d.page_content for d in with_profile.invoke(question)} == set(PREFERENCES)
 
 
+def test_the_recall_tool_answers_what_do_you_know_about_me(memory: PraxMemory) -> None:
+    # "What do you know about me?" shares no topic with any memory: nothing passes the floor,
+    # and the tool answers with the standing facts (the context block's profile tier)
+    _seed_preferences(memory)
+    for episode in EPISODES:
+        memory.remember("u1", episode, importance=0.4)
+    recall = {t.name: t for t in create_memory_tools(memory, user_id="u1")}["memory_recall"]
+    call = {"name": "memory_recall", "type": "tool_call", "id": "c1"}
+    out = recall.invoke({**call, "args": {"query": "What do you know about me?"}})
+    lines = out.content.splitlines()
+    assert lines[0].startswith("No memory is relevant to 'What do you know about me?'")
+    assert lines[1] == "Standing facts about the user:"
+    assert {h["content"] for h in out.artifact["hits"]} == set(PREFERENCES)
+    assert all(h["standing_fact"] for h in out.artifact["hits"])
+    assert all("standing fact" in line for line in lines[2:])
+    assert not any(episode in out.content for episode in EPISODES)
+    # an on-topic question lists its match first, then the standing facts it did not repeat
+    out = recall.invoke({**call, "args": {"query": "Which editor do I use?"}})
+    first = out.artifact["hits"][0]
+    assert first["content"] == PREFERENCES[3] and not first["standing_fact"]
+    assert [h["content"] for h in out.artifact["hits"]].count(PREFERENCES[3]) == 1
+    # include_profile=False: only what matches
+    out = recall.invoke(
+        {**call, "args": {"query": "What do you know about me?", "include_profile": False}}
+    )
+    assert out.artifact["hits"] == [] and out.content.startswith("No memory is relevant")
+
+
 def test_model_check_decides_the_uncertain_band(tmp_path: Path) -> None:
     mem = _memory(tmp_path / "c", llm_check=True, llm_check_band=(0.0, 1.0))
     try:
