@@ -14,6 +14,7 @@ from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from langgraph_prax_memory._untrusted import quote_for_prompt
+from langgraph_prax_memory._validation import to_utc, utcnow
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
 from langgraph_prax_memory.models import MemoryHit
 from langgraph_prax_memory.prompts.context_check import ContextJudgement, context_check_messages
@@ -215,6 +216,25 @@ def select_memories(
     return chosen + profile, profile, left_out
 
 
+def reinforce_chosen(
+    memory: PraxMemory,
+    user_id: str,
+    chosen: Sequence[MemoryHit],
+    profile: Sequence[MemoryHit],
+    now: datetime | None,
+) -> None:
+    """Strengthen the recalled memories a door gave out (not those the floor left out).
+
+    Every door recalls with ``reinforce=False`` and then calls this with what it returned:
+    strengthen-on-recall means *used*, so a memory below the floor is not made stronger by
+    every off-topic question, and standing facts given by the profile tier (every turn,
+    whatever is asked) are not either.
+    """
+    standing = {h.memory.id for h in profile}
+    recalled = [h.memory.id for h in chosen if h.memory.id not in standing]
+    memory.ltm.reinforce_later(user_id, recalled, to_utc(now) if now is not None else utcnow())
+
+
 def assemble_context(
     memory: PraxMemory,
     user_id: str,
@@ -268,7 +288,8 @@ def assemble_context(
     budget = cfg.profile_chars if profile_chars is None else profile_chars
     if memory.available:
         try:
-            hits = memory.recall(user_id, message, k=k, now=now)
+            # only what reaches the block is strengthened (below-floor hits are not recalled)
+            hits = memory.recall(user_id, message, k=k, now=now, reinforce=False)
             facts = memory.standing_facts(user_id, message, now=now) if budget > 0 else []
         except (BackendUnavailable, EmbeddingError) as exc:
             logger.warning("long-term recall skipped for the context block: %s", exc)
@@ -287,6 +308,7 @@ def assemble_context(
             )
             if chosen:
                 parts.append("\n".join(["## Relevant Memories", *(_line(h) for h in chosen)]))
+                reinforce_chosen(memory, user_id, chosen, profile, now)
     return MemoryContext(
         text="\n\n".join(parts),
         notes=notes,

@@ -529,11 +529,14 @@ class LongTermMemory:
             include_history=include_history,
             as_of=moment,
         )
-        if reinforce and result.hits:
-            self._background.submit(
-                self._reinforce, user_id, [h.memory.id for h in result.hits], when
-            )
+        if reinforce:
+            self.reinforce_later(user_id, [h.memory.id for h in result.hits], when)
         return result
+
+    def reinforce_later(self, user_id: str, ids: Sequence[str], now: datetime) -> None:
+        """Strengthen these memories of ``user_id`` (recalled at ``now``) in the background."""
+        if ids:
+            self._background.submit(self._reinforce, check_user_id(user_id), list(ids), now)
 
     def standing_facts(
         self, user_id: str, query: str, *, k: int | None = None, now: datetime | None = None

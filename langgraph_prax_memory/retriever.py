@@ -18,7 +18,7 @@ from pydantic import ConfigDict, Field
 
 from langgraph_prax_memory._documents import hit_to_document
 from langgraph_prax_memory._validation import check_user_id
-from langgraph_prax_memory.context import select_memories
+from langgraph_prax_memory.context import reinforce_chosen, select_memories
 from langgraph_prax_memory.errors import MemoryValidationError
 from langgraph_prax_memory.memory import PraxMemory
 
@@ -69,9 +69,7 @@ class PraxMemoryRetriever(BaseRetriever):
     """Budget of the standing facts (``None``: ``config.retrieval.profile_chars``)."""
 
     def _select(self, user: str, query: str, k: int) -> list[Document]:
-        hits = self.memory.recall(
-            user, query, k=k, now=self.now, reinforce=self.reinforce, tags=self.tags
-        )
+        hits = self.memory.recall(user, query, k=k, now=self.now, reinforce=False, tags=self.tags)
         cfg = self.memory.config.retrieval
         budget = cfg.profile_chars if self.profile_chars is None else self.profile_chars
         facts = (
@@ -79,7 +77,7 @@ class PraxMemoryRetriever(BaseRetriever):
             if self.include_profile and budget > 0
             else []
         )
-        chosen, _, _ = select_memories(
+        chosen, profile, _ = select_memories(
             hits,
             facts,
             ltm_chars=sys.maxsize,
@@ -87,6 +85,8 @@ class PraxMemoryRetriever(BaseRetriever):
             importance_weight=cfg.profile_importance_weight,
             floor=cfg.relevance_floor if self.relevance_floor is None else self.relevance_floor,
         )
+        if self.reinforce:
+            reinforce_chosen(self.memory, user, chosen, profile, self.now)
         return [hit_to_document(h) for h in chosen]
 
     def _user(self, user_id: str | None) -> str:

@@ -53,11 +53,11 @@ class MemoryRecallTool(MemoryTool):
         """Recall and describe the hits."""
         query, k = args.query, args.k
         result = self.memory.recall_detailed(
-            user_id, query, k=k, include_history=args.include_history
+            user_id, query, k=k, include_history=args.include_history, reinforce=False
         )
         # the context block's judgement: memories below the relevance floor are left out, and
         # the user's standing facts follow the relevant ones within the profile budget
-        from langgraph_prax_memory.context import select_memories
+        from langgraph_prax_memory.context import reinforce_chosen, select_memories
 
         cfg = self.memory.config.retrieval
         floor = cfg.relevance_floor
@@ -74,6 +74,7 @@ class MemoryRecallTool(MemoryTool):
             importance_weight=cfg.profile_importance_weight,
             floor=floor,
         )
+        reinforce_chosen(self.memory, user_id, shown, profile, None)
         standing = {h.memory.id for h in profile}
         below = len(left_out)
         matched = len(shown) - len(profile)

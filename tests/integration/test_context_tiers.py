@@ -340,3 +340,34 @@ def test_a_slow_check_model_leaves_the_floor_deciding(tmp_path: Path) -> None:
     finally:
         release.set()
         mem.close()
+
+
+def test_only_what_a_door_gives_out_is_strengthened(memory: PraxMemory) -> None:
+    # strengthen-on-recall means used: a memory the floor left out is not made stronger by
+    # every off-topic question, and standing facts given by the profile tier are not either
+    _seed_preferences(memory)
+    ids = {e: memory.remember("u1", e, importance=0.4) for e in EPISODES}
+    prefs = [m.id for m in memory.list_memories("u1") if m.content in PREFERENCES]
+    tools = {t.name: t for t in create_memory_tools(memory, user_id="u1")}
+    retriever = PraxMemoryRetriever(memory=memory, user_id="u1", include_profile=True)
+
+    def counts() -> dict[str, int]:
+        memory.flush()
+        return {i: memory.get("u1", i).access_count for i in [*ids.values(), *prefs]}
+
+    before = counts()
+    off_topic = "What's the capital of Peru?"
+    assert build_memory_context(memory, "u1", off_topic)  # the profile tier is given
+    tools["memory_recall"].invoke({"query": off_topic})
+    retriever.invoke(off_topic)
+    assert counts() == before, "nothing recalled as relevant, nothing strengthened"
+
+    asked = "When did I go to the dentist?"
+    assert EPISODES[0] in build_memory_context(memory, "u1", asked)
+    tools["memory_recall"].invoke({"query": asked})
+    retriever.invoke(asked)
+    after = counts()
+    assert after[ids[EPISODES[0]]] == before[ids[EPISODES[0]]] + 3
+    assert {i: n for i, n in after.items() if i != ids[EPISODES[0]]} == {
+        i: n for i, n in before.items() if i != ids[EPISODES[0]]
+    }
