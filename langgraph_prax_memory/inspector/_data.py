@@ -220,6 +220,24 @@ class _ReadOnlyRecall:
         kwargs["reinforce"] = False
         return self._memory.recall(user_id, query, **kwargs)
 
+    @property
+    def ltm(self) -> _ReadOnlyLTM:
+        """The long-term memory, with the context block's reinforcement turned off."""
+        return _ReadOnlyLTM(self._memory.ltm)
+
+
+class _ReadOnlyLTM:
+    """A long-term memory whose ``reinforce_later`` (used by the context block) does nothing."""
+
+    def __init__(self, ltm: Any) -> None:
+        self._ltm = ltm
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ltm, name)
+
+    def reinforce_later(self, *args: Any, **kwargs: Any) -> None:
+        """Looking strengthens nothing."""
+
 
 def playground(
     mem: PraxMemory, user_id: str, question: str, *, k: int = 5
