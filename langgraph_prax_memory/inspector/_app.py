@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import hmac
-import threading
-import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -46,7 +44,6 @@ from langgraph_prax_memory.errors import (
 from langgraph_prax_memory.inspector import _data
 from langgraph_prax_memory.inspector._render import (
     PAGE_SIZE,
-    MemoryRow,
     context_fragment,
     graph_fragment,
     hits_fragment,
@@ -57,8 +54,6 @@ from langgraph_prax_memory.inspector._render import (
 if TYPE_CHECKING:
     from langgraph_prax_memory.memory import PraxMemory
 
-#: The memories page keeps a user's rows this long (unless their count changes).
-ROWS_TTL_SECONDS = 60.0
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
 _SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -149,35 +144,6 @@ class _Pages:
     def __init__(self, memory: PraxMemory, settings: InspectorSettings) -> None:
         self.mem = memory
         self.s = settings
-        self._rows: dict[str, tuple[float, int, list[MemoryRow]]] = {}
-        self._rows_lock = threading.Lock()
-
-    def rows(self, user: str, *, fresh: bool = False) -> tuple[list[MemoryRow], float]:
-        """Every memory row of ``user`` and when it was read.
-
-        Reading 10,000 memories takes longer than a page may, so the rows are kept for
-        :data:`ROWS_TTL_SECONDS` and read again sooner when the user's count changed or this
-        inspector changed something (a review decision, a deletion), or ``fresh`` asks.
-        """
-        count = self.mem.count(user)
-        now = time.monotonic()
-        with self._rows_lock:
-            kept = self._rows.get(user)
-            if (
-                not fresh
-                and kept is not None
-                and kept[1] == count
-                and now - kept[0] < ROWS_TTL_SECONDS
-            ):
-                return kept[2], kept[0]
-        rows = _data.memory_rows(self.mem, user)
-        with self._rows_lock:
-            self._rows[user] = (now, count, rows)
-        return rows, now
-
-    def forget_rows(self, user: str) -> None:
-        with self._rows_lock:
-            self._rows.pop(user, None)
 
     # -- helpers --------------------------------------------------------------------
     def url(self, path: str, **params: Any) -> str:
@@ -247,15 +213,13 @@ class _Pages:
             }
             q, state = p.get("q", ""), p.get("state", "all")
             got = None
-            read_at = time.monotonic()
             if _data.engine_pageable(
                 q=q, state=state, sort=choice["sort"], page=choice["page"], page_size=PAGE_SIZE
             ):
                 with contextlib.suppress(BackendUnavailable):
                     got = _data.engine_page(self.mem, user, **choice)
             if got is None:
-                rows, read_at = self.rows(user, fresh=p.get("fresh") == "1")
-                got = _data.memory_page(rows, q=q, state=state, **choice)
+                got = _data.scan_page(self.mem, user, q=q, state=state, **choice)
         except PraxMemoryError as exc:
             return self.error(exc, user)
         start = (got.page - 1) * PAGE_SIZE
@@ -280,8 +244,6 @@ class _Pages:
             total=got.total,
             shown_from=start + 1 if got.rows else 0,
             shown_to=start + len(got.rows),
-            age=round(time.monotonic() - read_at),
-            ttl=ROWS_TTL_SECONDS,
         )
 
     def playground(self, request: Request) -> Response:
@@ -376,7 +338,6 @@ class _Pages:
             form = await self.form(request)
             user = self.user(form.get("user"))
             receipt = _data.forget_user(self.mem, user, form.get("confirm", ""))
-            self.forget_rows(user)
         except _BadToken:
             return _refuse(403, "forbidden: missing or wrong token in the form")
         except MemoryValidationError as exc:

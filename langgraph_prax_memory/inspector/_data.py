@@ -10,12 +10,14 @@ functions, called only by the server's POST routes when changes are allowed.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from langgraph_prax_memory._portable import graph_entities, graph_relations
 from langgraph_prax_memory._validation import check_user_id, user_dir_name, utcnow
@@ -24,6 +26,7 @@ from langgraph_prax_memory.context import build_memory_context
 from langgraph_prax_memory.errors import MemoryValidationError, PraxMemoryError
 from langgraph_prax_memory.inspector._render import GraphData, MemoryRow, memory_row
 from langgraph_prax_memory.stm import PENDING_REVIEW_TAG
+from langgraph_prax_memory.vectors import VECTOR_PRUNE_THRESHOLD
 
 if TYPE_CHECKING:
     from langgraph_prax_memory._forget import ForgetReceipt
@@ -124,15 +127,6 @@ def user_summary(mem: PraxMemory, user_id: str) -> UserSummary:
     return row
 
 
-def memory_rows(mem: PraxMemory, user_id: str, *, now: datetime | None = None) -> list[MemoryRow]:
-    """Every long-term memory of ``user_id`` with its decay arithmetic, first written first."""
-    total = mem.count(user_id)
-    memories = mem.list_memories(user_id, limit=max(total, 1))
-    when = now or utcnow()
-    halflife = mem.config.decay_halflife_days
-    return [memory_row(m, when, halflife) for m in memories]
-
-
 @dataclass
 class MemoryPage:
     """One page of the memories table and what the filters matched."""
@@ -146,8 +140,99 @@ class MemoryPage:
     tags: list[str]
 
 
-def memory_page(
-    rows: Sequence[MemoryRow],
+#: The payload fields the memories page orders and filters by (plus ``content`` to search).
+_KEY_FIELDS = (
+    "seq",
+    "importance",
+    "created_ts",
+    "last_accessed_ts",
+    "access_count",
+    "valid_until_ts",
+)
+
+
+class _Key(NamedTuple):
+    """What the memories page sorts and filters one memory by, read without its payload."""
+
+    id: str
+    importance: float
+    created: float
+    last: float
+    recalls: int
+    superseded: bool
+    effective: float
+    due: bool
+
+
+def _keys(
+    points: Sequence[tuple[str, dict[str, Any]]],
+    now_ts: float,
+    halflife_days: float,
+    words: Sequence[str],
+) -> list[_Key]:
+    """The sort and filter keys of ``points`` holding every word of ``words``.
+
+    The decay arithmetic is :func:`~langgraph_prax_memory.inspector.memory_row`'s (the
+    forgetting pass's), inlined: this runs for every memory of the user.
+    """
+    per_second = math.log(2) / (halflife_days * 86400.0)
+    threshold = VECTOR_PRUNE_THRESHOLD
+    out = []
+    for point_id, payload in points:
+        if words:
+            content = str(payload.get("content", "")).casefold()
+            if not all(w in content for w in words):
+                continue
+        importance = float(payload.get("importance", 0.5))
+        created = float(payload.get("created_ts") or 0.0)
+        last = float(payload.get("last_accessed_ts") or created)
+        effective = importance * math.exp(-per_second * max(0.0, now_ts - last))
+        out.append(
+            _Key(
+                point_id,
+                importance,
+                created,
+                last,
+                int(payload.get("access_count", 0)),
+                payload.get("valid_until_ts") is not None,
+                effective,
+                importance < threshold or effective < threshold,
+            )
+        )
+    return out
+
+
+#: Sort orders of the memories page over :class:`_Key`: key → (sort key, reverse).
+_KEY_SORTS: dict[str, tuple[Any, bool]] = {
+    "newest": (lambda k: k.created, True),
+    "oldest": (lambda k: k.created, False),
+    "importance": (lambda k: k.importance, True),
+    "effective": (lambda k: k.effective, False),
+    "recalled": (lambda k: (k.recalls > 0, k.last), True),
+    "recalls": (lambda k: k.recalls, True),
+}
+
+
+@contextlib.contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while a scan allocates ~100,000 small objects.
+
+    None of them is in a cycle (reference counting frees them all), but their number
+    triggers full collections that traverse every object of the process: a third of a
+    10,000-memory scan's time on a busy server. Resumed on the way out (if it was on).
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def scan_page(
+    mem: PraxMemory,
+    user_id: str,
     *,
     q: str = "",
     source: str = "",
@@ -156,8 +241,15 @@ def memory_page(
     sort: str = "newest",
     page: int = 1,
     page_size: int = 50,
+    now: datetime | None = None,
 ) -> MemoryPage:
-    """Search (words in the content), filter, sort and cut one page of ``rows``.
+    """One page of any search, filter and sort, reading whole payloads for that page only.
+
+    The engine filters by source and tag; every matching memory is then read with the few
+    fields the sorts and the state filter need (and its content when searching), sorted here
+    (ties in the order first written), and only the page's memories are read in full. For
+    10,000 memories that is a fraction of reading them all; nothing is kept between pages,
+    so every page shows the memory as it is now.
 
     Raises:
         MemoryValidationError: An unknown sort or state.
@@ -166,41 +258,45 @@ def memory_page(
         raise MemoryValidationError(f"unknown sort {sort!r}; use one of {sorted(SORTS)}")
     if state not in STATES:
         raise MemoryValidationError(f"unknown state {state!r}; use one of {list(STATES)}")
+    from langgraph_prax_memory.models import Memory
+    from langgraph_prax_memory.retrieval import ltm_filter
+
+    store = mem.vectors
     words = [w for w in q.casefold().split() if w]
-    chosen = [
-        r
-        for r in rows
-        if (not words or all(w in r.memory.content.casefold() for w in words))
-        and (not source or r.memory.source == source)
-        and (not tag or tag in r.memory.tags)
-        and (
-            state == "all"
-            or (state == "current" and r.memory.valid_until is None)
-            or (state == "superseded" and r.memory.valid_until is not None)
-            or (state == "due" and r.due)
-        )
+    chosen_filter = ltm_filter(
+        user_id, tags=[tag] if tag else None, sources=[source] if source else None
+    )
+    fields = [*_KEY_FIELDS, "content"] if words else list(_KEY_FIELDS)
+    when = now or utcnow()
+    now_ts, halflife = when.timestamp(), mem.config.decay_halflife_days
+    with _cyclic_gc_paused():
+        points = store.scan(user_id, fields, flt=chosen_filter)
+        points.sort(key=lambda p: int(p[1].get("seq") or 0))  # first written first
+        keys = _keys(points, now_ts, halflife, words)
+    keys = [
+        k
+        for k in keys
+        if state == "all"
+        or (state == "current" and not k.superseded)
+        or (state == "superseded" and k.superseded)
+        or (state == "due" and k.due)
     ]
-    keys: dict[str, tuple[Any, bool]] = {
-        "newest": (lambda r: r.memory.created_at, True),
-        "oldest": (lambda r: r.memory.created_at, False),
-        "importance": (lambda r: r.memory.importance, True),
-        "effective": (lambda r: r.effective, False),
-        "recalled": (lambda r: (r.memory.access_count > 0, r.memory.last_accessed), True),
-        "recalls": (lambda r: r.memory.access_count, True),
-    }
-    key, reverse = keys[sort]
-    chosen.sort(key=key, reverse=reverse)
-    pages = max(1, -(-len(chosen) // page_size))
+    order, reverse = _KEY_SORTS[sort]
+    keys.sort(key=order, reverse=reverse)
+    pages = max(1, -(-len(keys) // page_size))
     page = min(max(1, page), pages)
-    start = (page - 1) * page_size
+    shown = [k.id for k in keys[(page - 1) * page_size : page * page_size]]
+    full = {p.id: p.payload for p in store.retrieve(user_id, shown)}
+    rows = [memory_row(Memory.from_payload(i, full[i]), when, halflife) for i in shown if i in full]
+    total = len(points) if not (tag or source) else store.count(user_id, ltm_filter(user_id))
     return MemoryPage(
-        rows=chosen[start : start + page_size],
-        total=len(rows),
-        matched=len(chosen),
+        rows=rows,
+        total=total,
+        matched=len(keys),
         page=page,
         pages=pages,
-        sources=sorted({r.memory.source for r in rows}),
-        tags=sorted({t for r in rows for t in r.memory.tags}),
+        sources=sorted(store.facet("source", user_id=user_id)),
+        tags=sorted(store.facet("tags", user_id=user_id)),
     )
 
 
@@ -332,7 +428,7 @@ ENGINE_SORTS: dict[str, tuple[str, bool]] = {
 }
 #: The engine pages up to here (it reads every earlier row to reach a page); later pages of
 #: large users come from the rows the page keeps.
-ENGINE_PAGE_LIMIT = 2000
+ENGINE_PAGE_LIMIT = 1000
 
 
 def engine_pageable(*, q: str, state: str, sort: str, page: int, page_size: int) -> bool:

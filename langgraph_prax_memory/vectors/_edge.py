@@ -602,6 +602,32 @@ class EdgeClient:
         records, next_id = self._read(collection_name, "scroll", lambda s: s.scroll(request))
         return [_record(r) for r in records], None if next_id is None else _id_out(next_id)
 
+    def scroll_payloads(
+        self,
+        collection_name: str,
+        scroll_filter: models.Filter | None,
+        fields: Sequence[str],
+        limit: int,
+        offset: models.ExtendedPointId | None = None,
+    ) -> tuple[list[tuple[models.ExtendedPointId, dict[str, Any]]], models.ExtendedPointId | None]:
+        """:meth:`scroll` in id order as ``(id, payload)`` pairs, with only ``fields``.
+
+        No qdrant-client model is built per point: for scans of many points (the inspector
+        sorts 10,000 memories by a few fields), where building them costs more than the read.
+        """
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        request = qe.ScrollRequest(
+            offset=None if offset is None else _id_in(offset),
+            limit=limit,
+            filter=_filter(scroll_filter),
+            with_payload=[str(f) for f in fields],
+            with_vector=False,
+        )
+        records, next_id = self._read(collection_name, "scroll", lambda s: s.scroll(request))
+        pairs = [(_id_out(r.id), r.payload or {}) for r in records]
+        return pairs, None if next_id is None else _id_out(next_id)
+
     def retrieve(
         self,
         collection_name: str,

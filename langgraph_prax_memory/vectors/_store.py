@@ -63,6 +63,8 @@ __all__ = ["QdrantVectorStore"]
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 _SCROLL_PAGE = 512
+#: Points per request of :meth:`VectorStore.scan` (a few payload fields each).
+_SCAN_PAGE = 10_000
 
 
 class QdrantVectorStore:
@@ -465,6 +467,43 @@ class QdrantVectorStore:
     def _scroll_page(self, kwargs: dict[str, Any]) -> tuple[list[Any], Any]:
         records, offset = self.call("scroll", lambda: self.client.scroll(self.collection, **kwargs))
         return list(records), offset
+
+    def scan(
+        self, user_id: str, fields: Sequence[str], *, flt: models.Filter | None = None
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """``(id, payload)`` of every point of ``user_id`` matching ``flt``, only ``fields``.
+
+        For listings that sort or filter many points by a few fields (the inspector's
+        memories page) and then read whole payloads for one page only: reading five numbers
+        of 10,000 points costs a fraction of reading their payloads.
+        """
+        flt = flt or user_filter(user_id)
+        _assert_pinned(flt, user_id)
+        wanted = [str(f) for f in fields]
+        out: list[tuple[str, dict[str, Any]]] = []
+        offset: Any = None
+        fast = getattr(self.client, "scroll_payloads", None)  # the embedded engine
+        while True:
+            if fast is not None:
+                pairs, offset = self.call(
+                    "scroll",
+                    lambda: fast(self.collection, flt, wanted, _SCAN_PAGE, offset),  # noqa: B023
+                )
+                out.extend((str(i), p) for i, p in pairs)
+                got = len(pairs)
+            else:
+                kwargs: dict[str, Any] = {
+                    "scroll_filter": flt,
+                    "limit": _SCAN_PAGE,
+                    "with_payload": wanted,
+                    "with_vectors": False,
+                    "offset": offset,
+                }
+                records, offset = self._scroll_page(kwargs)
+                out.extend((str(r.id), dict(r.payload or {})) for r in records)
+                got = len(records)
+            if not got or offset is None:
+                return out
 
     def iter_points(self, user_id: str, flt: models.Filter | None = None) -> list[StoredPoint]:
         """Every point of ``user_id`` matching ``flt``."""
