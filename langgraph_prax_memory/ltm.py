@@ -33,9 +33,9 @@ from langgraph_prax_memory.config import MemoryConfig, RetrievalConfig
 from langgraph_prax_memory.embeddings import (
     CosineCalibration,
     ResilientEmbeddings,
+    ScaleKeeper,
     SparseTFEncoder,
     apply_scale,
-    collection_scale,
     create_dense_embeddings,
     model_stamp,
 )
@@ -126,7 +126,7 @@ class LongTermMemory:
         self._expansion_model = expansion_model
         self._rerank_model = rerank_model
         self._recaller_obj: Recaller | None = None
-        self._scale: CosineCalibration | None = None
+        self._scales: ScaleKeeper | None = None
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prax-reinforce")
         if self.enabled:
             try:
@@ -226,10 +226,12 @@ class LongTermMemory:
             return self._scale_locked()
 
     def _scale_locked(self) -> CosineCalibration | None:
-        if self._scale is None and self.enabled:
-            store, scales = self.store(), self.config.data_dir / "models" / "scales"
-            self._scale = collection_scale(store.metadata, store.merge_metadata, self.dense, scales)
-        return self._scale
+        if not self.enabled:
+            return None
+        if self._scales is None:
+            store, cache = self.store(), self.config.data_dir / "models" / "scales"
+            self._scales = ScaleKeeper(store.metadata, store.merge_metadata, self.dense, cache)
+        return self._scales.get()
 
     @property
     def retrieval_config(self) -> RetrievalConfig:
@@ -240,7 +242,7 @@ class LongTermMemory:
     def reset_calibration(self) -> None:
         """Measure the cosine scale again before the next recall (after a model change)."""
         with self._lazy:
-            self._scale = None
+            self._scales = None
             if self._recaller_obj is not None:
                 self._recaller_obj.close()
                 self._recaller_obj = None
@@ -418,31 +420,25 @@ class LongTermMemory:
                 the memories done so far keep their new vectors.
         """
         check_user_id(user_id)
-        store = self.store()
-        todo = [
-            p
-            for p in store.iter_points(user_id)
-            if force
-            or p.payload.get("dense_pending")
-            or p.payload.get("embedding_model") not in (None, self.dense.model_name)
+        store, model = self.store(), self.dense.model_name
+        todo = [  # only the fields this needs (reading whole payloads costs more than that)
+            (point_id, str(p.get("content", "")))
+            for point_id, p in store.scan(user_id, ("content", "dense_pending", "embedding_model"))
+            if force or p.get("dense_pending") or p.get("embedding_model") not in (None, model)
         ]
         done = 0
         notify(progress, 0, len(todo), "memories")
         for start in range(0, len(todo), _UPSERT_CHUNK):
             chunk = todo[start : start + _UPSERT_CHUNK]
             try:
-                vectors = self.dense.embed_primary(
-                    [str(p.payload.get("content", "")) for p in chunk]
-                )
+                vectors = self.dense.embed_primary([text for _, text in chunk])
             except EmbeddingError as exc:
                 raise EmbeddingError(
                     f"reembed for {user_id!r} stopped after {done} of {len(todo)} memories: "
                     f"{exc}. The others keep their sparse vectors and stay marked for reembed."
                 ) from exc
             store.set_dense(
-                user_id,
-                {p.id: v for p, v in zip(chunk, vectors, strict=True)},
-                self.dense.model_name,
+                user_id, {i: v for (i, _), v in zip(chunk, vectors, strict=True)}, model
             )
             done += len(chunk)
             notify(progress, done, len(todo), "memories")
@@ -558,6 +554,10 @@ class LongTermMemory:
 
     def _recaller(self) -> Recaller:
         with self._lazy:
+            keeper, built = self._scales, self._recaller_obj  # while the model was down:
+            if built is not None and keeper is not None and keeper.due() and keeper.get():
+                built.close()  # it is back, rank on its measured scale from now on
+                self._recaller_obj = None
             if self._recaller_obj is None:
                 self._recaller_obj = Recaller(
                     self.store(),

@@ -33,6 +33,7 @@ import hashlib
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -49,7 +50,9 @@ from langgraph_prax_memory.errors import ConfigError, EmbeddingError, PraxMemory
 __all__ = [
     "SCALE_FIELDS",
     "SCALE_KEY",
+    "SCALE_RETRY_SECONDS",
     "CosineCalibration",
+    "ScaleKeeper",
     "apply_scale",
     "cached_scale",
     "collection_scale",
@@ -305,3 +308,58 @@ def collection_scale(
         return None
     write({SCALE_KEY: scale.to_json()})
     return scale
+
+
+#: Seconds before :meth:`ScaleKeeper.due` allows measuring again after the model was down: the
+#: first wait, doubled after each failure up to the second (each attempt costs one timeout).
+SCALE_RETRY_SECONDS = (30.0, 900.0)
+
+
+class ScaleKeeper:
+    """A collection's cosine scale: read or measured once, tried again while the model is down.
+
+    :meth:`get` reads the scale stored with the collection or measures it (and stores it);
+    when the model cannot be reached it returns ``None`` and :meth:`due` says when a hot
+    path (recall) may try again: after ``SCALE_RETRY_SECONDS[0]``, doubled after each
+    failure up to ``SCALE_RETRY_SECONDS[1]``, so an outage costs one timeout per wait, not
+    one per recall. Not thread-safe: its owner holds a lock around it.
+
+    Example:
+        >>> from langgraph_prax_memory.config import MemoryConfig
+        >>> from langgraph_prax_memory.embeddings import create_dense_embeddings
+        >>> metadata: dict[str, Any] = {}  # what the collection keeps
+        >>> dense = create_dense_embeddings(MemoryConfig())  # the packaged MiniLM
+        >>> keeper = ScaleKeeper(lambda: metadata, metadata.update, dense, None)
+        >>> keeper.get() is not None and SCALE_KEY in metadata and not keeper.due()
+        True
+    """
+
+    def __init__(
+        self,
+        read: Callable[[], Mapping[str, Any]],
+        write: Callable[[Mapping[str, Any]], object],
+        dense: ResilientEmbeddings,
+        cache_dir: Path | None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._read, self._write, self._dense, self._cache_dir = read, write, dense, cache_dir
+        self._clock = clock
+        self.scale: CosineCalibration | None = None
+        self._retry_at = 0.0
+        self._wait = SCALE_RETRY_SECONDS[0]
+
+    def get(self) -> CosineCalibration | None:
+        """The scale, measured now if it is not known yet (``None``: the model is down)."""
+        if self.scale is None:
+            self.scale = collection_scale(self._read, self._write, self._dense, self._cache_dir)
+            if self.scale is None:
+                self._retry_at = self._clock() + self._wait
+                self._wait = min(2 * self._wait, SCALE_RETRY_SECONDS[1])
+            else:
+                self._wait = SCALE_RETRY_SECONDS[0]
+        return self.scale
+
+    def due(self) -> bool:
+        """Whether the scale is unknown and the back-off since the last failure has passed."""
+        return self.scale is None and self._clock() >= self._retry_at

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from langgraph_prax_memory._breaker import describe
@@ -21,6 +22,7 @@ from langgraph_prax_memory.vectors._edge import EdgeClient, open_shared_edge
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
+    from qdrant_client.http import models
 
 __all__ = [
     "VectorClient",
@@ -29,6 +31,7 @@ __all__ = [
     "is_remote_client",
     "open_qdrant_client",
     "qdrant_unavailable",
+    "scroll_payloads",
 ]
 
 logger = logging.getLogger("langgraph_prax_memory.vectors._store")
@@ -205,3 +208,29 @@ def is_local_client(client: VectorClient) -> bool:
     thread-safe, so it is treated like a server.
     """
     return type(getattr(client, "_client", None)).__name__ == "QdrantLocal"
+
+
+def scroll_payloads(
+    client: VectorClient,
+    collection: str,
+    flt: models.Filter,
+    fields: Sequence[str],
+    limit: int,
+    offset: models.ExtendedPointId | None,
+) -> tuple[list[tuple[models.ExtendedPointId, dict[str, Any]]], models.ExtendedPointId | None]:
+    """One scroll page in id order as ``(id, payload)`` pairs holding only ``fields``.
+
+    The embedded engine builds no qdrant-client model per point
+    (:meth:`EdgeClient.scroll_payloads`); other clients scroll as usual.
+    """
+    if isinstance(client, EdgeClient):
+        return client.scroll_payloads(collection, flt, fields, limit, offset)
+    records, after = client.scroll(
+        collection,
+        scroll_filter=flt,
+        limit=limit,
+        offset=offset,
+        with_payload=list(fields),
+        with_vectors=False,
+    )
+    return [(r.id, dict(r.payload or {})) for r in records], after

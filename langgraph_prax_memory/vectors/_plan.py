@@ -18,6 +18,7 @@ from typing import Any
 from qdrant_client.http import models
 
 from langgraph_prax_memory._validation import check_user_id
+from langgraph_prax_memory.errors import BackendUnavailable
 
 DENSE = "dense"
 SPARSE = "sparse"
@@ -137,6 +138,24 @@ def user_filter(
         *extra,
     ]
     return models.Filter(must=conditions, must_not=list(must_not) or None)
+
+
+def assert_pinned(flt: models.Filter, user_id: str) -> None:
+    """Refuse a filter that does not pin ``user_id`` (as :func:`user_filter` does).
+
+    Raises:
+        BackendUnavailable: The filter would read across tenants (an internal error).
+    """
+    check_user_id(user_id)
+    for cond in flt.must or []:
+        if (
+            isinstance(cond, models.FieldCondition)
+            and cond.key == "user_id"
+            and isinstance(cond.match, models.MatchValue)
+            and cond.match.value == user_id
+        ):
+            return
+    raise BackendUnavailable("internal error: a vector query was not scoped by user_id")
 
 
 #: Payload key of a TTL'd item's expiry (epoch seconds), written by the LangGraph store.

@@ -8,6 +8,7 @@ qdrant-client's local mode (``MEMORY_VECTOR_ENGINE=local``).
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import warnings
@@ -19,10 +20,7 @@ from qdrant_client.http import models
 
 from langgraph_prax_memory._breaker import CircuitBreaker
 from langgraph_prax_memory._validation import check_user_id, utcnow
-from langgraph_prax_memory.config import (
-    DEFAULT_BREAKER_COOLDOWN,
-    DEFAULT_BREAKER_FAILURES,
-)
+from langgraph_prax_memory.config import DEFAULT_BREAKER_COOLDOWN, DEFAULT_BREAKER_FAILURES
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
     ConfigError,
@@ -35,6 +33,7 @@ from langgraph_prax_memory.vectors._client import (
     is_local_client,
     is_remote_client,
     qdrant_unavailable,
+    scroll_payloads,
 )
 from langgraph_prax_memory.vectors._model import MODEL_KEY, model_mismatch, same_model
 from langgraph_prax_memory.vectors._plan import (
@@ -44,6 +43,7 @@ from langgraph_prax_memory.vectors._plan import (
     SPARSE,
     StoredPoint,
     VectorRecord,
+    assert_pinned,
     collection_plan,
     decay_victims,
     existing_dimension,
@@ -63,8 +63,7 @@ __all__ = ["QdrantVectorStore"]
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 _SCROLL_PAGE = 512
-#: Points per request of :meth:`VectorStore.scan` (a few payload fields each).
-_SCAN_PAGE = 10_000
+_SCAN_PAGE = 10_000  # points per request of scan (a few payload fields each)
 
 
 class QdrantVectorStore:
@@ -444,7 +443,7 @@ class QdrantVectorStore:
         starting at ``start_from``.
         """
         flt = flt or user_filter(user_id)
-        _assert_pinned(flt, user_id)
+        assert_pinned(flt, user_id)
         out: list[StoredPoint] = []
         offset: Any = None
         while len(out) < limit:
@@ -473,36 +472,20 @@ class QdrantVectorStore:
     ) -> list[tuple[str, dict[str, Any]]]:
         """``(id, payload)`` of every point of ``user_id`` matching ``flt``, only ``fields``.
 
-        For listings that sort or filter many points by a few fields (the inspector's
-        memories page) and then read whole payloads for one page only: reading five numbers
-        of 10,000 points costs a fraction of reading their payloads.
+        For listings that sort many points by a few fields, then read one page in full (the
+        inspector): five numbers of 10,000 points cost a fraction of their payloads.
         """
         flt = flt or user_filter(user_id)
-        _assert_pinned(flt, user_id)
-        wanted = [str(f) for f in fields]
+        assert_pinned(flt, user_id)
         out: list[tuple[str, dict[str, Any]]] = []
-        offset: Any = None
-        fast = getattr(self.client, "scroll_payloads", None)  # the embedded engine
+        offset, wanted = None, list(fields)
         while True:
-            if fast is not None:
-                pairs, offset = self.call(
-                    "scroll",
-                    lambda: fast(self.collection, flt, wanted, _SCAN_PAGE, offset),  # noqa: B023
-                )
-                out.extend((str(i), p) for i, p in pairs)
-                got = len(pairs)
-            else:
-                kwargs: dict[str, Any] = {
-                    "scroll_filter": flt,
-                    "limit": _SCAN_PAGE,
-                    "with_payload": wanted,
-                    "with_vectors": False,
-                    "offset": offset,
-                }
-                records, offset = self._scroll_page(kwargs)
-                out.extend((str(r.id), dict(r.payload or {})) for r in records)
-                got = len(records)
-            if not got or offset is None:
+            page = functools.partial(
+                scroll_payloads, self.client, self.collection, flt, wanted, _SCAN_PAGE, offset
+            )
+            pairs, offset = self.call("scroll", page)
+            out.extend((str(i), p) for i, p in pairs)
+            if not pairs or offset is None:
                 return out
 
     def iter_points(self, user_id: str, flt: models.Filter | None = None) -> list[StoredPoint]:
@@ -512,7 +495,7 @@ class QdrantVectorStore:
     def count(self, user_id: str, flt: models.Filter | None = None) -> int:
         """How many points ``user_id`` has (matching ``flt``)."""
         flt = flt or user_filter(user_id)
-        _assert_pinned(flt, user_id)
+        assert_pinned(flt, user_id)
         result = self.call("count", lambda: self.client.count(self.collection, count_filter=flt))
         return int(result.count)
 
@@ -521,7 +504,7 @@ class QdrantVectorStore:
     ) -> list[StoredPoint]:
         """Cosine similarity search on the dense vectors of ``user_id``."""
         flt = flt or user_filter(user_id)
-        _assert_pinned(flt, user_id)
+        assert_pinned(flt, user_id)
         res = self.call(
             "dense search",
             lambda: self.client.query_points(
@@ -547,7 +530,7 @@ class QdrantVectorStore:
         if not vector.indices:
             return []
         flt = flt or user_filter(user_id)
-        _assert_pinned(flt, user_id)
+        assert_pinned(flt, user_id)
         res = self.call(
             "sparse search",
             lambda: self.client.query_points(
@@ -568,7 +551,7 @@ class QdrantVectorStore:
     ) -> list[StoredPoint]:
         """Dense + sparse prefetch fused by RRF inside Qdrant."""
         flt = flt or user_filter(user_id)
-        _assert_pinned(flt, user_id)
+        assert_pinned(flt, user_id)
         plan = hybrid_query_plan(
             dense,
             sparse,
@@ -613,16 +596,3 @@ class _OwnedElsewhere(Exception):
     def __init__(self, ids: list[str]) -> None:
         super().__init__(ids)
         self.ids = ids
-
-
-def _assert_pinned(flt: models.Filter, user_id: str) -> None:
-    check_user_id(user_id)
-    for cond in flt.must or []:
-        if (
-            isinstance(cond, models.FieldCondition)
-            and cond.key == "user_id"
-            and isinstance(cond.match, models.MatchValue)
-            and cond.match.value == user_id
-        ):
-            return
-    raise BackendUnavailable("internal error: a vector query was not scoped by user_id")

@@ -121,3 +121,73 @@ def test_a_model_that_is_down_is_measured_once_it_is_back(tmp_path: Path) -> Non
 @pytest.mark.parametrize("field", ["min_cosine", "companion_cosine", "unrelated_cosine"])
 def test_every_calibrated_field_is_a_retrieval_setting(field: str) -> None:
     assert field in RetrievalConfig.model_fields
+
+
+class _Counting(SwitchableEmbeddings):
+    """Fault injection: a served model that is down until told otherwise; counts the calls."""
+
+    def __init__(self) -> None:
+        super().__init__(384)
+        self.model_name = f"flaky-{uuid.uuid4().hex[:8]}"
+        self.calls = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.calls += 1
+        return super().embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        self.calls += 1
+        return super().embed_query(text)
+
+
+def test_the_keeper_tries_a_down_model_again_after_a_growing_wait(tmp_path: Path) -> None:
+    from langgraph_prax_memory.embeddings import ScaleKeeper, create_dense_embeddings
+    from langgraph_prax_memory.embeddings._calibration import SCALE_RETRY_SECONDS
+
+    emb, now = _Counting(), [1000.0]
+    dense = create_dense_embeddings(MemoryConfig(data_dir=tmp_path), primary=emb, dimension=384)
+    metadata: dict[str, object] = {}
+    keeper = ScaleKeeper(lambda: metadata, metadata.update, dense, None, clock=lambda: now[0])
+    first, most = SCALE_RETRY_SECONDS
+    assert keeper.get() is None and emb.calls == 1  # one failed call, not one per sentence
+    assert not keeper.due()
+    now[0] += first - 1
+    assert not keeper.due()
+    now[0] += 1
+    assert keeper.due()
+    assert keeper.get() is None and emb.calls == 2
+    now[0] += first
+    assert not keeper.due()  # the wait doubled
+    now[0] += first
+    assert keeper.due()
+    for _ in range(12):  # a long outage: the wait stops growing at its ceiling
+        keeper.get()
+        now[0] += most
+        assert keeper.due()
+    emb.down = False
+    scale = keeper.get()
+    assert scale is not None and not keeper.due()
+    assert CosineCalibration.from_json(metadata[SCALE_KEY]) == scale
+
+
+def test_recall_ranks_on_the_measured_scale_once_the_model_is_back(tmp_path: Path) -> None:
+    emb = _Counting()
+    with _mem(tmp_path, emb, retrieval=RetrievalConfig(min_cosine=0.42)) as mem:
+        mem.recall("alice", "dark mode")  # the model is down: ranked on the configured values
+        built = mem.ltm._recaller()
+        assert built.config.unrelated_cosine == RetrievalConfig().unrelated_cosine
+        calls = emb.calls
+        for _ in range(3):  # the wait has not passed: recall does not ask the model again
+            mem.recall("alice", "dark mode")
+        assert emb.calls - calls <= 3  # the queries' own embeddings only
+        emb.down = False
+        mem.recall("alice", "dark mode")
+        assert mem.ltm._recaller() is built  # still waiting
+        assert mem.ltm._scales is not None
+        mem.ltm._scales._retry_at = 0.0  # the wait has passed
+        mem.recall("alice", "dark mode")
+        rebuilt = mem.ltm._recaller()
+        scale = mem.ltm.cosine_scale
+        assert rebuilt is not built and scale is not None
+        assert rebuilt.config.unrelated_cosine == scale.unrelated_cosine
+        assert rebuilt.config.min_cosine == 0.42  # the user's own value still wins
