@@ -37,9 +37,11 @@ from langgraph_prax_memory.graph._ops import (
     build_links,
     build_merge_entity,
     build_neighbours,
+    build_relations_among,
     build_search,
     build_stats,
     build_supersede,
+    build_top_entities,
 )
 from langgraph_prax_memory.graph._types import (
     CausalLink,
@@ -69,6 +71,8 @@ MEMBERS = frozenset(
         "get_entity",
         "entity_ids_for",
         "search_entities",
+        "top_entities",
+        "relations_among",
         "add_relation",
         "supersede_relation",
         "current_targets",
@@ -194,6 +198,64 @@ class GraphStore(metaclass=StructuralMeta):
             ['LangGraph']
         """
         return self.run(build_search(user_id, text, limit))
+
+    def top_entities(self, user_id: str, *, limit: int = 80) -> list[Entity]:
+        """The ``limit`` most important entities: by importance, then mentions, then name.
+
+        Exactly ``limit`` of them when the user has that many (all of them otherwise): the
+        capped listing a picture of a large graph draws, read without listing the rest.
+
+        Example:
+            >>> from langgraph_prax_memory.graph import SQLiteGraphStore
+            >>> store = SQLiteGraphStore(":memory:")
+            >>> _ = store.merge_entity("u1", "Alice", importance=0.9)
+            >>> _ = store.merge_entity("u1", "Bob", importance=0.4)
+            >>> _ = store.merge_entity("u1", "Prax", importance=0.9)
+            >>> [e.name for e in store.top_entities("u1", limit=2)]
+            ['alice', 'prax']
+        """
+        return self.run(build_top_entities(user_id, limit))
+
+    def relations_among(
+        self,
+        user_id: str,
+        entity_ids: Iterable[str],
+        *,
+        both_ends: bool = True,
+        include_superseded: bool = False,
+        limit: int = 100,
+    ) -> list[Relation]:
+        """Relations between the given entities (by id), of ``user_id`` only.
+
+        With ``both_ends`` (the default) a relation is returned when its source *and* its
+        target are among ``entity_ids`` (the edges of the picture of those entities);
+        otherwise when either end is (the relations touching them). Ids of other users'
+        entities, or of no entity, match nothing. Current relations first, then the
+        heaviest, then the oldest ``valid_from`` / ``first_seen``, type, source and target
+        name. At most 1,000 ids; superseded relations only when asked.
+
+        Example:
+            >>> from langgraph_prax_memory.graph import SQLiteGraphStore
+            >>> store = SQLiteGraphStore(":memory:")
+            >>> _ = store.merge_entity("u1", "Alice", importance=0.9)
+            >>> _ = store.merge_entity("u1", "Prax", importance=0.8)
+            >>> _ = store.add_relation("u1", "Alice", "Prax", "works_on", weight=2.0)
+            >>> _ = store.add_relation("u1", "Prax", "LangGraph", "related_to")
+            >>> ids = [e.id for e in store.top_entities("u1", limit=2)]
+            >>> [(r.source, r.target) for r in store.relations_among("u1", ids)]
+            [('alice', 'prax')]
+            >>> touching = store.relations_among("u1", ids, both_ends=False)
+            >>> [(r.source, r.target) for r in touching]
+            [('alice', 'prax'), ('prax', 'langgraph')]
+        """
+        op = build_relations_among(
+            user_id,
+            entity_ids,
+            both_ends=both_ends,
+            include_superseded=include_superseded,
+            limit=limit,
+        )
+        return self.run(op) if op.entity_ids else []
 
     def add_relation(
         self,
@@ -450,6 +512,29 @@ class AsyncGraphStore(metaclass=StructuralMeta):
     async def search_entities(self, user_id: str, text: str, *, limit: int = 10) -> list[Entity]:
         """See :meth:`GraphStore.search_entities`."""
         return await self.arun(build_search(user_id, text, limit))
+
+    async def top_entities(self, user_id: str, *, limit: int = 80) -> list[Entity]:
+        """See :meth:`GraphStore.top_entities`."""
+        return await self.arun(build_top_entities(user_id, limit))
+
+    async def relations_among(
+        self,
+        user_id: str,
+        entity_ids: Iterable[str],
+        *,
+        both_ends: bool = True,
+        include_superseded: bool = False,
+        limit: int = 100,
+    ) -> list[Relation]:
+        """See :meth:`GraphStore.relations_among`."""
+        op = build_relations_among(
+            user_id,
+            entity_ids,
+            both_ends=both_ends,
+            include_superseded=include_superseded,
+            limit=limit,
+        )
+        return await self.arun(op) if op.entity_ids else []
 
     async def add_relation(
         self,

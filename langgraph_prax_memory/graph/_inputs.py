@@ -329,3 +329,23 @@ def name_map(user_id: str, names: Iterable[str]) -> dict[str, str]:
     if isinstance(names, str):
         raise MemoryValidationError("pass a list of entity names, not a single string")
     return {name: entity_id(user_id, name) for name in names}
+
+
+#: At most this many entity ids in one ``relations_among`` call (the largest page).
+MAX_ENTITY_IDS = 1000
+
+
+def prep_entity_ids(ids: Iterable[str]) -> tuple[str, ...]:
+    """The distinct entity ids of ``ids``, sorted (checked: strings, at most 1,000)."""
+    if isinstance(ids, str):
+        raise MemoryValidationError("pass a list of entity ids, not a single string")
+    distinct: set[str] = set()
+    for value in ids:
+        if not isinstance(value, str):
+            raise MemoryValidationError(f"entity ids must be strings, got {type(value).__name__}")
+        distinct.add(value)
+    if len(distinct) > MAX_ENTITY_IDS:
+        raise MemoryValidationError(
+            f"at most {MAX_ENTITY_IDS} entity ids at a time, got {len(distinct)}"
+        )
+    return tuple(sorted(distinct))

@@ -25,6 +25,7 @@ from langgraph_prax_memory.graph._inputs import (
     RelationIn,
     prep_edge_key,
     prep_entity,
+    prep_entity_ids,
     prep_relation,
     prep_search_text,
 )
@@ -108,6 +109,31 @@ class SearchEntities(GraphOp[list[Entity]]):
     name = "search_entities"
     user_id: str
     needle: str
+    limit: int
+
+
+@dataclass(frozen=True)
+class TopEntities(GraphOp[list[Entity]]):
+    """The ``limit`` most important entities (then most mentioned, then by name)."""
+
+    name = "top_entities"
+    user_id: str
+    limit: int
+
+
+@dataclass(frozen=True)
+class RelationsAmong(GraphOp[list[Relation]]):
+    """Relations with both ends (or, unless ``both_ends``, either end) among ``entity_ids``.
+
+    Ordered current first, then heaviest, then oldest ``valid_from`` / ``first_seen``, type,
+    source and target name, id.
+    """
+
+    name = "relations_among"
+    user_id: str
+    entity_ids: tuple[str, ...]
+    both_ends: bool
+    include_superseded: bool
     limit: int
 
 
@@ -267,6 +293,28 @@ def build_search(user_id: str, text: str, limit: int) -> SearchEntities:
     """The :class:`SearchEntities` of ``GraphStore.search_entities``'s arguments."""
     check_user_id(user_id)
     return SearchEntities(user_id, prep_search_text(text), check_limit(limit))
+
+
+def build_top_entities(user_id: str, limit: int) -> TopEntities:
+    """The :class:`TopEntities` of ``GraphStore.top_entities``'s arguments."""
+    check_user_id(user_id)
+    return TopEntities(user_id, check_limit(limit))
+
+
+def build_relations_among(
+    user_id: str,
+    entity_ids: Iterable[str],
+    *,
+    both_ends: bool,
+    include_superseded: bool,
+    limit: int,
+) -> RelationsAmong:
+    """The :class:`RelationsAmong` of ``GraphStore.relations_among``'s arguments."""
+    check_user_id(user_id)
+    ids = prep_entity_ids(entity_ids)
+    return RelationsAmong(
+        user_id, ids, bool(both_ends), bool(include_superseded), check_limit(limit)
+    )
 
 
 def build_add_relation(

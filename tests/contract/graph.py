@@ -236,6 +236,8 @@ class GraphStoreContract:
             lambda: store.get_entity(bad_user, "a"),
             lambda: store.entity_ids_for(bad_user, ["a"]),
             lambda: store.search_entities(bad_user, "a"),
+            lambda: store.top_entities(bad_user),
+            lambda: store.relations_among(bad_user, ["a"]),
             lambda: store.add_relation(bad_user, "a", "b", "works_on"),
             lambda: store.supersede_relation(bad_user, "a", "b", "works_on"),
             lambda: store.current_targets(bad_user, "a", "works_on"),
@@ -621,6 +623,129 @@ class GraphStoreContract:
             store.search_entities(user, "  ")
         with pytest.raises(MemoryValidationError, match="limit"):
             store.search_entities(user, "graph", limit=0)
+
+    # ------------------------------------------------------------------ capped reads
+
+    def test_top_entities(self, store: GraphStore, user: str) -> None:
+        store.merge_entity(user, "Low", importance=0.1, now=T0)
+        store.merge_entity(user, "Beta", importance=0.6, now=T0)
+        store.merge_entity(user, "Alpha", importance=0.6, now=T0)
+        store.merge_entity(user, "Mentioned", importance=0.6, now=T0)
+        store.merge_entity(user, "mentioned", now=days(1))
+        store.merge_entity(user, "Top", importance=0.9, now=T0)
+        # Importance, then mentions, then name; exactly as many as asked.
+        assert [e.name for e in store.top_entities(user, limit=4)] == [
+            "top",
+            "mentioned",
+            "alpha",
+            "beta",
+        ]
+        assert [e.name for e in store.top_entities(user, limit=1)] == ["top"]
+        everything = store.top_entities(user)
+        assert [e.name for e in everything] == ["top", "mentioned", "alpha", "beta", "low"]
+        assert everything[1].mention_count == 2
+        top = everything[0]
+        assert (top.id, top.user_id, top.display_name) == (entity_id(user, "top"), user, "Top")
+        assert top.importance == pytest.approx(0.9)
+        got = store.get_entity(user, "top")
+        assert got is not None
+        assert got.entity == top
+
+    def test_top_entities_limit(self, store: GraphStore, user: str) -> None:
+        for i in range(12):
+            store.merge_entity(user, f"e{i:02d}", importance=i / 20, now=T0)
+        assert len(store.top_entities(user, limit=10)) == 10
+        assert len(store.top_entities(user, limit=1000)) == 12
+        for bad in (0, -1, 1001, True, 2.0, "5"):
+            with pytest.raises(MemoryValidationError, match="limit"):
+                store.top_entities(user, limit=bad)  # type: ignore[arg-type]
+
+    def _square(self, store: GraphStore, user: str) -> dict[str, str]:
+        """a→b (1), b→c (3), c→d (1, later), a→c superseded; ids by name."""
+        store.add_relation(user, "a", "b", "works_on", now=T0)
+        store.add_relation(user, "b", "c", "related_to", weight=3.0, now=T0)
+        store.add_relation(user, "c", "d", "related_to", now=days(1))
+        store.add_relation(user, "a", "c", "prefers", weight=5.0, now=T0)
+        store.supersede_relation(user, "a", "c", "prefers", now=days(2))
+        return {name: entity_id(user, name) for name in "abcd"}
+
+    def test_relations_among_both_ends(self, store: GraphStore, user: str) -> None:
+        ids = self._square(store, user)
+        abc = [ids["a"], ids["b"], ids["c"]]
+        found = store.relations_among(user, abc)
+        # Current first, heaviest first; only edges with both ends among the ids.
+        assert [(r.source, r.target, r.type) for r in found] == [
+            ("b", "c", "related_to"),
+            ("a", "b", "works_on"),
+        ]
+        assert all(r.user_id == user and r.is_current for r in found)
+        assert found[0].source_id == ids["b"]
+        assert found[0].target_id == ids["c"]
+        with_history = store.relations_among(user, abc, include_superseded=True)
+        assert [(r.source, r.target, r.is_current) for r in with_history] == [
+            ("b", "c", True),
+            ("a", "b", True),
+            ("a", "c", False),  # heavier, but superseded ones come last
+        ]
+        assert with_history[2].valid_until == days(2)
+        assert store.relations_among(user, [ids["a"], ids["d"]]) == []
+        # Duplicates and unknown ids change nothing; no id, no relation.
+        again = store.relations_among(user, [*abc, *abc, "no such id"])
+        assert [r.id for r in again] == [r.id for r in found]
+        assert store.relations_among(user, []) == []
+        assert store.relations_among(user, ["no such id"]) == []
+
+    def test_relations_among_either_end(self, store: GraphStore, user: str) -> None:
+        ids = self._square(store, user)
+        touching = store.relations_among(user, [ids["c"]], both_ends=False)
+        # Equal weights: the older valid_from first.
+        assert [(r.source, r.target) for r in touching] == [("b", "c"), ("c", "d")]
+        everything = store.relations_among(
+            user, list(ids.values()), both_ends=False, include_superseded=True
+        )
+        assert [(r.source, r.target) for r in everything] == [
+            ("b", "c"),
+            ("a", "b"),
+            ("c", "d"),
+            ("a", "c"),
+        ]
+        assert len({r.id for r in everything}) == 4  # each relation once
+        assert [(r.source, r.target) for r in store.relations_among(
+            user, [ids["a"]], both_ends=False, include_superseded=True, limit=1
+        )] == [("a", "b")]  # fmt: skip
+
+    def test_relations_among_rejects_bad_input(self, store: GraphStore, user: str) -> None:
+        ids = self._square(store, user)
+        with pytest.raises(MemoryValidationError, match="single string"):
+            store.relations_among(user, ids["a"])
+        with pytest.raises(MemoryValidationError, match="strings"):
+            store.relations_among(user, [ids["a"], 7])  # type: ignore[list-item]
+        with pytest.raises(MemoryValidationError, match="at most 1000"):
+            store.relations_among(user, [f"id {i}" for i in range(1001)])
+        assert store.relations_among(user, [f"id {i}" for i in range(1000)]) == []
+        for bad in (0, 1001, False, None):
+            with pytest.raises(MemoryValidationError, match="limit"):
+                store.relations_among(user, [ids["a"]], limit=bad)  # type: ignore[arg-type]
+
+    def test_capped_reads_never_cross_users(
+        self, store: GraphStore, user: str, other_user: str
+    ) -> None:
+        store.add_relation(user, "Alice", "Prax", "works_on", now=T0)
+        store.merge_entity(other_user, "Boss", importance=1.0, now=T0)
+        store.add_relation(other_user, "Boss", "Alice", "works_on", weight=9.0, now=T0)
+        store.add_relation(other_user, "Alice", "Prax", "prefers", weight=9.0, now=T0)
+        assert [e.name for e in store.top_entities(user)] == ["alice", "prax"]
+        assert {e.user_id for e in store.top_entities(other_user)} == {other_user}
+        theirs = [e.id for e in store.top_entities(other_user)]
+        # Another user's ids match nothing, even passed in full, alone or mixed with ours.
+        assert store.relations_among(user, theirs, include_superseded=True) == []
+        assert store.relations_among(user, theirs, both_ends=False) == []
+        ours = [entity_id(user, "alice"), entity_id(user, "prax")]
+        mixed = store.relations_among(user, [*ours, *theirs], both_ends=False)
+        assert [(r.user_id, r.source, r.target, r.type) for r in mixed] == [
+            (user, "alice", "prax", "works_on")
+        ]
+        assert store.relations_among(other_user, ours, both_ends=False) == []
 
     # ------------------------------------------------------------------ hostile input
 

@@ -75,6 +75,29 @@ ORDER BY (e.name = $q) DESC, (e.name STARTS WITH $q) DESC, e.importance DESC,
 LIMIT $limit
 """
 
+TOP_ENTITIES = """
+MATCH (e:Entity {user_id: $user_id})
+RETURN e {.*} AS e
+ORDER BY e.importance DESC, e.mention_count DESC, e.name
+LIMIT $limit
+"""
+
+# Each relation touching one of the ids once (``DISTINCT``), then ``$both`` keeps those whose
+# other end is among them too; every node and the edge must be the user's.
+RELATIONS_AMONG = """
+UNWIND $ids AS id
+MATCH (n:Entity {id: id})-[r:RELATES_TO]-(:Entity)
+WHERE n.user_id = $user_id AND ($all OR r.valid_until IS NULL)
+WITH DISTINCT r
+WITH r, startNode(r) AS a, endNode(r) AS b
+WHERE r.user_id = $user_id AND a.user_id = $user_id AND b.user_id = $user_id
+  AND (NOT $both OR (a.id IN $ids AND b.id IN $ids))
+RETURN r {.*} AS r, a.name AS source, b.name AS target, a.id AS source_id, b.id AS target_id
+ORDER BY CASE WHEN r.valid_until IS NULL THEN 0 ELSE 1 END, r.weight DESC, r.valid_from_ts,
+         r.first_seen_ts, r.type, a.name, b.name, r.id
+LIMIT $limit
+"""
+
 FIND_CURRENT_TAIL = """
 MATCH (a:Entity {id: $source_id})
 SET a.prax_lock = true

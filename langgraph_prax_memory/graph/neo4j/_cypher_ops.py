@@ -45,9 +45,11 @@ from langgraph_prax_memory.graph._ops import (
     GraphOp,
     MergeEntity,
     MergeEvent,
+    RelationsAmong,
     SearchEntities,
     Stats,
     SupersedeRelation,
+    TopEntities,
 )
 from langgraph_prax_memory.graph._types import (
     CausalLink,
@@ -173,6 +175,10 @@ class CypherOps:
                 return self.op_entity_ids(op)
             case SearchEntities():
                 return self.op_search(op.user_id, op.needle, op.limit)
+            case TopEntities():
+                return self.op_top_entities(op.user_id, op.limit)
+            case RelationsAmong():
+                return self.op_relations_among(op)
             case AddRelation():
                 return self.op_add_relation(op.relation)
             case SupersedeRelation():
@@ -378,6 +384,23 @@ class CypherOps:
     def op_search(self, user_id: str, needle: str, limit: int) -> Op[list[Entity]]:
         rows = yield Query(cy.SEARCH, {"user_id": user_id, "q": needle, "limit": limit})
         return [to_entity(row["e"]) for row in rows]
+
+    def op_top_entities(self, user_id: str, limit: int) -> Op[list[Entity]]:
+        rows = yield Query(cy.TOP_ENTITIES, {"user_id": user_id, "limit": limit})
+        return [to_entity(row["e"]) for row in rows]
+
+    def op_relations_among(self, op: RelationsAmong) -> Op[list[Relation]]:
+        rows = yield Query(
+            cy.RELATIONS_AMONG,
+            {
+                "user_id": op.user_id,
+                "ids": list(op.entity_ids),
+                "both": op.both_ends,
+                "all": op.include_superseded,
+                "limit": op.limit,
+            },
+        )
+        return [to_relation(row) for row in rows]
 
     def op_current_targets(self, user_id: str, source_id: str, rel_type: str) -> Op[list[Entity]]:
         rows = yield Query(

@@ -169,6 +169,36 @@ ORDER BY (e.name = :q) DESC, (substr(e.name, 1, length(:q)) = :q) DESC,
 LIMIT :limit
 """
 
+TOP_ENTITIES = f"""
+SELECT {ENTITY_COLS} FROM entities e
+WHERE e.user_id = :user_id
+ORDER BY e.importance DESC, e.mention_count DESC, e.name
+LIMIT :limit
+"""
+
+#: The ids of ``relations_among``: one JSON array parameter (any number of ids, no chunks).
+_AMONG_IDS = "(SELECT value FROM json_each(:ids))"
+_AMONG_ENDS = {
+    True: f"r.source_id IN {_AMONG_IDS} AND r.target_id IN {_AMONG_IDS}",
+    False: f"(r.source_id IN {_AMONG_IDS} OR r.target_id IN {_AMONG_IDS})",
+}
+_AMONG_STATE = {True: "", False: " AND r.valid_until IS NULL"}
+#: Current first, heaviest first, then as :data:`RELATION_ORDER`, then the id.
+RANKED_RELATION_ORDER = (
+    "ORDER BY (r.valid_until IS NOT NULL), r.weight DESC, r.valid_from_ts, r.first_seen_ts, "
+    "r.type, s.name, t.name, r.id"
+)
+#: ``relations_among``, by ``(both_ends, include_superseded)``: four constant texts.
+RELATIONS_AMONG = {
+    (both, superseded): (
+        f"SELECT {RELATION_COLS} {RELATION_FROM} "
+        "WHERE r.user_id = :user_id AND s.user_id = :user_id AND t.user_id = :user_id "
+        f"AND {_AMONG_ENDS[both]}{_AMONG_STATE[superseded]} {RANKED_RELATION_ORDER} LIMIT :limit"
+    )
+    for both in (True, False)
+    for superseded in (True, False)
+}
+
 CURRENT_EDGE = (
     "SELECT id, evidence, valid_from_ts FROM relations WHERE source_id = ? AND target_id = ? "
     "AND type = ? AND valid_until IS NULL"

@@ -51,9 +51,11 @@ from langgraph_prax_memory.graph._ops import (
     GraphOp,
     MergeEntity,
     MergeEvent,
+    RelationsAmong,
     SearchEntities,
     Stats,
     SupersedeRelation,
+    TopEntities,
 )
 from langgraph_prax_memory.graph._types import (
     CausalLink,
@@ -173,6 +175,14 @@ class SQLiteGraphStore(SQLiteDatabase, GraphStore):
             case SearchEntities():
                 params = {"user_id": op.user_id, "q": op.needle, "limit": op.limit}
                 return [_entity(r) for r in conn.execute(sql.SEARCH, params)]
+            case TopEntities():
+                params = {"user_id": op.user_id, "limit": op.limit}
+                return [_entity(r) for r in conn.execute(sql.TOP_ENTITIES, params)]
+            case RelationsAmong():
+                text = sql.RELATIONS_AMONG[op.both_ends, op.include_superseded]
+                ids = json.dumps(op.entity_ids)
+                params = {"user_id": op.user_id, "ids": ids, "limit": op.limit}
+                return [_relation(r) for r in conn.execute(text, params)]
             case AddRelation():
                 return self._add_relation(conn, op.relation)
             case SupersedeRelation():
