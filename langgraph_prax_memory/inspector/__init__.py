@@ -124,8 +124,8 @@ class GraphView:
 
     @classmethod
     def of(cls, memory: PraxMemory, user_id: str, *, cap: int = GRAPH_NODE_CAP) -> GraphView:
-        """Everything of ``user_id``'s graph the inspector's graph page shows."""
-        return cls(_data.graph_data(memory, user_id), cap)
+        """What the inspector's graph page shows of ``user_id`` (``cap`` entities drawn)."""
+        return cls(_data.graph_data(memory, user_id, cap=cap), cap)
 
     def _repr_html_(self) -> str:
         return notebook_html(graph_fragment(self.data, cap=self.cap))

@@ -19,12 +19,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from langgraph_prax_memory._portable import graph_entities, graph_relations
 from langgraph_prax_memory._validation import check_user_id, user_dir_name, utcnow
 from langgraph_prax_memory.consolidation import ConsolidationState, StateFile
 from langgraph_prax_memory.context import build_memory_context
 from langgraph_prax_memory.errors import MemoryValidationError, PraxMemoryError
-from langgraph_prax_memory.inspector._render import GraphData, MemoryRow, memory_row
+from langgraph_prax_memory.inspector._render import (
+    GRAPH_NODE_CAP,
+    GRAPH_RELATION_CAP,
+    TIMELINE_CAP,
+    GraphData,
+    MemoryRow,
+    memory_row,
+)
 from langgraph_prax_memory.stm import PENDING_REVIEW_TAG
 from langgraph_prax_memory.vectors import VECTOR_PRUNE_THRESHOLD
 
@@ -348,19 +354,36 @@ def playground(
     return result, block
 
 
-def graph_data(mem: PraxMemory, user_id: str) -> GraphData:
-    """The user's entities, relations (current and superseded), events and causal links."""
+#: The graph stores' largest page: the most entities and drawn relations one read returns.
+GRAPH_READ_LIMIT = 1000
+
+
+def graph_data(mem: PraxMemory, user_id: str, *, cap: int = GRAPH_NODE_CAP) -> GraphData:
+    """What the graph page shows of a user, and only that: a handful of capped reads.
+
+    The ``cap`` most important entities (``top_entities``), the relations with both ends
+    among them (the picture's edges, at most 1,000) and those touching them (the table's
+    400, current and heaviest first), the 200 most recent events and causal links, and
+    ``graph.stats`` for the totals the page shows beside each cap. None of these reads
+    grows with the size of the graph beyond its indexes: the page of a user with 10,000
+    entities reads what the page of a user with 100 does.
+    """
     if not mem.available:
         return GraphData()
-    stats = mem.graph.stats(user_id)
-    entities = graph_entities(mem, user_id)
-    relations = graph_relations(mem, user_id, entities, include_superseded=True)
-    limit = 1000  # the graph stores' largest page
+    graph = mem.graph
+    stats = graph.stats(user_id)
+    entities = graph.top_entities(user_id, limit=max(1, min(cap, GRAPH_READ_LIMIT)))
+    ids = [e.id for e in entities]
+    drawn = graph.relations_among(user_id, ids, include_superseded=True, limit=GRAPH_READ_LIMIT)
+    listed = graph.relations_among(
+        user_id, ids, both_ends=False, include_superseded=True, limit=GRAPH_RELATION_CAP
+    )
+    relations = list({r.id: r for r in [*listed, *drawn]}.values())
     return GraphData(
         entities=entities,
         relations=relations,
-        events=mem.graph.get_events(user_id, limit=limit),
-        links=mem.graph.get_causal_links(user_id, limit=limit),
+        events=graph.get_events(user_id, limit=TIMELINE_CAP),
+        links=graph.get_causal_links(user_id, limit=TIMELINE_CAP),
         counted={
             "entities": stats.entities,
             "relations": stats.relations,

@@ -206,11 +206,12 @@ class GraphData:
     """What the graph page and :class:`~langgraph_prax_memory.inspector.GraphView` draw.
 
     Attributes:
-        entities: Every entity found (``stats`` may count more: see ``complete``).
-        relations: Relations touching them, current and superseded.
-        events: Temporal events, oldest first.
-        links: Causal links.
-        counted: ``graph.stats`` counts, to show how complete the listing is.
+        entities: The entities read (the inspector reads the most important ones only).
+        relations: Relations among or touching them, current and superseded.
+        events: Temporal events (the inspector reads the most recent ones).
+        links: Causal links, newest first (the inspector reads the newest ones).
+        counted: ``graph.stats`` counts: the totals shown beside each cap (without them,
+            the lengths of the lists above).
     """
 
     entities: list[Entity] = field(default_factory=list)
@@ -328,24 +329,38 @@ def layout(data: GraphData, *, cap: int = GRAPH_NODE_CAP) -> tuple[list[_Node], 
 
 
 def graph_fragment(data: GraphData, *, cap: int = GRAPH_NODE_CAP) -> str:
-    """The graph picture (inline SVG), its relations with validity, events and causal links."""
+    """The graph picture (inline SVG), its relations with validity, events and causal links.
+
+    Each list is capped (the most important entities, the current and heaviest relations, the
+    most recent events and causal links) and says how many exist: ``data.counted`` when
+    given (what ``graph.stats`` counts), else the length of the list.
+    """
     nodes, edges = layout(data, cap=cap)
-    relations = sorted(data.relations, key=lambda r: (not r.is_current, r.source, r.type))
+    counted = dict(data.counted)
+
+    def total(key: str, listed: int) -> int:
+        return max(counted.get(key, listed), listed)
+
+    relations = sorted(
+        data.relations, key=lambda r: (not r.is_current, -r.weight, r.source, r.type, r.target)
+    )[:GRAPH_RELATION_CAP]
+    events = sorted(data.events, key=lambda e: e.occurred_at)[-TIMELINE_CAP:]
+    links = data.links[:TIMELINE_CAP]
     return render(
         "_graph.html",
         nodes=nodes,
         edges=edges,
         width=_SVG_WIDTH,
         height=_SVG_HEIGHT,
-        entities=len(data.entities),
+        entities=total("entities", len(data.entities)),
         cap=cap,
-        relations=[(r, _interval(r)) for r in relations[:GRAPH_RELATION_CAP]],
-        relation_total=len(relations),
+        relations=[(r, _interval(r)) for r in relations],
+        relation_total=total("relations", len(data.relations)),
         relation_cap=GRAPH_RELATION_CAP,
-        events=sorted(data.events, key=lambda e: e.occurred_at)[:TIMELINE_CAP],
-        event_total=len(data.events),
-        links=data.links[:TIMELINE_CAP],
-        link_total=len(data.links),
+        events=events,
+        event_total=total("temporal_events", len(data.events)),
+        links=links,
+        link_total=total("causal_links", len(data.links)),
         timeline_cap=TIMELINE_CAP,
-        counted=dict(data.counted),
+        counted=counted,
     )

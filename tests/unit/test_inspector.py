@@ -24,7 +24,13 @@ from langgraph_prax_memory.inspector import (
     RecallView,
     create_app,
 )
-from langgraph_prax_memory.inspector._data import SORTS, STATES, MemoryPage, scan_page
+from langgraph_prax_memory.inspector._data import (
+    SORTS,
+    STATES,
+    MemoryPage,
+    graph_data,
+    scan_page,
+)
 from langgraph_prax_memory.inspector._render import GRAPH_NODE_CAP, GraphData, memory_row
 from langgraph_prax_memory.models import Memory
 
@@ -382,6 +388,35 @@ def test_the_graph_picture_is_capped_and_says_so() -> None:
     assert html.count('<g class="node"') == GRAPH_NODE_CAP
     assert f"{GRAPH_NODE_CAP} of {GRAPH_NODE_CAP + 20} entities drawn" in html
     assert f"capped at {GRAPH_NODE_CAP}" in html
+
+
+def test_the_graph_page_of_a_large_graph_reads_the_cap_and_says_so(tmp_path: Path) -> None:
+    """More entities than the cap: the most important are drawn, with the totals shown."""
+    mem = PraxMemory(MemoryConfig(data_dir=tmp_path / "large"))
+    try:
+        n = GRAPH_NODE_CAP + 40
+        t0 = datetime(2026, 1, 1, tzinfo=UTC)
+        for i in range(n):  # topic 119 is the most important, topic 000 the least
+            mem.graph.merge_entity("carol", f"topic {i:03d}", importance=i / n, now=t0)
+        for i in range(n - 1):  # a chain: topic 039 -> topic 040 is the only edge half in
+            mem.graph.add_relation("carol", f"topic {i:03d}", f"topic {i + 1:03d}", "related_to")
+        mem.graph.merge_entity("dave", "topic 999", importance=1.0)
+        data = graph_data(mem, "carol")
+        assert [e.name for e in data.entities] == [f"topic {i:03d}" for i in range(n - 1, 39, -1)]
+        assert len(data.relations) == GRAPH_NODE_CAP  # the 79 among them and 039 -> 040
+
+        text = get(client(mem), "/graph", user="carol").text  # type: ignore[attr-defined]
+        assert text.count('<g class="node"') == GRAPH_NODE_CAP
+        assert f"{GRAPH_NODE_CAP} of {n} entities drawn" in text
+        assert f"capped at {GRAPH_NODE_CAP}" in text
+        assert f"the graph counts {n} entities, {n - 1} current" in text
+        drawn = set(re.findall(r'<g class="node" data-name="([^"]+)"', text))
+        assert drawn == {f"topic {i:03d}" for i in range(40, n)}
+        assert text.count('<g class="edge current">') == GRAPH_NODE_CAP - 1
+        assert f"{GRAPH_NODE_CAP} of {n - 1} shown: those touching the entities drawn" in text
+        assert "topic 999" not in text
+    finally:
+        mem.close()
 
 
 def test_the_memories_page_sees_a_new_memory_at_once(fresh: PraxMemory) -> None:
