@@ -25,6 +25,9 @@ CREATE TABLE IF NOT EXISTS entities (
     properties    TEXT NOT NULL DEFAULT '{}',
     UNIQUE (user_id, name)
 );
+-- top_entities: the most important entities of a user, read in index order (no sort)
+CREATE INDEX IF NOT EXISTS entities_rank
+    ON entities (user_id, importance DESC, mention_count DESC, name);
 CREATE TABLE IF NOT EXISTS relations (
     id             TEXT PRIMARY KEY,
     user_id        TEXT NOT NULL,
@@ -176,11 +179,14 @@ ORDER BY e.importance DESC, e.mention_count DESC, e.name
 LIMIT :limit
 """
 
-#: The ids of ``relations_among``: one JSON array parameter (any number of ids, no chunks).
-_AMONG_IDS = "(SELECT value FROM json_each(:ids))"
-_AMONG_ENDS = {
-    True: f"r.source_id IN {_AMONG_IDS} AND r.target_id IN {_AMONG_IDS}",
-    False: f"(r.source_id IN {_AMONG_IDS} OR r.target_id IN {_AMONG_IDS})",
+#: The relations of ``relations_among``'s ids (one JSON array parameter, any number of ids),
+#: found from the ids through the source and target indexes (``CROSS JOIN`` keeps the ids
+#: the outer loop): the read grows with the relations of those entities, not the user's.
+_AMONG_HITS = {
+    True: "SELECT r.id FROM ids CROSS JOIN relations r ON r.source_id = ids.id "
+    "WHERE r.target_id IN (SELECT id FROM ids)",
+    False: "SELECT r.id FROM ids CROSS JOIN relations r ON r.source_id = ids.id UNION "
+    "SELECT r.id FROM ids CROSS JOIN relations r ON r.target_id = ids.id",
 }
 _AMONG_STATE = {True: "", False: " AND r.valid_until IS NULL"}
 #: Current first, heaviest first, then as :data:`RELATION_ORDER`, then the id.
@@ -191,9 +197,12 @@ RANKED_RELATION_ORDER = (
 #: ``relations_among``, by ``(both_ends, include_superseded)``: four constant texts.
 RELATIONS_AMONG = {
     (both, superseded): (
-        f"SELECT {RELATION_COLS} {RELATION_FROM} "
-        "WHERE r.user_id = :user_id AND s.user_id = :user_id AND t.user_id = :user_id "
-        f"AND {_AMONG_ENDS[both]}{_AMONG_STATE[superseded]} {RANKED_RELATION_ORDER} LIMIT :limit"
+        "WITH ids(id) AS (SELECT value FROM json_each(:ids)), "
+        f"hits(id) AS ({_AMONG_HITS[both]}) "
+        f"SELECT {RELATION_COLS} FROM hits CROSS JOIN relations r ON r.id = hits.id "
+        "JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id "
+        "WHERE r.user_id = :user_id AND s.user_id = :user_id AND t.user_id = :user_id"
+        f"{_AMONG_STATE[superseded]} {RANKED_RELATION_ORDER} LIMIT :limit"
     )
     for both in (True, False)
     for superseded in (True, False)
