@@ -16,7 +16,8 @@ Example:
 
 from typing import TYPE_CHECKING, Any
 
-from langgraph_prax_memory.graph._base import AsyncGraphStore, GraphStore
+from langgraph_prax_memory.graph._async_base import AsyncGraphStore
+from langgraph_prax_memory.graph._base import GraphStore
 from langgraph_prax_memory.graph._decay import (
     DEFAULT_GRAPH_HALFLIFE_DAYS as DEFAULT_GRAPH_HALFLIFE_DAYS,
 )

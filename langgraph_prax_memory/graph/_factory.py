@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from langgraph_prax_memory.config import MemoryConfig
-from langgraph_prax_memory.graph._base import AsyncGraphStore, GraphStore
+from langgraph_prax_memory.graph._async_base import AsyncGraphStore
+from langgraph_prax_memory.graph._base import GraphStore
 from langgraph_prax_memory.graph._decay import graph_halflife
 from langgraph_prax_memory.graph._types import Vocabulary
 

@@ -13,7 +13,7 @@ import neo4j
 
 from langgraph_prax_memory.config import MemoryConfig
 from langgraph_prax_memory.errors import ConfigError
-from langgraph_prax_memory.graph._base import AsyncGraphStore
+from langgraph_prax_memory.graph._async_base import AsyncGraphStore
 from langgraph_prax_memory.graph._ops import GraphOp
 from langgraph_prax_memory.graph._types import Vocabulary
 from langgraph_prax_memory.graph.neo4j._cypher_ops import CypherOps

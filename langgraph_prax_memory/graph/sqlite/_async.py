@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from langgraph_prax_memory.graph._base import AsyncGraphStore
+from langgraph_prax_memory.graph._async_base import AsyncGraphStore
 from langgraph_prax_memory.graph._decay import DEFAULT_GRAPH_HALFLIFE_DAYS
 from langgraph_prax_memory.graph._types import Vocabulary
 from langgraph_prax_memory.graph.sqlite._store import SQLiteGraphStore
