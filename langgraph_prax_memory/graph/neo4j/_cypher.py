@@ -75,19 +75,23 @@ ORDER BY (e.name = $q) DESC, (e.name STARTS WITH $q) DESC, e.importance DESC,
 LIMIT $limit
 """
 
+# Ordered and cut on the sort keys first, so only the ``limit`` kept nodes are projected.
 TOP_ENTITIES = """
 MATCH (e:Entity {user_id: $user_id})
+WITH e ORDER BY e.importance DESC, e.mention_count DESC, e.name LIMIT $limit
 RETURN e {.*} AS e
 ORDER BY e.importance DESC, e.mention_count DESC, e.name
-LIMIT $limit
 """
 
 # Each relation touching one of the ids once (``DISTINCT``), then ``$both`` keeps those whose
-# other end is among them too; every node and the edge must be the user's.
+# other end is among them too; every node and the edge must be the user's. The hint keeps the
+# id lookup on the unique index: left to itself the planner has been seen to scan the user
+# index once per id instead (80 ids x 5,000 entities: 400,000 rows, 300 ms).
 RELATIONS_AMONG = """
 UNWIND $ids AS id
-MATCH (n:Entity {id: id})-[r:RELATES_TO]-(:Entity)
-WHERE n.user_id = $user_id AND ($all OR r.valid_until IS NULL)
+MATCH (n:Entity)-[r:RELATES_TO]-(:Entity)
+USING INDEX n:Entity(id)
+WHERE n.id = id AND n.user_id = $user_id AND ($all OR r.valid_until IS NULL)
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 WHERE r.user_id = $user_id AND a.user_id = $user_id AND b.user_id = $user_id
