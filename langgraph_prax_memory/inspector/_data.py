@@ -364,9 +364,9 @@ def graph_data(mem: PraxMemory, user_id: str, *, cap: int = GRAPH_NODE_CAP) -> G
     The ``cap`` most important entities (``top_entities``), the relations with both ends
     among them (the picture's edges, at most 1,000) and those touching them (the table's
     400, current and heaviest first), the 200 most recent events and causal links, and
-    ``graph.stats`` for the totals the page shows beside each cap. None of these reads
-    grows with the size of the graph beyond its indexes: the page of a user with 10,000
-    entities reads what the page of a user with 100 does.
+    ``graph.stats`` for the totals the page shows beside each cap. Apart from those counts,
+    no read grows with the size of the graph: the page of a user with 10,000 entities reads
+    as many rows as the page of a user with 100 who has as many relations per entity.
     """
     if not mem.available:
         return GraphData()
