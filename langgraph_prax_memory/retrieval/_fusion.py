@@ -31,6 +31,7 @@ __all__ = [
     "fuse",
     "fuse_evidence",
     "keyword_coverage",
+    "keyword_pair_coverage",
     "rank_candidates",
 ]
 
@@ -194,6 +195,38 @@ def keyword_coverage(
         return 1.0
     share = len(terms & set(doc_terms)) / len(terms)
     return min(1.0, share / full)
+
+
+def keyword_pair_coverage(query_terms: Collection[str], doc_terms: Collection[str]) -> float:
+    """How many of the question's *word pairs* a memory holds both words of, in [0, 1].
+
+    With ``n`` distinct query terms of which the memory contains ``m``:
+    ``m (m − 1) / (n (n − 1))``, the share of the question's unordered pairs of distinct terms
+    found together in the memory (a one-term question: 1 when the memory holds the term).
+    One shared word is no pair: memories about the same person and topic share single words
+    by chance ("home", "milk", "plans"), so one word says a memory is *about* part of the
+    question, not that it *answers* it; two of the question's words together are specific.
+    Recall uses it to decide the first place (see ``assemble_hits``), the plain share
+    (:func:`keyword_coverage`) for the rest of the list. No constant is involved.
+
+    Example:
+        >>> keyword_pair_coverage({"neighbourhood", "home"}, {"home", "tram"})
+        0.0
+        >>> round(keyword_pair_coverage({"tom", "son", "old"}, {"tom", "son", "seven"}), 3)
+        0.333
+        >>> keyword_pair_coverage({"dark", "mode"}, {"dark", "mode"})
+        1.0
+        >>> keyword_pair_coverage({"espresso"}, {"espresso", "bar"})
+        1.0
+    """
+    terms = set(query_terms)
+    n = len(terms)
+    if n == 0:
+        return 1.0
+    m = len(terms & set(doc_terms))
+    if n == 1:
+        return float(m)
+    return m * (m - 1) / (n * (n - 1))
 
 
 def decay_factor(last_ts: float | None, now: datetime, halflife_days: float) -> float:

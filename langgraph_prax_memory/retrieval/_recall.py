@@ -271,6 +271,7 @@ def assemble_hits(
     min_cosine: float | None = None,
     coverage: Mapping[str, float] | None = None,
     companion_cosine: float | None = None,
+    head_coverage: Mapping[str, float] | None = None,
 ) -> list[MemoryHit]:
     """Fuse the arms, apply decay and boost, and build explainable hits.
 
@@ -282,6 +283,15 @@ def assemble_hits(
     unrelated texts). Each hit's ``score`` is its calibrated relevance on the model's scale
     (:mod:`._calibration`), ``rank_score`` the ranker's score; :func:`calibrate_hits` then
     makes the scores non-increasing and applies the floor (call it after any reordering).
+
+    ``head_coverage`` (evidence fusion; :func:`keyword_pair_coverage`) decides the *first
+    place*: the candidates are fused a second time with the keyword evidence scaled by it
+    instead of ``coverage``, and that ranking's winner is put first; the rest of the list
+    keeps the order of ``coverage``. The plain share of the question's words is the right
+    evidence for filling a list (a memory about part of the question belongs in it); the
+    first place claims the memory *answers* the question, and one word shared with a
+    same-topic memory says nothing about that, so there the keyword arm counts only pairs of
+    the question's words found together.
     """
     payloads: dict[str, dict[str, Any]] = {}
     rankings: dict[str, list[str]] = {}
@@ -322,14 +332,44 @@ def assemble_hits(
         importance_weight=iw,
         additive=fusion == "evidence",
     )
+    head_note = ""
+    if head_coverage is not None and fusion == "evidence" and ranked:
+        by_pairs = fuse_evidence(
+            arm_scores,
+            weights,
+            full=full,
+            spread=evidence_spread,
+            scale={"sparse": head_coverage},
+            origin={"dense": unrelated_cosine},
+        )
+        head = rank_candidates(
+            by_pairs,
+            payloads,
+            now=now,
+            halflife_days=halflife_days,
+            k=1,
+            decay_mode=decay_mode,
+            recency_weight=recency_weight,
+            importance_weight=iw,
+            additive=True,
+        )
+        if head and head[0][0].id != ranked[0][0].id:
+            rest = [t for t in ranked if t[0].id != head[0][0].id]
+            ranked = (head + rest)[: len(ranked)]
+            head_note = (
+                "; first place by word-pair keyword coverage "
+                f"{head_coverage.get(head[0][0].id, 0.0):.2f}"
+            )
     model_scale = CosineScale(
         unrelated=unrelated_cosine,
         floor=min_cosine if min_cosine is not None else 0.3,
         companion=companion_cosine,
     )
     hits = []
-    for cand, score, decay, boost in ranked:
+    for i, (cand, score, decay, boost) in enumerate(ranked):
         own, how = calibrated(cand.scores, (coverage or {}).get(cand.id), model_scale)
+        if i == 0:
+            how += head_note
         hits.append(
             MemoryHit(
                 memory=Memory.from_payload(cand.id, payloads[cand.id]),

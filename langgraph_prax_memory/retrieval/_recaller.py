@@ -22,7 +22,7 @@ from langgraph_prax_memory.embeddings import SparseTFEncoder
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, PraxMemoryError
 from langgraph_prax_memory.retrieval._calibration import CosineScale
 from langgraph_prax_memory.retrieval._feedback import expand_sparse, indexed_text
-from langgraph_prax_memory.retrieval._fusion import keyword_coverage
+from langgraph_prax_memory.retrieval._fusion import keyword_coverage, keyword_pair_coverage
 from langgraph_prax_memory.retrieval._intent import RetrievalConfig, arm_weights, query_phrases
 from langgraph_prax_memory.retrieval._precision import expand_query, rerank_order
 from langgraph_prax_memory.retrieval._recall import (
@@ -256,11 +256,13 @@ class Recaller:
         depth = max(k, self.config.rerank_top) if self.config.rerank else k
         query_terms = set(self.sparse.tokens(text))
         coverage: dict[str, float] = {}
+        pairs: dict[str, float] = {}  # decides the first place (see assemble_hits)
         for points in arms.values():  # every candidate: coverage is absolute evidence
             for p in points:
                 if p.id not in coverage:
                     terms = self.sparse.tokens(indexed_text(p.payload))
                     coverage[p.id] = keyword_coverage(query_terms, terms)
+                    pairs[p.id] = keyword_pair_coverage(query_terms, terms)
         hits = assemble_hits(
             arms,
             weights,
@@ -278,6 +280,7 @@ class Recaller:
             min_cosine=self.config.min_cosine,
             coverage=coverage,
             companion_cosine=self.config.companion_cosine,
+            head_coverage=pairs,
         )
         if self.config.rerank and len(hits) > 1:
             order = rerank_order(self.rerank_model, text, [h.memory.content for h in hits])

@@ -13,8 +13,11 @@ from langgraph_prax_memory.retrieval._fusion import (
     fuse,
     fuse_evidence,
     keyword_coverage,
+    keyword_pair_coverage,
     rank_candidates,
 )
+from langgraph_prax_memory.retrieval._recall import assemble_hits
+from langgraph_prax_memory.vectors import StoredPoint
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 W = {"dense": 1.0, "sparse": 1.0}
@@ -58,6 +61,92 @@ def test_lone_keyword_match_counts_and_coverage_scales_it() -> None:
         scale={"sparse": {"a": keyword_coverage({"x", "y", "z", "w", "v"}, {"x"})}},
     )
     assert fused["a"].evidence["sparse"] == pytest.approx(0.2)
+
+
+def test_pair_coverage_counts_only_words_found_together() -> None:
+    assert keyword_pair_coverage({"neighbourhood", "home"}, {"home", "tram"}) == 0.0
+    assert keyword_pair_coverage({"tom", "son", "old"}, {"tom", "son"}) == pytest.approx(1 / 3)
+    assert keyword_pair_coverage({"tom", "son", "old"}, {"tom", "son", "old"}) == 1.0
+    assert keyword_pair_coverage({"espresso"}, {"espresso"}) == 1.0
+    assert keyword_pair_coverage({"espresso"}, {"bar"}) == 0.0
+    assert keyword_pair_coverage(set(), {"bar"}) == 1.0
+
+
+def _point(pid: str, score: float, importance: float = 0.5) -> StoredPoint:
+    ts = NOW.timestamp()
+    payload = {
+        "user_id": "u",
+        "content": pid,
+        "importance": importance,
+        "created_ts": ts,
+        "last_accessed_ts": ts,
+        "created_at": NOW.isoformat(),
+    }
+    return StoredPoint(pid, payload, score=score)
+
+
+def _head_case(**kw: object) -> list[str]:
+    # "What neighbourhood is her home in?": the paraphrased answer ("lives in Chorlton")
+    # leads the dense arm; a memory sharing the one word "home" leads the keyword arm
+    arms = {
+        "dense": [_point("lives", 0.332), _point("tram", 0.317), _point("desk", 0.10)],
+        "sparse": [_point("tram", 3.3)],
+    }
+    hits = assemble_hits(
+        arms,
+        W,
+        now=NOW,
+        halflife_days=7.0,
+        k=3,
+        fusion="evidence",
+        coverage={"lives": 0.0, "tram": 0.5, "desk": 0.0},
+        **kw,  # type: ignore[arg-type]
+    )
+    return [h.memory.id for h in hits]
+
+
+def test_one_shared_word_does_not_take_the_first_place_from_the_dense_arm() -> None:
+    assert _head_case() == ["tram", "lives", "desk"]  # the plain share alone: the trap wins
+    pairs = {"lives": 0.0, "tram": 0.0, "desk": 0.0}
+    assert _head_case(head_coverage=pairs) == ["lives", "tram", "desk"]  # the rest keeps order
+
+
+def test_a_pair_of_question_words_still_takes_the_first_place() -> None:
+    arms = {
+        "dense": [_point("sister-in-law", 0.657), _point("sister", 0.546), _point("x", 0.1)],
+        "sparse": [_point("sister", 11.9), _point("sister-in-law", 6.5)],
+    }
+    hits = assemble_hits(
+        arms,
+        W,
+        now=NOW,
+        halflife_days=7.0,
+        k=3,
+        fusion="evidence",
+        coverage={"sister": 1.0, "sister-in-law": 0.67, "x": 0.0},
+        head_coverage={"sister": 1.0, "sister-in-law": 1 / 3, "x": 0.0},
+    )
+    assert [h.memory.id for h in hits][:2] == ["sister", "sister-in-law"]
+    assert "first place" not in hits[0].calibration  # the same winner: nothing moved
+
+
+def test_the_moved_head_says_why_in_its_explanation() -> None:
+    arms = {
+        "dense": [_point("lives", 0.332), _point("tram", 0.317)],
+        "sparse": [_point("tram", 3.3)],
+    }
+    hits = assemble_hits(
+        arms,
+        W,
+        now=NOW,
+        halflife_days=7.0,
+        k=2,
+        fusion="evidence",
+        coverage={"lives": 0.0, "tram": 0.5},
+        head_coverage={"lives": 0.0, "tram": 0.0},
+    )
+    assert hits[0].memory.id == "lives"
+    assert "first place by word-pair keyword coverage 0.00" in hits[0].explain()
 
 
 def test_near_equal_scores_stay_near_equal_evidence() -> None:
