@@ -291,7 +291,9 @@ def assemble_hits(
     evidence for filling a list (a memory about part of the question belongs in it); the
     first place claims the memory *answers* the question, and one word shared with a
     same-topic memory says nothing about that, so there the keyword arm counts only pairs of
-    the question's words found together.
+    the question's words found together. The pairs' winner takes the first place only when
+    its dense cosine reaches the relevance floor (``min_cosine``): without the dense arm's
+    word for it, a memory has nothing left to claim the first place with.
     """
     payloads: dict[str, dict[str, Any]] = {}
     rankings: dict[str, list[str]] = {}
@@ -353,7 +355,14 @@ def assemble_hits(
             importance_weight=iw,
             additive=True,
         )
-        if head and head[0][0].id != ranked[0][0].id:
+        floor = min_cosine if min_cosine is not None else 0.3
+        if (
+            head
+            and head[0][0].id != ranked[0][0].id
+            # the dense arm must vouch for the new first: a memory below the relevance floor
+            # whose keyword pairs are no better cannot claim to answer the question
+            and (head[0][0].scores.get("dense") or -1.0) >= floor
+        ):
             rest = [t for t in ranked if t[0].id != head[0][0].id]
             ranked = (head + rest)[: len(ranked)]
             head_note = (

@@ -111,6 +111,15 @@ def test_one_shared_word_does_not_take_the_first_place_from_the_dense_arm() -> N
     assert _head_case(head_coverage=pairs) == ["lives", "tram", "desk"]  # the rest keeps order
 
 
+def test_the_pairs_winner_needs_the_dense_arm_to_vouch_for_it() -> None:
+    # "where does carol work?": no memory holds two of its words, and the dense arm's best
+    # ("lives in Berlin") is below the relevance floor: the one-word match keeps the first
+    # place rather than a memory nothing vouches for
+    pairs = {"lives": 0.0, "tram": 0.0, "desk": 0.0}
+    assert _head_case(head_coverage=pairs, min_cosine=0.35) == ["tram", "lives", "desk"]
+    assert _head_case(head_coverage=pairs, min_cosine=0.332) == ["lives", "tram", "desk"]
+
+
 def test_a_pair_of_question_words_still_takes_the_first_place() -> None:
     arms = {
         "dense": [_point("sister-in-law", 0.657), _point("sister", 0.546), _point("x", 0.1)],
