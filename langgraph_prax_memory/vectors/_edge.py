@@ -589,18 +589,16 @@ class EdgeClient:
         with_vectors: bool | Sequence[str] = False,
     ) -> tuple[list[models.Record], models.ExtendedPointId | None]:
         """A page of points in id order (or ``order_by`` a range-indexed field) and the next id."""
-        if limit < 1:
-            raise ValueError("limit must be at least 1")
-        request = qe.ScrollRequest(
-            offset=None if offset is None else _id_in(offset),
-            limit=limit,
-            filter=_filter(scroll_filter),
-            with_payload=_with_payload(with_payload),
-            with_vector=_with_vectors(with_vectors),
-            order_by=_order_by(order_by) if order_by is not None else None,
+        records, next_id = self._scroll(
+            collection_name,
+            scroll_filter,
+            limit,
+            offset,
+            _with_payload(with_payload),
+            _with_vectors(with_vectors),
+            _order_by(order_by) if order_by is not None else None,
         )
-        records, next_id = self._read(collection_name, "scroll", lambda s: s.scroll(request))
-        return [_record(r) for r in records], None if next_id is None else _id_out(next_id)
+        return [_record(r) for r in records], next_id
 
     def scroll_payloads(
         self,
@@ -615,18 +613,34 @@ class EdgeClient:
         No qdrant-client model is built per point: for scans of many points (the inspector
         sorts 10,000 memories by a few fields), where building them costs more than the read.
         """
+        wanted = [str(f) for f in fields]
+        records, next_id = self._scroll(
+            collection_name, scroll_filter, limit, offset, wanted, False, None
+        )
+        return [(_id_out(r.id), r.payload or {}) for r in records], next_id
+
+    def _scroll(
+        self,
+        collection_name: str,
+        scroll_filter: models.Filter | None,
+        limit: int,
+        offset: models.ExtendedPointId | None,
+        with_payload: qe.WithPayloadType,
+        with_vector: qe.WithVectorType,
+        order_by: Any,
+    ) -> tuple[list[qe.Record], models.ExtendedPointId | None]:
         if limit < 1:
             raise ValueError("limit must be at least 1")
         request = qe.ScrollRequest(
             offset=None if offset is None else _id_in(offset),
             limit=limit,
             filter=_filter(scroll_filter),
-            with_payload=[str(f) for f in fields],
-            with_vector=False,
+            with_payload=with_payload,
+            with_vector=with_vector,
+            order_by=order_by,
         )
         records, next_id = self._read(collection_name, "scroll", lambda s: s.scroll(request))
-        pairs = [(_id_out(r.id), r.payload or {}) for r in records]
-        return pairs, None if next_id is None else _id_out(next_id)
+        return list(records), None if next_id is None else _id_out(next_id)
 
     def retrieve(
         self,
