@@ -72,15 +72,22 @@ class RetrievalConfig(BaseModel):
     """The floor: a hit is relevant when its dense cosine reaches this, or when the keyword
     or graph arm points at it strongly (evidence ≥ 0.5) and its cosine reaches half of it.
     0.3 suits all-MiniLM-L6-v2 (unrelated sentences score about 0–0.2). Measured per model by
-    default (the 95th percentile of unrelated pairs, docs/embeddings.md); a value set here
-    overrides the measurement."""
+    default (the 1 % normal tail of unrelated pairs, corrected for hubness, docs/embeddings.md);
+    a value set here overrides the measurement (and turns the hubness correction off)."""
     companion_cosine: float | None = Field(default=0.2, ge=-1.0, le=1.0)
     """The floor's second bar: once one returned hit is relevant, the others whose cosine
     reaches this are kept beside it (a paraphrase the model scores just under ``min_cosine``).
     Whether anything is injected is still decided by the first bar (``min_cosine``, or a strong
     keyword or graph match), so an off-topic question still injects nothing. 0.2 is where
-    all-MiniLM-L6-v2's unrelated sentences end; measured per model by default (the 90th
-    percentile of unrelated pairs); a value set here overrides it; ``None`` turns it off."""
+    all-MiniLM-L6-v2's unrelated sentences end; measured per model by default (the 10 % normal
+    tail of unrelated pairs); a value set here overrides it; ``None`` turns it off."""
+    hubness_correction: bool = True
+    """With a measured cosine scale, the floor and the companion bar read each memory's
+    cosine less its *hubness* — how far its mean cosine to generic questions sits above the
+    model's unrelated level — so a memory near every question ("The user's editor is
+    Neovim") does not open the context for any off-topic request (docs/retrieval.md). It
+    applies only when ``min_cosine`` is measured: a hand-set floor is held against the raw
+    cosine, as it always was. Ranking is not affected."""
     profile_chars: int = Field(default=1200, ge=0, le=100_000)
     """The profile tier of the context block: up to this many characters of the user's
     standing facts (preferences, identity, constraints, relationships: memories tagged with

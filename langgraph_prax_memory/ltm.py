@@ -39,6 +39,7 @@ from langgraph_prax_memory.embeddings import (
     create_dense_embeddings,
     model_stamp,
 )
+from langgraph_prax_memory.embeddings._calibration import hubness_of
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
     EmbeddingError,
@@ -559,15 +560,17 @@ class LongTermMemory:
                 built.close()  # it is back, rank on its measured scale from now on
                 self._recaller_obj = None
             if self._recaller_obj is None:
+                scale = self._scale_locked()
                 self._recaller_obj = Recaller(
                     self.store(),
                     self.dense,
                     self.sparse,
                     self._graph,
-                    apply_scale(self.config.retrieval, self._scale_locked()),
+                    apply_scale(self.config.retrieval, scale),
                     halflife_days=self.config.decay_halflife_days,
                     expansion_model=self._expansion_model,
                     rerank_model=self._rerank_model,
+                    hubness=hubness_of(self.config.retrieval, scale),
                 )
             return self._recaller_obj
 

@@ -142,6 +142,10 @@ class MemoryHit(BaseModel):
     """The hit's own calibrated relevance before the list was made non-increasing."""
     calibration: str = ""
     """How the relevance was reached (cosine on the model's scale, keyword coverage)."""
+    hubness: float = 0.0
+    """How far this memory's mean cosine to generic questions sits above the model's
+    unrelated level (its pull on every question); the floor and the companion bar read the
+    dense cosine less this (0: no correction, e.g. a hand-set ``min_cosine``)."""
 
     def explain(self) -> str:
         """A one-line human explanation of the score, the order and the relevance floor.

@@ -6,6 +6,7 @@ pulled from Maven with :func:`pull_model`, fastembed's hub models).
 
 from langgraph_prax_memory.embeddings._calibration import (
     CosineCalibration,
+    Hubness,
     ScaleKeeper,
     apply_scale,
     collection_scale,
@@ -25,6 +26,7 @@ from langgraph_prax_memory.embeddings._sparse import SparseTFEncoder, tokenize
 
 __all__ = [
     "CosineCalibration",
+    "Hubness",
     "LocalModelSpec",
     "ScaleKeeper",
     "apply_scale",

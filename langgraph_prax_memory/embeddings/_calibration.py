@@ -15,6 +15,17 @@ deviation ``s``:
 - ``companion_cosine`` — ``m + 1.282·s``, the 10 % tail: beside a relevant hit, another is
   kept when it stands out as 1 in 10 unrelated pairs would.
 
+**Hubness.** Some statements sit close to *every* question ("The user's editor is Neovim
+with the gruvbox dark theme." to e5-small-v2, "prefers polars over pandas" to bge-small):
+their unrelated cosines are shifted up as a whole, and they are what an off-topic question
+finds. The scale therefore keeps the background questions' centroid (the mean of their unit
+vectors): a memory's mean cosine to the background questions is its dot product with it,
+and the floor compares ``cosine − (that mean − m)`` — the cosine above what this memory gets
+from any question — instead of the raw cosine. ``s`` is measured on the same corrected
+background pairs (each statement's cosines less its own mean over the other questions), so
+the tails are those of the corrected score. Ranking is not changed: only the floor and the
+companion bar read the corrected cosine (:class:`Hubness`).
+
 The tails are read from the mean and spread rather than the empirical percentiles because
 the background pairs share a genre (everyday personal facts) and are closer than what an
 off-topic question meets; the spread carries over between models where the raw percentiles
@@ -34,7 +45,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +59,7 @@ from langgraph_prax_memory.embeddings._local import LocalEmbeddings
 from langgraph_prax_memory.errors import ConfigError, EmbeddingError, PraxMemoryError
 
 __all__ = [
+    "Hubness",
     "SCALE_FIELDS",
     "SCALE_KEY",
     "SCALE_RETRY_SECONDS",
@@ -56,6 +68,7 @@ __all__ = [
     "apply_scale",
     "cached_scale",
     "collection_scale",
+    "hubness_of",
     "measure_model_scale",
     "measure_scale",
     "model_stamp",
@@ -65,7 +78,7 @@ logger = logging.getLogger(__name__)
 
 #: The version of the background set and the derivation; a stored scale of another version is
 #: measured again.
-SCALE_VERSION = 2
+SCALE_VERSION = 3
 #: Metadata key of the cosine scale stored with a collection.
 SCALE_KEY = "prax_cosine_scale"
 #: The ``RetrievalConfig`` fields a scale sets.
@@ -73,6 +86,32 @@ SCALE_FIELDS = ("unrelated_cosine", "min_cosine", "companion_cosine")
 #: One-sided normal tails: 1 % for the floor, 10 % for companions.
 _MIN_Z = 2.326
 _COMPANION_Z = 1.282
+
+
+@dataclass(frozen=True)
+class Hubness:
+    """How much each memory's cosine is lifted by its closeness to every question.
+
+    ``offsets`` of unit vectors: their dot product with ``centroid`` (their mean cosine to
+    the background questions) less ``level`` (what a memory of no hubness gets). The floor
+    subtracts the offset from a memory's cosine; a memory near every question must reach a
+    higher raw cosine to be called relevant, one far from them all a lower one.
+
+    Example:
+        >>> hub = Hubness(np.array([0.0, 0.4], dtype=np.float32), 0.1)
+        >>> [round(x, 2) for x in hub.offsets([[0.0, 1.0], [1.0, 0.0]])]
+        [0.3, -0.1]
+    """
+
+    centroid: np.ndarray
+    level: float
+
+    def offsets(self, vectors: Sequence[Sequence[float]]) -> list[float]:
+        """Each vector's offset (vectors are unit length, as the collection keeps them)."""
+        if not len(vectors):
+            return []
+        m = _unit(np.asarray(vectors, dtype=np.float32))
+        return [float(x) for x in m @ self.centroid - self.level]
 
 
 @dataclass(frozen=True)
@@ -88,6 +127,10 @@ class CosineCalibration:
         unrelated_pairs: How many unrelated pairs were measured.
         related_pairs: How many related pairs were measured.
         version: :data:`SCALE_VERSION` of the background set and derivation.
+        centroid: The mean of the background questions' unit vectors (empty: no hubness
+            correction); a memory's mean cosine to them is its dot product with it.
+        centroid_level: The mean unrelated cosine, what a memory of no hubness gets from
+            the centroid.
 
     Example:
         >>> scale = CosineCalibration("m", 0.07, 0.28, 0.23, 0.62, 3540, 60)
@@ -103,6 +146,14 @@ class CosineCalibration:
     unrelated_pairs: int
     related_pairs: int
     version: int = SCALE_VERSION
+    centroid: tuple[float, ...] = ()
+    centroid_level: float = 0.0
+
+    def hubness(self) -> Hubness | None:
+        """The hubness correction of the floor (``None``: the scale has no centroid)."""
+        if not self.centroid:
+            return None
+        return Hubness(np.asarray(self.centroid, dtype=np.float32), self.centroid_level)
 
     def settings(self) -> dict[str, float]:
         """The three ``RetrievalConfig`` values."""
@@ -114,11 +165,14 @@ class CosineCalibration:
             f"{self.model}: unrelated pairs at {self.unrelated_cosine:.2f}, floor "
             f"{self.min_cosine:.2f} (1 % tail), companions {self.companion_cosine:.2f} (10 % "
             f"tail); related pairs at {self.related_median:.2f}"
+            + ("; hubness-corrected" if self.centroid else "")
         )
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able mapping (stored in the collection's metadata)."""
-        return asdict(self)
+        data = asdict(self)
+        data["centroid"] = list(self.centroid)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> CosineCalibration | None:
@@ -126,8 +180,10 @@ class CosineCalibration:
         if not isinstance(data, Mapping) or data.get("version") != SCALE_VERSION:
             return None
         try:
-            return cls(**{k: data[k] for k in cls.__dataclass_fields__})
-        except (KeyError, TypeError):
+            fields = {k: data[k] for k in cls.__dataclass_fields__}
+            fields["centroid"] = tuple(float(x) for x in fields["centroid"])
+            return cls(**fields)
+        except (KeyError, TypeError, ValueError):
             return None
 
 
@@ -150,9 +206,14 @@ def measure_scale(
     d = _unit(np.asarray(embed_documents(statements), dtype=np.float64))
     sims = q @ d.T
     related = np.diag(sims)
-    unrelated = sims[~np.eye(len(sims), dtype=bool)]
+    others = ~np.eye(len(sims), dtype=bool)
+    unrelated = sims[others]
     related_median = float(np.median(related))
-    mean, spread = float(unrelated.mean()), float(unrelated.std())
+    mean = float(unrelated.mean())
+    # hubness: each statement's unrelated cosines less their own mean (its pull on every
+    # question); the tails are read from what is left
+    own = np.array([sims[others[:, j], j].mean() for j in range(len(statements))])
+    spread = float((sims - own[None, :] + mean)[others].std())
     floor = min(mean + _MIN_Z * spread, related_median)
     companion = min(mean + _COMPANION_Z * spread, floor)
     return CosineCalibration(
@@ -163,6 +224,8 @@ def measure_scale(
         related_median=round(related_median, 4),
         unrelated_pairs=int(unrelated.size),
         related_pairs=int(related.size),
+        centroid=tuple(round(float(x), 6) for x in q.mean(axis=0)),
+        centroid_level=round(mean, 4),
     )
 
 
@@ -192,6 +255,24 @@ def apply_scale(config: RetrievalConfig, scale: CosineCalibration | None) -> Ret
         return config
     # validated like user input (a scale outside the fields' bounds is a ConfigError)
     return RetrievalConfig(**{**config.model_dump(exclude_unset=True), **update})
+
+
+def hubness_of(config: RetrievalConfig, scale: CosineCalibration | None) -> Hubness | None:
+    """The hubness correction recall applies with ``config`` and ``scale`` (``None``: none).
+
+    It belongs to the measured floor: with ``min_cosine`` set by hand (or
+    ``hubness_correction=False``, or no measured scale) the floor reads raw cosines.
+
+    Example:
+        >>> scale = CosineCalibration("m", 0.07, 0.3, 0.2, 0.6, 3540, 60, centroid=(0.1, 0.2))
+        >>> hubness_of(RetrievalConfig(), scale) is not None
+        True
+        >>> hubness_of(RetrievalConfig(min_cosine=0.3), scale) is None
+        True
+    """
+    if scale is None or not config.hubness_correction or "min_cosine" in config.model_fields_set:
+        return None
+    return scale.hubness()
 
 
 _memo: dict[str, CosineCalibration] = {}

@@ -168,13 +168,18 @@ class RecallResult:
 
 
 def calibrated(
-    scores: Mapping[str, float], coverage: float | None, scale: CosineScale
+    scores: Mapping[str, float],
+    coverage: float | None,
+    scale: CosineScale,
+    hubness: float = 0.0,
 ) -> tuple[float, str]:
     """A hit's calibrated relevance in [0, 1] from its raw arm scores, and how it was reached.
 
     The dense cosine on the model's scale, its bar lowered by keyword coverage (the share of
     the question's content words the memory holds) or graph proximity (see
-    :class:`~langgraph_prax_memory.retrieval._calibration.CosineScale`).
+    :class:`~langgraph_prax_memory.retrieval._calibration.CosineScale`). ``hubness`` (the
+    memory's pull on every question, :class:`~langgraph_prax_memory.embeddings.Hubness`) is
+    taken from the cosine first.
 
     Example:
         >>> scale = CosineScale(unrelated=0.0, floor=0.3)
@@ -184,8 +189,10 @@ def calibrated(
     """
     cosine = scores.get("dense")
     strength = strength_of(coverage, scores.get("graph"))
-    value = scale.relevance(cosine, strength)
+    value = scale.relevance(None if cosine is None else cosine - hubness, strength)
     shown = "no cosine" if cosine is None else f"cosine {cosine:.2f}"
+    if cosine is not None and hubness:
+        shown += f" {'−' if hubness > 0 else '+'} {abs(hubness):.2f} hubness"
     how = f"{shown} on the {scale.describe()}"
     if strength > 0:
         what = (
@@ -245,9 +252,12 @@ def calibrate_hits(
     final = []
     for h in out:
         cosine = h.scores.get("dense")
+        if cosine is not None:
+            cosine -= h.hubness
         eligible = episode_opened or (standing is not None and standing(h.memory))
         if not h.relevant and eligible and cosine is not None and cosine >= scale.companion:
-            why = f"cosine {cosine:.2f} ≥ {scale.companion:.2f} beside a relevant hit"
+            what = "hubness-corrected cosine" if h.hubness else "cosine"
+            why = f"{what} {cosine:.2f} ≥ {scale.companion:.2f} beside a relevant hit"
             h = h.model_copy(update={"relevant": True, "why": why})
         final.append(h)
     return final
@@ -272,6 +282,7 @@ def assemble_hits(
     coverage: Mapping[str, float] | None = None,
     companion_cosine: float | None = None,
     head_coverage: Mapping[str, float] | None = None,
+    hubness: Mapping[str, float] | None = None,
 ) -> list[MemoryHit]:
     """Fuse the arms, apply decay and boost, and build explainable hits.
 
@@ -294,7 +305,13 @@ def assemble_hits(
     the question's words found together. The pairs' winner takes the first place only when
     its dense cosine reaches the relevance floor (``min_cosine``): without the dense arm's
     word for it, a memory has nothing left to claim the first place with.
+
+    ``hubness`` (memory id → its pull on every question, see
+    :class:`~langgraph_prax_memory.embeddings.Hubness`) is taken from the dense cosine
+    wherever it is held against the floor (the relevance, that first-place check, and
+    :func:`calibrate_hits`' companion bar); the ranking reads the raw cosine.
     """
+    hub = hubness or {}
     payloads: dict[str, dict[str, Any]] = {}
     rankings: dict[str, list[str]] = {}
     arm_scores: dict[str, dict[str, float]] = {}
@@ -361,7 +378,7 @@ def assemble_hits(
             and head[0][0].id != ranked[0][0].id
             # the dense arm must vouch for the new first: a memory below the relevance floor
             # whose keyword pairs are no better cannot claim to answer the question
-            and (head[0][0].scores.get("dense") or -1.0) >= floor
+            and (head[0][0].scores.get("dense") or -1.0) - hub.get(head[0][0].id, 0.0) >= floor
         ):
             rest = [t for t in ranked if t[0].id != head[0][0].id]
             ranked = (head + rest)[: len(ranked)]
@@ -376,7 +393,8 @@ def assemble_hits(
     )
     hits = []
     for i, (cand, score, decay, boost) in enumerate(ranked):
-        own, how = calibrated(cand.scores, (coverage or {}).get(cand.id), model_scale)
+        offset = hub.get(cand.id, 0.0) if "dense" in cand.scores else 0.0
+        own, how = calibrated(cand.scores, (coverage or {}).get(cand.id), model_scale, offset)
         if i == 0:
             how += head_note
         hits.append(
@@ -395,6 +413,7 @@ def assemble_hits(
                 rank_score=score,
                 relevance=own,
                 calibration=how,
+                hubness=offset,
             )
         )
     return hits

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from qdrant_client.http import models
 
-from langgraph_prax_memory.embeddings import SparseTFEncoder
+from langgraph_prax_memory.embeddings import Hubness, SparseTFEncoder
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, PraxMemoryError
 from langgraph_prax_memory.retrieval._calibration import CosineScale
 from langgraph_prax_memory.retrieval._feedback import expand_sparse, indexed_text
@@ -56,6 +56,8 @@ class Recaller:
         halflife_days: Half-life of the decay factor.
         expansion_model: Chat model for query expansion (used when enabled).
         rerank_model: Chat model for the rerank pass (used when enabled).
+        hubness: The model's hubness correction of the floor (from its measured scale;
+            ``None``: the floor reads raw cosines).
     """
 
     def __init__(
@@ -69,6 +71,7 @@ class Recaller:
         halflife_days: float,
         expansion_model: BaseChatModel | None = None,
         rerank_model: BaseChatModel | None = None,
+        hubness: Hubness | None = None,
     ) -> None:
         self.store = store
         self.dense = dense
@@ -78,6 +81,7 @@ class Recaller:
         self.halflife_days = halflife_days
         self.expansion_model = expansion_model
         self.rerank_model = rerank_model
+        self.hubness = hubness
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="prax-arm")
         # a graph lookup that outlived its recall's wait (a graph server that stopped
         # answering): while it runs, recall leaves the graph arm out rather than queue more
@@ -101,7 +105,10 @@ class Recaller:
 
     # -- arms ---------------------------------------------------------------------------
     def dense_arm(self, user_id: str, text: str, n: int, flt: models.Filter) -> list[StoredPoint]:
-        """Cosine top-n; with expansion on, the union of the variants' hits by best rank."""
+        """Cosine top-n; with expansion on, the union of the variants' hits by best rank.
+
+        With a hubness correction each point carries its offset in ``extras["hubness"]``.
+        """
         queries = [text]
         if self.config.query_expansion:
             queries += expand_query(self.expansion_model, text, self.config.expansion_variants)
@@ -110,13 +117,27 @@ class Recaller:
             if len(queries) > 1
             else [self.dense.embed_query(text)]
         )
+        hub = self.hubness
         best: dict[str, tuple[int, StoredPoint]] = {}
         for vec in vectors:
-            for rank, p in enumerate(self.store.search_dense(user_id, vec, limit=n, flt=flt)):
+            found = self.store.search_dense(
+                user_id, vec, limit=n, flt=flt, with_vector=hub is not None
+            )
+            for rank, p in enumerate(found):
                 if p.id not in best or rank < best[p.id][0]:
                     best[p.id] = (rank, p)
-        ordered = sorted(best.values(), key=lambda t: (t[0], -(t[1].score or 0.0)))
-        return [p for _, p in ordered][:n]
+        ordered = [p for _, p in sorted(best.values(), key=lambda t: (t[0], -(t[1].score or 0.0)))]
+        ordered = ordered[:n]
+        if hub is None:
+            return ordered
+        have = [p for p in ordered if p.extras.get("dense") is not None]
+        offsets = dict(
+            zip((p.id for p in have), hub.offsets([p.extras["dense"] for p in have]), strict=True)
+        )
+        return [
+            dataclasses.replace(p, extras={"hubness": offsets[p.id]}) if p.id in offsets else p
+            for p in ordered
+        ]
 
     def sparse_arm(self, user_id: str, text: str, n: int, flt: models.Filter) -> list[StoredPoint]:
         """TF-IDF top-n, with pseudo-relevance feedback when ``feedback_docs`` > 0.
@@ -281,6 +302,9 @@ class Recaller:
             coverage=coverage,
             companion_cosine=self.config.companion_cosine,
             head_coverage=pairs,
+            hubness={
+                p.id: p.extras["hubness"] for p in arms.get("dense", []) if "hubness" in p.extras
+            },
         )
         if self.config.rerank and len(hits) > 1:
             order = rerank_order(self.rerank_model, text, [h.memory.content for h in hits])

@@ -500,9 +500,18 @@ class QdrantVectorStore:
         return int(result.count)
 
     def search_dense(
-        self, user_id: str, vector: list[float], *, limit: int, flt: models.Filter | None = None
+        self,
+        user_id: str,
+        vector: list[float],
+        *,
+        limit: int,
+        flt: models.Filter | None = None,
+        with_vector: bool = False,
     ) -> list[StoredPoint]:
-        """Cosine similarity search on the dense vectors of ``user_id``."""
+        """Cosine similarity search on the dense vectors of ``user_id``.
+
+        ``with_vector`` returns each point's dense vector in ``extras["dense"]``.
+        """
         flt = flt or user_filter(user_id)
         assert_pinned(flt, user_id)
         res = self.call(
@@ -514,9 +523,19 @@ class QdrantVectorStore:
                 query_filter=flt,
                 limit=limit,
                 search_params=self._dense_params,
+                with_vectors=[DENSE] if with_vector else False,
             ),
         )
-        return [to_stored(p) for p in res.points]
+        if not with_vector:
+            return [to_stored(p) for p in res.points]
+        out = []
+        for p in res.points:
+            stored = to_stored(p)
+            vec = p.vector.get(DENSE) if isinstance(p.vector, dict) else p.vector
+            if vec is not None:
+                stored.extras[DENSE] = vec
+            out.append(stored)
+        return out
 
     def search_sparse(
         self,

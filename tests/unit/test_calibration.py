@@ -191,3 +191,51 @@ def test_recall_ranks_on_the_measured_scale_once_the_model_is_back(tmp_path: Pat
         assert rebuilt is not built and scale is not None
         assert rebuilt.config.unrelated_cosine == scale.unrelated_cosine
         assert rebuilt.config.min_cosine == 0.42  # the user's own value still wins
+
+
+def test_the_scale_keeps_the_question_centroid_for_hubness(tmp_path: Path) -> None:
+    emb = PackagedMiniLMEmbeddings(tmp_path)
+    scale = measure_scale("minilm", lambda t: [emb.embed_query(x) for x in t], emb.embed_documents)
+    hub = scale.hubness()
+    assert hub is not None and len(scale.centroid) == 384
+    statements = [s for _, s in BACKGROUND_PAIRS]
+    offsets = hub.offsets(emb.embed_documents(statements))
+    # the background statements' offsets average their own mean cosine to the questions
+    # (the related pair included) less the unrelated mean: near 0, and spread both ways
+    assert abs(sum(offsets) / len(offsets)) < 0.02
+    assert min(offsets) < -0.02 and max(offsets) > 0.02
+    # the round trip keeps the centroid; without one there is no correction
+    assert CosineCalibration.from_json(scale.to_json()) == scale
+    assert CosineCalibration("m", 0.1, 0.3, 0.2, 0.6, 10, 2).hubness() is None
+
+
+def test_recall_corrects_the_floor_for_hubness_unless_the_floor_is_hand_set(
+    tmp_path: Path,
+) -> None:
+    facts = [
+        "The user's editor is Neovim with the gruvbox dark theme.",
+        "The user is allergic to peanuts.",
+    ]
+    with PraxMemory(MemoryConfig(data_dir=tmp_path / "a")) as mem:
+        for fact in facts:
+            mem.remember("alice", fact)
+        scale = mem.ltm.cosine_scale
+        assert scale is not None and scale.centroid
+        hub = scale.hubness()
+        assert hub is not None
+        expected = dict(zip(facts, hub.offsets(mem.ltm.dense.embed_documents(facts)), strict=True))
+        hits = mem.recall("alice", "Which text editor does the user like?", k=2)
+        assert {h.memory.content for h in hits} == set(facts)
+        for h in hits:
+            assert h.hubness == pytest.approx(expected[h.memory.content], abs=1e-3)
+            assert h.hubness != 0.0
+            assert "hubness" in h.calibration
+    for config in (RetrievalConfig(min_cosine=0.3), RetrievalConfig(hubness_correction=False)):
+        with PraxMemory(
+            MemoryConfig(data_dir=tmp_path / uuid.uuid4().hex, retrieval=config)
+        ) as mem:
+            for fact in facts:
+                mem.remember("alice", fact)
+            hits = mem.recall("alice", "Which text editor does the user like?", k=2)
+            assert [h.hubness for h in hits] == [0.0, 0.0]
+            assert all("hubness" not in h.calibration for h in hits)
