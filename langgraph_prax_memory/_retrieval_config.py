@@ -86,8 +86,9 @@ class RetrievalConfig(BaseModel):
     cosine less its *hubness* — how far its mean cosine to generic questions sits above the
     model's unrelated level — so a memory near every question ("The user's editor is
     Neovim") does not open the context for any off-topic request (docs/retrieval.md). It
-    applies only when ``min_cosine`` is measured: a hand-set floor is held against the raw
-    cosine, as it always was. Ranking is not affected."""
+    applies when ``min_cosine`` is measured; a hand-set floor is held against the raw
+    cosine, as it always was, unless this is also set to ``True`` by hand (a floor tuned on
+    the corrected cosine). Ranking is not affected."""
     profile_chars: int = Field(default=1200, ge=0, le=100_000)
     """The profile tier of the context block: up to this many characters of the user's
     standing facts (preferences, identity, constraints, relationships: memories tagged with

@@ -260,8 +260,9 @@ def apply_scale(config: RetrievalConfig, scale: CosineCalibration | None) -> Ret
 def hubness_of(config: RetrievalConfig, scale: CosineCalibration | None) -> Hubness | None:
     """The hubness correction recall applies with ``config`` and ``scale`` (``None``: none).
 
-    It belongs to the measured floor: with ``min_cosine`` set by hand (or
-    ``hubness_correction=False``, or no measured scale) the floor reads raw cosines.
+    It belongs to the measured floor: with ``min_cosine`` set by hand the floor reads raw
+    cosines, unless ``hubness_correction=True`` is set by hand too (a floor tuned on the
+    corrected cosine); ``hubness_correction=False`` or no measured scale: raw cosines.
 
     Example:
         >>> scale = CosineCalibration("m", 0.07, 0.3, 0.2, 0.6, 3540, 60, centroid=(0.1, 0.2))
@@ -269,8 +270,14 @@ def hubness_of(config: RetrievalConfig, scale: CosineCalibration | None) -> Hubn
         True
         >>> hubness_of(RetrievalConfig(min_cosine=0.3), scale) is None
         True
+        >>> tuned = RetrievalConfig(min_cosine=0.3, hubness_correction=True)
+        >>> hubness_of(tuned, scale) is not None
+        True
     """
-    if scale is None or not config.hubness_correction or "min_cosine" in config.model_fields_set:
+    if scale is None or not config.hubness_correction:
+        return None
+    hand_set = config.model_fields_set
+    if "min_cosine" in hand_set and "hubness_correction" not in hand_set:
         return None
     return scale.hubness()
 

@@ -239,3 +239,11 @@ def test_recall_corrects_the_floor_for_hubness_unless_the_floor_is_hand_set(
             hits = mem.recall("alice", "Which text editor does the user like?", k=2)
             assert [h.hubness for h in hits] == [0.0, 0.0]
             assert all("hubness" not in h.calibration for h in hits)
+    # a floor tuned by hand on the corrected cosine keeps the correction
+    tuned = RetrievalConfig(min_cosine=0.27, hubness_correction=True)
+    with PraxMemory(MemoryConfig(data_dir=tmp_path / "tuned", retrieval=tuned)) as mem:
+        for fact in facts:
+            mem.remember("alice", fact)
+        hits = mem.recall("alice", "Which text editor does the user like?", k=2)
+        assert all(h.hubness != 0.0 for h in hits)
+        assert mem.ltm.retrieval_config.min_cosine == 0.27
