@@ -37,9 +37,9 @@ from langgraph_prax_memory.embeddings import (
     SparseTFEncoder,
     apply_scale,
     create_dense_embeddings,
+    hubness_of,
     model_stamp,
 )
-from langgraph_prax_memory.embeddings._calibration import hubness_of
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
     EmbeddingError,
@@ -338,11 +338,7 @@ class LongTermMemory:
     def _dedupe(
         self, user_id: str, prepared: list[PreparedMemory], store: QdrantVectorStore
     ) -> tuple[list[str | None], list[tuple[int, PreparedMemory]], dict[int, int]]:
-        """Split items into already-stored (by content hash), in-batch repeats, and new.
-
-        The hash covers a memory's context too: the same words answering another question
-        are another memory.
-        """
+        """Split items into stored (by content hash, context included), repeats and new."""
         hashes = [content_hash(user_id, p.index_text) for p in prepared]
         existing: dict[str, str] = {}
         for point in store.scroll(

@@ -10,6 +10,7 @@ from langgraph_prax_memory.embeddings._calibration import (
     ScaleKeeper,
     apply_scale,
     collection_scale,
+    hubness_of,
     model_stamp,
 )
 from langgraph_prax_memory.embeddings._catalog import LocalModelSpec, catalog, find_model
@@ -33,6 +34,7 @@ __all__ = [
     "catalog",
     "collection_scale",
     "find_model",
+    "hubness_of",
     "model_stamp",
     "pulled_dir",
     "FastEmbedEmbeddings",

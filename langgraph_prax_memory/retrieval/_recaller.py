@@ -130,9 +130,9 @@ class Recaller:
         ordered = ordered[:n]
         if hub is None:
             return ordered
-        have = [p for p in ordered if p.extras.get("dense") is not None]
+        have = [p for p in ordered if p.extras.get("vector") is not None]
         offsets = dict(
-            zip((p.id for p in have), hub.offsets([p.extras["dense"] for p in have]), strict=True)
+            zip((p.id for p in have), hub.offsets([p.extras["vector"] for p in have]), strict=True)
         )
         return [
             dataclasses.replace(p, extras={"hubness": offsets[p.id]}) if p.id in offsets else p

@@ -211,11 +211,16 @@ class StoredPoint:
     extras: dict[str, Any] = field(default_factory=dict)
 
 
-def to_stored(point: Any) -> StoredPoint:
-    """Convert a qdrant ``Record`` / ``ScoredPoint``."""
-    return StoredPoint(
+def to_stored(point: Any, *, with_vector: bool = False) -> StoredPoint:
+    """Convert a qdrant ``Record`` / ``ScoredPoint`` (``with_vector``: its dense vector too)."""
+    stored = StoredPoint(
         id=str(point.id), payload=dict(point.payload or {}), score=getattr(point, "score", None)
     )
+    vector = getattr(point, "vector", None)
+    vector = vector.get(DENSE) if isinstance(vector, dict) else vector
+    if with_vector and vector is not None:
+        stored.extras["vector"] = vector
+    return stored
 
 
 def hybrid_query_plan(
@@ -311,3 +316,11 @@ def reinforce_plan(
             )
         )
     return ops
+
+
+class OwnedElsewhere(Exception):
+    """Some of the ids an upsert would write belong to another user."""
+
+    def __init__(self, ids: list[str]) -> None:
+        super().__init__(ids)
+        self.ids = ids

@@ -41,6 +41,7 @@ from langgraph_prax_memory.vectors._plan import (
     DENSE_SEARCH,
     PAYLOAD_INDEXES,
     SPARSE,
+    OwnedElsewhere,
     StoredPoint,
     VectorRecord,
     assert_pinned,
@@ -288,11 +289,11 @@ class QdrantVectorStore:
                 )
                 taken = [str(o.id) for o in owners if (o.payload or {}).get("user_id") != user_id]
                 if taken:
-                    raise _OwnedElsewhere(taken)
+                    raise OwnedElsewhere(taken)
                 result = self.client.upsert(
                     self.collection, points=[r.to_point() for r in records], wait=True
                 )
-        except _OwnedElsewhere as exc:
+        except OwnedElsewhere as exc:
             raise MemoryWriteError(
                 f"refusing to write {len(exc.ids)} point(s) that belong to another user "
                 "(the same namespace and key stored under another tenant); nothing was written"
@@ -508,10 +509,7 @@ class QdrantVectorStore:
         flt: models.Filter | None = None,
         with_vector: bool = False,
     ) -> list[StoredPoint]:
-        """Cosine similarity search on the dense vectors of ``user_id``.
-
-        ``with_vector`` returns each point's dense vector in ``extras["dense"]``.
-        """
+        """Cosine search on ``user_id``'s dense vectors (``with_vector``: in ``extras``)."""
         flt = flt or user_filter(user_id)
         assert_pinned(flt, user_id)
         res = self.call(
@@ -526,16 +524,7 @@ class QdrantVectorStore:
                 with_vectors=[DENSE] if with_vector else False,
             ),
         )
-        if not with_vector:
-            return [to_stored(p) for p in res.points]
-        out = []
-        for p in res.points:
-            stored = to_stored(p)
-            vec = p.vector.get(DENSE) if isinstance(p.vector, dict) else p.vector
-            if vec is not None:
-                stored.extras[DENSE] = vec
-            out.append(stored)
-        return out
+        return [to_stored(p, with_vector=with_vector) for p in res.points]
 
     def search_sparse(
         self,
@@ -609,9 +598,3 @@ class QdrantVectorStore:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             self.client.close()
-
-
-class _OwnedElsewhere(Exception):
-    def __init__(self, ids: list[str]) -> None:
-        super().__init__(ids)
-        self.ids = ids

@@ -795,3 +795,24 @@ def test_the_last_close_waits_for_a_call_under_way(tmp_path: Path) -> None:
     assert done == [len(POINTS)]
     with pytest.raises(RuntimeError, match="closed"):
         edge.count(C)
+
+
+@pytest.mark.parametrize("engine", ["edge", "local"])
+def test_a_dense_search_returns_the_vectors_when_asked(tmp_path: Path, engine: str) -> None:
+    client: Any = EdgeClient(tmp_path / "e") if engine == "edge" else QdrantClient(":memory:")
+    store = QdrantVectorStore(client, collection="prax_memories", dimension=DIM)
+    rng = random.Random(7)
+    vectors = {str(uuid.uuid4()): _dense(rng) for _ in range(3)}
+    store.upsert(
+        "alice",
+        [VectorRecord(i, {"user_id": "alice"}, v, _sparse(rng)) for i, v in vectors.items()],
+    )
+    query = _dense(rng)
+    plain = store.search_dense("alice", query, limit=3)
+    full = store.search_dense("alice", query, limit=3, with_vector=True)
+    assert [p.id for p in full] == [p.id for p in plain] and len(full) == 3
+    assert all("vector" not in p.extras for p in plain)
+    for p in full:
+        want = vectors[p.id]
+        norm = sum(x * x for x in want) ** 0.5  # a cosine collection keeps unit vectors
+        assert p.extras["vector"] == pytest.approx([x / norm for x in want], abs=1e-5)
