@@ -307,9 +307,9 @@ def assemble_hits(
     word for it, a memory has nothing left to claim the first place with.
 
     ``hubness`` (memory id → its pull on every question, see
-    :class:`~langgraph_prax_memory.embeddings.Hubness`) is taken from the dense cosine
-    wherever it is held against the floor (the relevance, that first-place check, and
-    :func:`calibrate_hits`' companion bar); the ranking reads the raw cosine.
+    :class:`~langgraph_prax_memory.embeddings.Hubness`) is taken from the dense cosine where
+    relevance is decided (each hit's relevance and :func:`calibrate_hits`' companion bar);
+    the ranking, that first-place check included, reads the raw cosine.
     """
     hub = hubness or {}
     payloads: dict[str, dict[str, Any]] = {}
@@ -378,7 +378,7 @@ def assemble_hits(
             and head[0][0].id != ranked[0][0].id
             # the dense arm must vouch for the new first: a memory below the relevance floor
             # whose keyword pairs are no better cannot claim to answer the question
-            and (head[0][0].scores.get("dense") or -1.0) - hub.get(head[0][0].id, 0.0) >= floor
+            and (head[0][0].scores.get("dense") or -1.0) >= floor
         ):
             rest = [t for t in ranked if t[0].id != head[0][0].id]
             ranked = (head + rest)[: len(ranked)]
