@@ -120,6 +120,34 @@ def test_the_pairs_winner_needs_the_dense_arm_to_vouch_for_it() -> None:
     assert _head_case(head_coverage=pairs, min_cosine=0.332) == ["lives", "tram", "desk"]
 
 
+def test_the_first_place_reads_the_raw_cosine_and_the_floor_the_corrected_one() -> None:
+    # "lives" is a hub (its cosine to any question sits 0.05 high): it keeps the first place
+    # the dense arm gives it, but its relevance is that of cosine 0.282
+    pairs = {"lives": 0.0, "tram": 0.0, "desk": 0.0}
+    hub = {"lives": 0.05, "tram": 0.0, "desk": 0.0}
+    arms = {
+        "dense": [_point("lives", 0.332), _point("tram", 0.317), _point("desk", 0.10)],
+        "sparse": [_point("tram", 3.3)],
+    }
+    common = {"now": NOW, "halflife_days": 7.0, "k": 3, "fusion": "evidence"}
+    cov = {"lives": 0.0, "tram": 0.5, "desk": 0.0}
+    plain, corrected = (
+        assemble_hits(
+            arms, W, coverage=cov, head_coverage=pairs, min_cosine=0.332, hubness=h, **common
+        )  # type: ignore[arg-type]
+        for h in (None, hub)
+    )
+    assert (
+        [h.memory.id for h in corrected]
+        == [h.memory.id for h in plain]
+        == ["lives", "tram", "desk"]
+    )
+    assert plain[0].relevance == pytest.approx(0.5, abs=0.01) and plain[0].hubness == 0.0
+    assert corrected[0].hubness == 0.05 and corrected[0].relevance is not None
+    assert corrected[0].relevance < 0.4
+    assert "cosine 0.33 − 0.05 hubness" in corrected[0].calibration
+
+
 def test_a_pair_of_question_words_still_takes_the_first_place() -> None:
     arms = {
         "dense": [_point("sister-in-law", 0.657), _point("sister", 0.546), _point("x", 0.1)],
