@@ -73,7 +73,7 @@ class RetrievalConfig(BaseModel):
     or graph arm points at it strongly (evidence ≥ 0.5) and its cosine reaches half of it.
     0.3 suits all-MiniLM-L6-v2 (unrelated sentences score about 0–0.2). Measured per model by
     default (the 1 % normal tail of unrelated pairs, corrected for hubness, docs/embeddings.md);
-    a value set here overrides the measurement (and turns the hubness correction off)."""
+    a value set here overrides the measurement (and is held against the raw cosine)."""
     companion_cosine: float | None = Field(default=0.2, ge=-1.0, le=1.0)
     """The floor's second bar: once one returned hit is relevant, the others whose cosine
     reaches this are kept beside it (a paraphrase the model scores just under ``min_cosine``).

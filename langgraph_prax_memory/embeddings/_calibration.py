@@ -88,7 +88,7 @@ _MIN_Z = 2.326
 _COMPANION_Z = 1.282
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Hubness:
     """How much each memory's cosine is lifted by its closeness to every question.
 
@@ -131,6 +131,9 @@ class CosineCalibration:
             correction); a memory's mean cosine to them is its dot product with it.
         centroid_level: The mean unrelated cosine, what a memory of no hubness gets from
             the centroid.
+        raw_min_cosine: The 1 % tail of the uncorrected pairs: the floor when the hubness
+            correction is off (``None``: as ``min_cosine``).
+        raw_companion_cosine: Their 10 % tail (the companion bar without the correction).
 
     Example:
         >>> scale = CosineCalibration("m", 0.07, 0.28, 0.23, 0.62, 3540, 60)
@@ -148,6 +151,8 @@ class CosineCalibration:
     version: int = SCALE_VERSION
     centroid: tuple[float, ...] = ()
     centroid_level: float = 0.0
+    raw_min_cosine: float | None = None
+    raw_companion_cosine: float | None = None
 
     def hubness(self) -> Hubness | None:
         """The hubness correction of the floor (``None``: the scale has no centroid)."""
@@ -155,9 +160,18 @@ class CosineCalibration:
             return None
         return Hubness(np.asarray(self.centroid, dtype=np.float32), self.centroid_level)
 
-    def settings(self) -> dict[str, float]:
-        """The three ``RetrievalConfig`` values."""
-        return {name: float(getattr(self, name)) for name in SCALE_FIELDS}
+    def settings(self, corrected: bool = True) -> dict[str, float]:
+        """The three ``RetrievalConfig`` values.
+
+        ``corrected=False``: the floor's tails read from the uncorrected pairs, for recall
+        without the hubness correction.
+        """
+        out = {name: float(getattr(self, name)) for name in SCALE_FIELDS}
+        if not corrected and self.raw_min_cosine is not None:
+            out["min_cosine"] = float(self.raw_min_cosine)
+        if not corrected and self.raw_companion_cosine is not None:
+            out["companion_cosine"] = float(self.raw_companion_cosine)
+        return out
 
     def describe(self) -> str:
         """One line for ``hit.explain()`` and the logs."""
@@ -165,7 +179,7 @@ class CosineCalibration:
             f"{self.model}: unrelated pairs at {self.unrelated_cosine:.2f}, floor "
             f"{self.min_cosine:.2f} (1 % tail), companions {self.companion_cosine:.2f} (10 % "
             f"tail); related pairs at {self.related_median:.2f}"
-            + ("; hubness-corrected" if self.centroid else "")
+            + ("; question centroid kept for the hubness correction" if self.centroid else "")
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -216,6 +230,9 @@ def measure_scale(
     spread = float((sims - own[None, :] + mean)[others].std())
     floor = min(mean + _MIN_Z * spread, related_median)
     companion = min(mean + _COMPANION_Z * spread, floor)
+    raw_spread = float(unrelated.std())  # the tails without the correction
+    raw_floor = min(mean + _MIN_Z * raw_spread, related_median)
+    raw_companion = min(mean + _COMPANION_Z * raw_spread, raw_floor)
     return CosineCalibration(
         model=model,
         unrelated_cosine=round(float(np.median(unrelated)), 4),
@@ -226,6 +243,8 @@ def measure_scale(
         related_pairs=int(related.size),
         centroid=tuple(round(float(x), 6) for x in q.mean(axis=0)),
         centroid_level=round(mean, 4),
+        raw_min_cosine=round(raw_floor, 4),
+        raw_companion_cosine=round(raw_companion, 4),
     )
 
 
@@ -238,8 +257,11 @@ def apply_scale(config: RetrievalConfig, scale: CosineCalibration | None) -> Ret
     """``config`` with the scale's three settings, except those the user set explicitly.
 
     A field is the user's when it is in ``config.model_fields_set`` (given as a keyword or in
-    ``MEMORY_RETRIEVAL``); the others take the calibrated value. ``scale=None`` returns
-    ``config`` unchanged (its defaults are all-MiniLM-L6-v2's hand-set values).
+    ``MEMORY_RETRIEVAL``); the others take the calibrated value: the tails of the
+    hubness-corrected pairs when recall applies the correction (:func:`hubness_of`), of the
+    raw pairs when it does not. A measured companion bar is never above a hand-set floor.
+    ``scale=None`` returns ``config`` unchanged (its defaults are all-MiniLM-L6-v2's hand-set
+    values).
 
     Example:
         >>> scale = CosineCalibration("e5", 0.71, 0.76, 0.75, 0.82, 3540, 60)
@@ -250,7 +272,11 @@ def apply_scale(config: RetrievalConfig, scale: CosineCalibration | None) -> Ret
     """
     if scale is None:
         return config
-    update = {k: v for k, v in scale.settings().items() if k not in config.model_fields_set}
+    mine = config.model_fields_set
+    corrected = hubness_of(config, scale) is not None
+    update = {k: v for k, v in scale.settings(corrected).items() if k not in mine}
+    if "companion_cosine" in update and "min_cosine" in mine:
+        update["companion_cosine"] = min(update["companion_cosine"], config.min_cosine)
     if not update:
         return config
     # validated like user input (a scale outside the fields' bounds is a ConfigError)

@@ -192,7 +192,7 @@ def calibrated(
     value = scale.relevance(None if cosine is None else cosine - hubness, strength)
     shown = "no cosine" if cosine is None else f"cosine {cosine:.2f}"
     if cosine is not None and hubness:
-        shown += f" {'−' if hubness > 0 else '+'} {abs(hubness):.2f} hubness"
+        shown += f", hubness-corrected {cosine - hubness:.2f}"
     how = f"{shown} on the {scale.describe()}"
     if strength > 0:
         what = (

@@ -131,9 +131,12 @@ class Recaller:
         if hub is None:
             return ordered
         have = [p for p in ordered if p.extras.get("vector") is not None]
-        offsets = dict(
-            zip((p.id for p in have), hub.offsets([p.extras["vector"] for p in have]), strict=True)
-        )
+        try:
+            found_offsets = hub.offsets([p.extras["vector"] for p in have])
+        except ValueError as exc:  # e.g. a centroid of another width: the floor reads raw cosines
+            logger.warning("hubness correction skipped: %s", exc)
+            return [dataclasses.replace(p, extras={}) for p in ordered]
+        offsets = dict(zip((p.id for p in have), found_offsets, strict=True))
         return [
             dataclasses.replace(p, extras={"hubness": offsets[p.id]}) if p.id in offsets else p
             for p in ordered

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory, RetrievalConfig
@@ -13,6 +14,7 @@ from langgraph_prax_memory.embeddings._background import BACKGROUND_PAIRS
 from langgraph_prax_memory.embeddings._calibration import (
     SCALE_KEY,
     CosineCalibration,
+    Hubness,
     _memo,
     apply_scale,
     measure_scale,
@@ -91,7 +93,8 @@ def test_a_new_collection_stores_its_scale_and_recall_uses_it(tmp_path: Path) ->
         used = mem.ltm.retrieval_config
         assert used.min_cosine == 0.42  # the user's
         assert used.unrelated_cosine == scale.unrelated_cosine  # measured
-        assert used.companion_cosine == scale.companion_cosine
+        # a hand-set floor reads raw cosines: the companion bar of the raw pairs
+        assert used.companion_cosine == min(scale.settings(False)["companion_cosine"], 0.42)
 
 
 def test_a_served_model_is_measured_once_and_cached(tmp_path: Path) -> None:
@@ -247,3 +250,55 @@ def test_recall_corrects_the_floor_for_hubness_unless_the_floor_is_hand_set(
         hits = mem.recall("alice", "Which text editor does the user like?", k=2)
         assert all(h.hubness != 0.0 for h in hits)
         assert mem.ltm.retrieval_config.min_cosine == 0.27
+
+
+def test_without_the_correction_the_floor_comes_from_the_raw_pairs() -> None:
+    scale = CosineCalibration(
+        "m",
+        0.07,
+        0.30,
+        0.20,
+        0.6,
+        3540,
+        60,
+        centroid=(0.1, 0.2),
+        raw_min_cosine=0.32,
+        raw_companion_cosine=0.21,
+    )
+    on = apply_scale(RetrievalConfig(), scale)
+    off = apply_scale(RetrievalConfig(hubness_correction=False), scale)
+    assert (on.min_cosine, on.companion_cosine) == (0.30, 0.20)
+    assert (off.min_cosine, off.companion_cosine) == (0.32, 0.21)
+    # a hand-set floor reads raw cosines: the raw companion, never above that floor
+    assert apply_scale(RetrievalConfig(min_cosine=0.25), scale).companion_cosine == 0.21
+    assert apply_scale(RetrievalConfig(min_cosine=0.15), scale).companion_cosine == 0.15
+    tuned = RetrievalConfig(min_cosine=0.25, hubness_correction=True)
+    assert apply_scale(tuned, scale).companion_cosine == 0.20
+
+
+def test_a_scale_of_the_previous_version_is_measured_again_and_stored(tmp_path: Path) -> None:
+    with PraxMemory(MemoryConfig(data_dir=tmp_path)) as mem:
+        mem.remember("alice", "The user is allergic to peanuts.")
+        current = mem.ltm.cosine_scale
+        assert current is not None
+        old = {
+            k: v for k, v in current.to_json().items() if k not in ("centroid", "raw_min_cosine")
+        }
+        mem.vectors.merge_metadata({SCALE_KEY: {**old, "version": 2}})
+    with PraxMemory(MemoryConfig(data_dir=tmp_path)) as mem:
+        again = mem.ltm.cosine_scale
+        assert again is not None and again.centroid and again.version == current.version
+        stored = CosineCalibration.from_json(mem.vectors.metadata()[SCALE_KEY])
+        assert stored == again
+        assert mem.recall("alice", "What can't the user eat?", k=1)[0].hubness != 0.0
+
+
+def test_a_correction_that_cannot_apply_leaves_recall_on_raw_cosines(tmp_path: Path) -> None:
+    with PraxMemory(MemoryConfig(data_dir=tmp_path)) as mem:
+        mem.remember("alice", "The user is allergic to peanuts.")
+        recaller = mem.ltm._recaller()
+        recaller.hubness = Hubness(np.ones(7, dtype=np.float32), 0.1)  # a centroid of another width
+        hits = mem.recall("alice", "What can't the user eat?", k=1)
+        assert (
+            hits[0].memory.content == "The user is allergic to peanuts." and hits[0].hubness == 0.0
+        )

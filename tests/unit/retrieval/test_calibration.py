@@ -126,7 +126,7 @@ def test_a_memory_near_every_question_needs_a_higher_cosine() -> None:
     assert calibrate_hits([hub], MINILM)[0].relevant is False
     assert calibrate_hits([plain], MINILM)[0].relevant is True
     assert calibrate_hits([far], MINILM)[0].relevant is True
-    assert "cosine 0.32 − 0.05 hubness" in hub.calibration
+    assert "cosine 0.32, hubness-corrected 0.27" in hub.calibration
     # the companion bar reads the corrected cosine too
     opener = _hub_hit("opener", 0.5, 0.0)
     beside = calibrate_hits(

@@ -145,7 +145,7 @@ def test_the_first_place_reads_the_raw_cosine_and_the_floor_the_corrected_one() 
     assert plain[0].relevance == pytest.approx(0.5, abs=0.01) and plain[0].hubness == 0.0
     assert corrected[0].hubness == 0.05 and corrected[0].relevance is not None
     assert corrected[0].relevance < 0.4
-    assert "cosine 0.33 − 0.05 hubness" in corrected[0].calibration
+    assert "cosine 0.33, hubness-corrected 0.28" in corrected[0].calibration
 
 
 def test_a_pair_of_question_words_still_takes_the_first_place() -> None:
