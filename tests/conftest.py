@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,7 +8,7 @@ import pytest
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from tests.fakes import HashEmbeddings
-from tests.services import SERVICE_SKIP, SERVICES
+from tests.services import SERVICE_SKIP, SERVICES, under_ci
 
 
 @pytest.fixture(autouse=True)
@@ -83,7 +82,7 @@ def pytest_terminal_summary(
         return
     reasons = Counter(_skip_reason(r) for r in skipped)
     service = sum(n for reason, n in reasons.items() if reason.startswith(SERVICE_SKIP))
-    where = "under CI" if os.environ.get("CI") else "outside CI"
+    where = "under CI" if under_ci() else "outside CI"
     headline = f"{len(skipped)} TESTS SKIPPED, NOT RUN ({where})"
     if service:
         headline += f": {service} need a service that was unavailable (under CI they fail)"

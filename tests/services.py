@@ -19,6 +19,11 @@ SERVICE_SKIP = "service unavailable, skipped outside CI"
 SERVICES: list[str] = []
 
 
+def under_ci() -> bool:
+    """Whether this run is CI's: the ``CI`` variable is present (whatever its value)."""
+    return "CI" in os.environ
+
+
 def unavailable(service: str, reason: str, *, hint: str = "") -> None:
     """Fail under ``CI`` (a missing service is a failure there); elsewhere skip, counted.
 
@@ -27,7 +32,8 @@ def unavailable(service: str, reason: str, *, hint: str = "") -> None:
         reason: Why it cannot be had.
         hint: How to provide it (shown in the skip reason).
     """
-    how = f" ({hint})" if hint else ""
-    if not os.environ.get("CI"):  # outside CI only: skipped, and counted in the run's summary
+    if under_ci():
+        pytest.fail(f"{service} is required under CI but is unavailable: {reason}", pytrace=False)
+    else:  # outside CI only: skipped, and counted in the run's summary line
+        how = f" ({hint})" if hint else ""
         pytest.skip(f"{SERVICE_SKIP}: {service}{how}: {reason}")
-    pytest.fail(f"{service} is required under CI but is unavailable: {reason}", pytrace=False)

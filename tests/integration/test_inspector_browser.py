@@ -32,7 +32,7 @@ import pytest
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.context import build_memory_context
 from langgraph_prax_memory.inspector import create_app
-from tests.services import unavailable
+from tests.services import unavailable, under_ci
 
 pytestmark = pytest.mark.integration
 
@@ -60,7 +60,7 @@ def chromium_path() -> str:
     found = _find_chromium()
     if found:
         return found
-    if not (os.environ.get("CI") or os.environ.get("PRAX_INSTALL_CHROMIUM")):
+    if not (under_ci() or os.environ.get("PRAX_INSTALL_CHROMIUM")):
         _unavailable(
             "no chromium on PATH (install it with `apt-get install chromium`, or set "
             "PRAX_INSTALL_CHROMIUM=1 to let the tests run apt-get)"

@@ -33,10 +33,15 @@ def test_runs() -> None:
 """
 
 
-def _pytest(tmp_path: Path, sample: str = SAMPLE) -> subprocess.CompletedProcess[str]:
-    """``sample`` run by pytest outside CI, with this suite's root conftest as a plugin."""
+def _pytest(
+    tmp_path: Path, sample: str = SAMPLE, *, ci: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``sample`` run by pytest outside CI (``ci``: with ``CI`` set to it), with this suite's
+    root conftest as a plugin."""
     (tmp_path / "test_sample.py").write_text(sample)
     env = {k: v for k, v in os.environ.items() if k not in {"CI", "PYTEST_ADDOPTS"}}
+    if ci is not None:
+        env["CI"] = ci
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     return subprocess.run(
         [
@@ -80,3 +85,12 @@ def test_a_run_without_skips_has_no_such_line(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
     assert "SKIPPED, NOT RUN" not in done.stdout
+
+
+def test_under_ci_a_missing_service_fails_instead_of_skipping(tmp_path: Path) -> None:
+    for value in ("true", "1", ""):  # any CI variable, even an empty one, is CI
+        done = _pytest(tmp_path, ci=value)
+        assert done.returncode == 1, done.stdout
+        assert "FAILED" in done.stdout and "test_needs_neo4j" in done.stdout
+        assert "Neo4j is required under CI but is unavailable: connection refused" in done.stdout
+        assert "service unavailable, skipped outside CI" not in done.stdout
