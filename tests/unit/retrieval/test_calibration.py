@@ -19,9 +19,11 @@ MINILM = CosineScale(unrelated=0.0, floor=0.3, companion=0.2)
 E5 = CosineScale(unrelated=0.75, floor=0.84, companion=0.8)
 
 
-def _hit(key: str, cosine: float | None, coverage: float | None = None) -> MemoryHit:
+def _hit(
+    key: str, cosine: float | None, coverage: float | None = None, hubness: float = 0.0
+) -> MemoryHit:
     scores = {} if cosine is None else {"dense": cosine}
-    own, how = calibrated(scores, coverage, MINILM)
+    own, how = calibrated(scores, coverage, MINILM, hubness)
     memory = Memory(id=key, user_id="u", content=key, created_at=NOW, last_accessed=NOW)
     return MemoryHit(
         memory=memory,
@@ -32,6 +34,7 @@ def _hit(key: str, cosine: float | None, coverage: float | None = None) -> Memor
         boost=0.0,
         scores=scores,
         calibration=how,
+        hubness=hubness,
         rank_score=1.0,
     )
 
@@ -100,37 +103,18 @@ def test_a_standing_fact_opens_no_episodes() -> None:
     assert [h.relevant for h in out] == [True, True, True]
 
 
-def _hub_hit(key: str, cosine: float, hubness: float) -> MemoryHit:
-    own, how = calibrated({"dense": cosine}, None, MINILM, hubness)
-    memory = Memory(id=key, user_id="u", content=key, created_at=NOW, last_accessed=NOW)
-    return MemoryHit(
-        memory=memory,
-        score=own,
-        relevance=own,
-        fused=0.5,
-        decay=1.0,
-        boost=0.0,
-        scores={"dense": cosine},
-        calibration=how,
-        hubness=hubness,
-        rank_score=1.0,
-    )
-
-
 def test_a_memory_near_every_question_needs_a_higher_cosine() -> None:
     # the same raw cosine: a hub (its cosine to any question sits 0.05 high) is not relevant,
     # a memory far from every question is
     hub, plain, far = (
-        _hub_hit(k, 0.32, h) for k, h in (("hub", 0.05), ("plain", 0.0), ("far", -0.03))
+        _hit(k, 0.32, hubness=h) for k, h in (("hub", 0.05), ("plain", 0.0), ("far", -0.03))
     )
     assert calibrate_hits([hub], MINILM)[0].relevant is False
     assert calibrate_hits([plain], MINILM)[0].relevant is True
     assert calibrate_hits([far], MINILM)[0].relevant is True
     assert "cosine 0.32, hubness-corrected 0.27" in hub.calibration
     # the companion bar reads the corrected cosine too
-    opener = _hub_hit("opener", 0.5, 0.0)
-    beside = calibrate_hits(
-        [opener, _hub_hit("hub", 0.22, 0.05), _hub_hit("ok", 0.22, 0.0)], MINILM
-    )
+    opener = _hit("opener", 0.5)
+    beside = calibrate_hits([opener, _hit("hub", 0.22, hubness=0.05), _hit("ok", 0.22)], MINILM)
     assert [h.relevant for h in beside] == [True, False, True]
     assert beside[2].why == "cosine 0.22 ≥ 0.20 beside a relevant hit"
