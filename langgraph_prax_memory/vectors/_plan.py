@@ -216,10 +216,11 @@ def to_stored(point: Any, *, with_vector: bool = False) -> StoredPoint:
     stored = StoredPoint(
         id=str(point.id), payload=dict(point.payload or {}), score=getattr(point, "score", None)
     )
-    vector = getattr(point, "vector", None)
-    vector = vector.get(DENSE) if isinstance(vector, dict) else vector
-    if with_vector and vector is not None:
-        stored.extras["vector"] = vector
+    if with_vector:
+        vector = getattr(point, "vector", None)
+        vector = vector.get(DENSE) if isinstance(vector, dict) else vector
+        if vector is not None:
+            stored.extras["vector"] = vector
     return stored
 
 
