@@ -112,11 +112,8 @@ class Recaller:
         queries = [text]
         if self.config.query_expansion:
             queries += expand_query(self.expansion_model, text, self.config.expansion_variants)
-        vectors = (
-            self.dense.embed_documents(queries)
-            if len(queries) > 1
-            else [self.dense.embed_query(text)]
-        )
+        # each variant is a question too: embedded as one (e5's and bge's query prefixes)
+        vectors = [self.dense.embed_query(q) for q in queries]
         hub = self.hubness
         best: dict[str, tuple[int, StoredPoint]] = {}
         for vec in vectors:

@@ -124,6 +124,35 @@ def test_query_expansion_unions_variant_hits(config: MemoryConfig) -> None:
         mem.close()
 
 
+def test_expansion_variants_are_embedded_as_questions(config: MemoryConfig) -> None:
+    # models with a query prefix (e5, bge) embed a question apart from a stored text; each
+    # variant is a question, so it must go through embed_query, as the question itself does
+    class Questions(HashEmbeddings):
+        def __init__(self) -> None:
+            super().__init__()
+            self.asked: list[str] = []
+
+        def embed_query(self, text: str) -> list[float]:
+            self.asked.append(text)
+            return super().embed_query(text)
+
+    emb = Questions()
+    cfg = config.model_copy(update={"retrieval": RetrievalConfig(query_expansion=True)})
+    variants = '{"variants": ["favourite hot drink", "green tea"]}'
+    model = FakeListChatModel(responses=['{"variants": []}', variants])
+    mem = PraxMemory(cfg, embeddings=emb, embedding_dimension=384, expansion_model=model)
+    try:
+        mem.remember("alice", "green tea every morning")
+        mem.recall("alice", "warm-up", k=1, reinforce=False)  # the scale is measured here
+        emb.asked.clear()
+        documents = emb.calls
+        mem.recall_detailed("alice", "beverage preference", k=1, reinforce=False)
+        assert emb.asked == ["beverage preference", "favourite hot drink", "green tea"]
+        assert emb.calls == documents  # no question embedded as a stored text
+    finally:
+        mem.close()
+
+
 def test_failed_expansion_and_rerank_degrade_to_plain_order(config: MemoryConfig) -> None:
     cfg = config.model_copy(
         update={"retrieval": RetrievalConfig(query_expansion=True, rerank=True)}
