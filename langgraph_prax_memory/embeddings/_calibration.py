@@ -11,7 +11,8 @@ deviation ``s``:
 
 - ``unrelated_cosine`` — the median unrelated cosine: where "nothing in common" sits;
 - ``min_cosine`` — ``m + 2.326·s``, the one-sided 1 % tail: a hit must stand out from the
-  unrelated pairs as 1 in 100 of them would, to open the context on its own;
+  unrelated pairs as 1 in 100 of them would, to open the context on its own (lower tails
+  were measured and not adopted: docs/retrieval.md, "The floor's tail");
 - ``companion_cosine`` — ``m + 1.282·s``, the 10 % tail: beside a relevant hit, another is
   kept when it stands out as 1 in 10 unrelated pairs would.
 
@@ -79,8 +80,12 @@ logger = logging.getLogger(__name__)
 #: The version of the background set and the derivation; a stored scale of another version is
 #: measured again.
 SCALE_VERSION = 3
-#: Metadata key of the cosine scale stored with a collection.
-SCALE_KEY = "prax_cosine_scale"
+#: Metadata key of the cosine scale stored with a collection, one per version: libraries of
+#: two versions sharing a server collection each keep their own.
+SCALE_KEY = f"prax_cosine_scale.v{SCALE_VERSION}"
+#: Where releases before the versioned key stored the scale: a scale of the current version
+#: found there is adopted (copied to :data:`SCALE_KEY`); the entry itself is left as it is.
+_LEGACY_KEY = "prax_cosine_scale"
 #: The ``RetrievalConfig`` fields a scale sets.
 SCALE_FIELDS = ("unrelated_cosine", "min_cosine", "companion_cosine")
 #: One-sided normal tails: 1 % for the floor, 10 % for companions.
@@ -407,9 +412,14 @@ def collection_scale(
     model or version is measured again. A model that cannot be reached is logged and measured
     at the next call; meanwhile the configured settings apply.
     """
-    stored = CosineCalibration.from_json(read().get(SCALE_KEY))
+    metadata = read()
+    stored = CosineCalibration.from_json(metadata.get(SCALE_KEY))
     if stored is not None and stored.model == dense.model_name:
         return stored
+    legacy = CosineCalibration.from_json(metadata.get(_LEGACY_KEY))
+    if legacy is not None and legacy.model == dense.model_name:
+        write({SCALE_KEY: legacy.to_json()})  # the previous release's measurement, adopted
+        return legacy
     try:
         scale = measure_model_scale(dense, cache_dir)
     except (EmbeddingError, ConfigError) as exc:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory, RetrievalConfig
 from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings
 from langgraph_prax_memory.embeddings._background import BACKGROUND_PAIRS
 from langgraph_prax_memory.embeddings._calibration import (
     SCALE_KEY,
+    SCALE_VERSION,
     CosineCalibration,
     Hubness,
     _memo,
@@ -149,7 +152,7 @@ def test_the_keeper_tries_a_down_model_again_after_a_growing_wait(tmp_path: Path
 
     emb, now = _Counting(), [1000.0]
     dense = create_dense_embeddings(MemoryConfig(data_dir=tmp_path), primary=emb, dimension=384)
-    metadata: dict[str, object] = {}
+    metadata: dict[str, Any] = {}
     keeper = ScaleKeeper(lambda: metadata, metadata.update, dense, None, clock=lambda: now[0])
     first, most = SCALE_RETRY_SECONDS
     assert keeper.get() is None and emb.calls == 1  # one failed call, not one per sentence
@@ -252,6 +255,37 @@ def test_recall_corrects_the_floor_for_hubness_unless_the_floor_is_hand_set(
         assert mem.ltm.retrieval_config.min_cosine == 0.27
 
 
+@pytest.mark.parametrize("fusion", ["evidence", "rrf"])
+@pytest.mark.parametrize("expansion", [False, True])
+def test_the_correction_holds_on_every_fusion_and_with_query_expansion(
+    tmp_path: Path, fusion: str, expansion: bool
+) -> None:
+    facts = [
+        "The user's editor is Neovim with the gruvbox dark theme.",
+        "The user is allergic to peanuts.",
+    ]
+    config = RetrievalConfig(fusion=fusion, query_expansion=expansion)
+    variants = '{"variants": ["favourite code editor", "text editor the user likes"]}'
+    arithmetic = '{"variants": ["multiply 17 by 23", "the product of 17 and 23"]}'
+    with PraxMemory(
+        MemoryConfig(data_dir=tmp_path, retrieval=config),
+        expansion_model=FakeListChatModel(responses=[variants, arithmetic]),
+    ) as mem:
+        for fact in facts:
+            mem.remember("alice", fact)
+        scale = mem.ltm.cosine_scale
+        hub = scale.hubness() if scale is not None else None
+        assert hub is not None
+        expected = dict(zip(facts, hub.offsets(mem.ltm.dense.embed_documents(facts)), strict=True))
+        hits = mem.recall("alice", "Which text editor does the user like?", k=2)
+        assert hits[0].memory.content == facts[0] and hits[0].relevant
+        for h in hits:
+            assert h.hubness == pytest.approx(expected[h.memory.content], abs=1e-3)
+            assert f"hubness-corrected {h.scores['dense'] - h.hubness:.2f}" in h.calibration
+        # off topic: nothing opens the context, whichever fusion ranked it
+        assert not any(h.relevant for h in mem.recall("alice", "What is 17 times 23?", k=2))
+
+
 def test_without_the_correction_the_floor_comes_from_the_raw_pairs() -> None:
     scale = CosineCalibration(
         "m",
@@ -291,6 +325,44 @@ def test_a_scale_of_the_previous_version_is_measured_again_and_stored(tmp_path: 
         stored = CosineCalibration.from_json(mem.vectors.metadata()[SCALE_KEY])
         assert stored == again
         assert mem.recall("alice", "What can't the user eat?", k=1)[0].hubness != 0.0
+
+
+def test_an_older_library_sharing_the_collection_keeps_its_own_scale(tmp_path: Path) -> None:
+    # an older release's scale (version 2) under the plain key is left alone; this version
+    # keeps its own beside it, so the two do not overwrite each other on every open
+    legacy = {"version": 2, "model": "all-MiniLM-L6-v2-int8", "min_cosine": 0.3}
+    with PraxMemory(MemoryConfig(data_dir=tmp_path)) as mem:
+        mem.vectors.merge_metadata({"prax_cosine_scale": legacy})
+        mem.remember("alice", "The user is allergic to peanuts.")
+        scale = mem.ltm.cosine_scale
+        assert scale is not None and scale.version == SCALE_VERSION == 3
+        metadata = mem.vectors.metadata()
+        assert SCALE_KEY == "prax_cosine_scale.v3" and SCALE_KEY in metadata
+        assert metadata["prax_cosine_scale"] == legacy
+    with PraxMemory(MemoryConfig(data_dir=tmp_path)) as mem:
+        assert mem.ltm.cosine_scale == scale  # read back, not measured again
+
+
+def test_a_current_scale_under_the_unversioned_key_is_adopted_not_measured(
+    tmp_path: Path,
+) -> None:
+    # the release before the versioned key stored a version-3 scale under the plain key: it is
+    # taken as it is (a recognisable value proves it was not measured again) and copied over
+    with PraxMemory(MemoryConfig(data_dir=tmp_path / "measured")) as mem:
+        mem.remember("alice", "The user is allergic to peanuts.")
+        measured = mem.ltm.cosine_scale
+        assert measured is not None
+    earlier = {**measured.to_json(), "min_cosine": 0.345}
+    with PraxMemory(MemoryConfig(data_dir=tmp_path / "upgraded")) as mem:
+        mem.vectors.merge_metadata({"prax_cosine_scale": earlier})
+        mem.remember("alice", "The user is allergic to peanuts.")
+        adopted = mem.ltm.cosine_scale
+        assert adopted is not None and adopted.min_cosine == 0.345
+        assert adopted == CosineCalibration.from_json(earlier)
+        metadata = mem.vectors.metadata()
+        assert CosineCalibration.from_json(metadata[SCALE_KEY]) == adopted
+        assert metadata["prax_cosine_scale"] == earlier
+        assert mem.ltm.retrieval_config.min_cosine == 0.345
 
 
 def test_a_correction_that_cannot_apply_leaves_recall_on_raw_cosines(tmp_path: Path) -> None:
