@@ -33,6 +33,7 @@ every block stayed within the sum of its budgets. The targets of issue 25's "Don
 printed beside each figure.
 
 Run: .venv/bin/python -m benchmarks.context [--quick] [--json [PATH|-]] [--check]
+[--embeddings MODULE:CALLABLE]
 """
 
 from __future__ import annotations
@@ -54,9 +55,12 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks._common import load_embeddings
 from benchmarks.personal_memory import shared_words
 
 if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
+
     from langgraph_prax_memory import PraxMemory
     from langgraph_prax_memory.config import RetrievalConfig
 
@@ -353,8 +357,12 @@ def run_persona(
     retrieval: RetrievalConfig | None,
     data_dir: Path,
     now: datetime,
+    embeddings: tuple[Embeddings, int] | None = None,
 ) -> list[Outcome]:
-    """Store ``persona`` in a fresh memory with ``retrieval`` and build a block per request."""
+    """Store ``persona`` in a fresh memory with ``retrieval`` and build a block per request.
+
+    ``embeddings`` (a model and its width) replaces the packaged MiniLM.
+    """
     from langgraph_prax_memory import MemoryConfig, PraxMemory
     from langgraph_prax_memory.context import build_memory_context
 
@@ -363,7 +371,8 @@ def run_persona(
         if retrieval is None
         else MemoryConfig(data_dir=data_dir, retrieval=retrieval)
     )
-    memory = PraxMemory(config)
+    model, width = embeddings if embeddings is not None else (None, None)
+    memory = PraxMemory(config, embeddings=model, embedding_dimension=width)
     try:
         for m in persona.memories:
             memory.remember(
@@ -389,7 +398,12 @@ def run_persona(
 
 
 def run(
-    data: Data, tmp: Path, *, quick: bool, log: Callable[[str], None]
+    data: Data,
+    tmp: Path,
+    *,
+    quick: bool,
+    log: Callable[[str], None],
+    embeddings: tuple[Embeddings, int] | None = None,
 ) -> dict[str, list[Outcome]]:
     """Every configuration over every persona: the outcomes, by configuration name."""
     results: dict[str, list[Outcome]] = {}
@@ -399,7 +413,7 @@ def run(
         for n, persona in enumerate(data.personas):
             requests = [r for i, r in enumerate(persona.requests) if not quick or i % 2 == 0]
             outcomes += run_persona(
-                persona, requests, retrieval, tmp / f"{len(results)}-{n}", data.now
+                persona, requests, retrieval, tmp / f"{len(results)}-{n}", data.now, embeddings
             )
         results[name] = outcomes
         log(
@@ -620,6 +634,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also write the figures as JSON (no PATH or '-': stdout, tables to stderr)",
     )
     parser.add_argument("--check", action="store_true", help="only validate the data")
+    parser.add_argument(
+        "--embeddings",
+        metavar="MODULE:CALLABLE",
+        help="measure this model instead of the packaged MiniLM (benchmarks._models:e5_small)",
+    )
     args = parser.parse_args(argv)
     console = Console(stderr=args.json == "-", width=200 if not sys.stdout.isatty() else None)
     raw = json.loads(args.data.read_text())
@@ -642,7 +661,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="prax-context-") as tmp:
-        results = run(data, Path(tmp), quick=args.quick, log=lambda m: print(m, file=sys.stderr))
+        results = run(
+            data,
+            Path(tmp),
+            quick=args.quick,
+            log=lambda m: print(m, file=sys.stderr),
+            embeddings=load_embeddings(args.embeddings) if args.embeddings else None,
+        )
     out = report(data, results, console)
     elapsed = time.perf_counter() - started
     console.print(f"{summary}{' (--quick)' if args.quick else ''}; run took {elapsed:.0f}s")
