@@ -13,6 +13,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory._parts import MemoryParts
 from langgraph_prax_memory.config import RetrievalConfig
+from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings
 from langgraph_prax_memory.retrieval._recaller import Recaller
 from tests.fakes import HashEmbeddings
 
@@ -127,14 +128,20 @@ def test_query_expansion_unions_variant_hits(config: MemoryConfig) -> None:
 def test_expansion_variants_are_embedded_as_questions(config: MemoryConfig) -> None:
     # models with a query prefix (e5, bge) embed a question apart from a stored text; each
     # variant is a question, so it must go through embed_query, as the question itself does
-    class Questions(HashEmbeddings):
+    # (the real packaged model, with a record of which texts went through which call)
+    class Questions(PackagedMiniLMEmbeddings):
         def __init__(self) -> None:
-            super().__init__()
+            super().__init__(config.data_dir / "models")
             self.asked: list[str] = []
+            self.stored: list[str] = []
 
         def embed_query(self, text: str) -> list[float]:
             self.asked.append(text)
             return super().embed_query(text)
+
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            self.stored += texts
+            return super().embed_documents(texts)
 
     emb = Questions()
     cfg = config.model_copy(update={"retrieval": RetrievalConfig(query_expansion=True)})
@@ -145,10 +152,11 @@ def test_expansion_variants_are_embedded_as_questions(config: MemoryConfig) -> N
         mem.remember("alice", "green tea every morning")
         mem.recall("alice", "warm-up", k=1, reinforce=False)  # the scale is measured here
         emb.asked.clear()
-        documents = emb.calls
-        mem.recall_detailed("alice", "beverage preference", k=1, reinforce=False)
+        emb.stored.clear()
+        hits = mem.recall_detailed("alice", "beverage preference", k=1, reinforce=False).hits
         assert emb.asked == ["beverage preference", "favourite hot drink", "green tea"]
-        assert emb.calls == documents  # no question embedded as a stored text
+        assert emb.stored == []  # no question embedded as a stored text
+        assert hits[0].memory.content == "green tea every morning"
     finally:
         mem.close()
 
