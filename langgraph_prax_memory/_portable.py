@@ -96,25 +96,32 @@ def _iso(value: datetime | None) -> str | None:
 
 
 def graph_entities(memory: MemoryParts | HasParts, user_id: str) -> list[Entity]:
-    """Every entity of ``user_id`` the graph's substring search can reach, by name.
+    """Every entity of ``user_id``, by name.
 
-    The graph protocol has no "list all" call, so names are probed with each letter and
-    digit (plus every other character seen in found names); compare with ``graph.stats`` to
-    know whether the listing is complete.
+    Up to 1,000 entities (one query's most) the user's whole list is one ``top_entities``
+    read, whatever the names are written in. Past that, the 1,000 most important are read
+    and the rest are probed by name with the graph's substring search (each letter and digit,
+    plus every character seen in names found); compare with ``graph.stats`` to know whether
+    such a listing is complete.
     """
     parts = parts_of(memory)
     graph = parts.graph
-    found: dict[str, Entity] = {}
-    probes = list(_PROBES)
-    tried: set[str] = set()
-    while probes:
-        probe = probes.pop()
-        if probe in tried:
-            continue
-        tried.add(probe)
-        for ent in graph.search_entities(user_id, probe, limit=_MAX_LIMIT):
-            found.setdefault(ent.id, ent)
-            probes.extend(ch for ch in set(ent.name) if ch.strip() and ch not in tried)
+    total = graph.stats(user_id).entities
+    if total == 0:
+        return []
+    top = graph.top_entities(user_id, limit=min(total, _MAX_LIMIT))
+    found: dict[str, Entity] = {ent.id: ent for ent in top}
+    if total > _MAX_LIMIT:
+        probes = list(_PROBES) + sorted({ch for ent in top for ch in ent.name if ch.strip()})
+        tried: set[str] = set()
+        while probes:
+            probe = probes.pop()
+            if probe in tried:
+                continue
+            tried.add(probe)
+            for ent in graph.search_entities(user_id, probe, limit=_MAX_LIMIT):
+                found.setdefault(ent.id, ent)
+                probes.extend(ch for ch in set(ent.name) if ch.strip() and ch not in tried)
     return sorted(found.values(), key=lambda e: e.name)
 
 

@@ -75,3 +75,34 @@ def test_a_file_that_is_no_export_is_one_of_our_errors(
         memory.import_user(lines, user_id="carol")
     assert isinstance(caught.value, PraxMemoryError) and isinstance(caught.value, ValueError)
     assert memory.count("carol") == 1  # nothing lost
+
+
+def test_export_lists_every_entity_whatever_its_name(memory: PraxMemory) -> None:
+    # names without an ASCII letter or digit, and more entities than one search returns
+    for name in ("東京", "Москва", "Zürich", "4-7-8"):
+        memory.graph.merge_entity("dana", name)
+    memory.graph.merge_entity("erin", "東京")  # another user's entity stays out
+    lines = [json.loads(line) for line in _export(memory, "dana")]
+    names = sorted(r["display_name"] for r in lines if r.get("type") == "entity")
+    assert names == sorted(["東京", "Москва", "Zürich", "4-7-8"])
+    assert lines[0].get("complete", True) is not False
+
+
+def test_export_past_one_query_finds_the_rest_by_name_or_says_it_did_not(
+    memory: PraxMemory,
+) -> None:
+    # more entities than one read returns (1,000): the most important are read, the others
+    # found by name where a probe reaches them; one that none reaches makes the export say so
+    for i in range(1001):
+        memory.graph.merge_entity("dana", f"topic {i:04d}", importance=0.9)
+    memory.graph.merge_entity("dana", "Zürich", importance=0.1)
+    memory.graph.merge_entity("dana", "4-7-8", importance=0.1)
+    lines = [json.loads(line) for line in _export(memory, "dana")]
+    names = {r["display_name"] for r in lines if r.get("type") == "entity"}
+    assert len(names) == 1003 and {"Zürich", "4-7-8", "topic 0000", "topic 1000"} <= names
+    assert lines[0]["complete"] is True and not lines[0]["warnings"]
+    # every letter of this one is in a thousand more important names, its own script in none
+    memory.graph.merge_entity("dana", "Москва topic", importance=0.1)
+    header = json.loads(_export(memory, "dana")[0])
+    assert header["complete"] is False
+    assert header["warnings"] == ["exported 1003 of 1004 entities"]
