@@ -326,3 +326,24 @@ def test_entity_lookup_on_a_neo4j_that_stops_answering_mid_connection_waits_once
         proxy.stop()  # the hung lookup ends with the line
         mem.close()
         Neo4jGraphStore(neo4j_server.uri, auth=neo4j_server.auth).delete_user(user)
+
+
+def test_export_lists_every_entity_on_neo4j(neo4j_server: Any, user: str, tmp_path: Any) -> None:
+    import io
+    import json
+
+    from langgraph_prax_memory import PraxMemory
+
+    config = MemoryConfig(neo4j_uri=neo4j_server.uri, data_dir=tmp_path)
+    with PraxMemory(config, graph=create_graph_store(config)) as mem:  # closes the store
+        try:
+            for name in ("東京", "Москва", "Zürich", "4-7-8"):
+                mem.graph.merge_entity(user, name, now=T0)
+            buf = io.StringIO()
+            mem.export_user(user, buf)
+            rows = [json.loads(line) for line in buf.getvalue().splitlines()]
+            names = sorted(r["display_name"] for r in rows if r.get("type") == "entity")
+            assert names == sorted(["東京", "Москва", "Zürich", "4-7-8"])
+            assert rows[0]["complete"] is True
+        finally:
+            mem.graph.delete_user(user)
