@@ -99,10 +99,10 @@ def graph_entities(memory: MemoryParts | HasParts, user_id: str) -> list[Entity]
     """Every entity of ``user_id``, by name.
 
     Up to 1,000 entities (one query's most) the user's whole list is one ``top_entities``
-    read, whatever the names are written in. Past that, the 1,000 most important are read
-    and the rest are probed by name with the graph's substring search (each letter and digit,
-    plus every character seen in names found); compare with ``graph.stats`` to know whether
-    such a listing is complete.
+    read, whatever the names are written in. Past that (or when the read returns fewer than
+    ``graph.stats`` counts), the 1,000 most important are read and the rest are probed by name
+    with the graph's substring search (each letter and digit, plus every character seen in
+    names found); compare with ``graph.stats`` to know whether such a listing is complete.
     """
     parts = parts_of(memory)
     graph = parts.graph
@@ -111,7 +111,7 @@ def graph_entities(memory: MemoryParts | HasParts, user_id: str) -> list[Entity]
         return []
     top = graph.top_entities(user_id, limit=min(total, _MAX_LIMIT))
     found: dict[str, Entity] = {ent.id: ent for ent in top}
-    if total > _MAX_LIMIT:
+    if len(found) < total:  # past one read (or a store whose count and listing disagree)
         probes = list(_PROBES) + sorted({ch for ent in top for ch in ent.name if ch.strip()})
         tried: set[str] = set()
         while probes:
@@ -240,7 +240,7 @@ def export_user(
     """Write ``user_id``'s memories, graph, scratchpad and notes to ``out`` as JSONL.
 
     ``progress(done, total, label)`` counts the records read (``"reading"``, total unknown
-    until the end: the graph is listed by probing) and then written (``"writing"``).
+    until the end) and then written (``"writing"``).
 
     Example:
         >>> import io, tempfile

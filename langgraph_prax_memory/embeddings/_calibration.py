@@ -409,15 +409,20 @@ def collection_scale(
     """The scale stored with a collection, or measured now and stored; ``None`` if it cannot be.
 
     ``read`` / ``write`` give and merge the collection's metadata. A stored scale of another
-    model or version is measured again. A model that cannot be reached is logged and measured
-    at the next call; meanwhile the configured settings apply.
+    model or version is measured again; a scale of this version that an earlier release
+    stored under the unversioned key is adopted when no versioned entry exists yet. A model
+    that cannot be reached is logged and measured at the next call; meanwhile the configured
+    settings apply.
     """
     metadata = read()
     stored = CosineCalibration.from_json(metadata.get(SCALE_KEY))
     if stored is not None and stored.model == dense.model_name:
         return stored
+    # only before any versioned entry: a collection moved to another model and back must
+    # not pick up the plain key's old measurement
     legacy = CosineCalibration.from_json(metadata.get(_LEGACY_KEY))
-    if legacy is not None and legacy.model == dense.model_name:
+    unversioned = metadata.get(SCALE_KEY) is None
+    if unversioned and legacy is not None and legacy.model == dense.model_name:
         write({SCALE_KEY: legacy.to_json()})  # the previous release's measurement, adopted
         return legacy
     try:

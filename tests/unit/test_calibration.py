@@ -339,8 +339,12 @@ def test_an_older_library_sharing_the_collection_keeps_its_own_scale(tmp_path: P
         metadata = mem.vectors.metadata()
         assert SCALE_KEY == "prax_cosine_scale.v3" and SCALE_KEY in metadata
         assert metadata["prax_cosine_scale"] == legacy
+        # a recognisable value under this version's key: read back, not measured again
+        mem.vectors.merge_metadata({SCALE_KEY: {**scale.to_json(), "min_cosine": 0.345}})
     with PraxMemory(MemoryConfig(data_dir=tmp_path)) as mem:
-        assert mem.ltm.cosine_scale == scale  # read back, not measured again
+        again = mem.ltm.cosine_scale
+        assert again is not None and again.min_cosine == 0.345
+        assert mem.vectors.metadata()["prax_cosine_scale"] == legacy
 
 
 def test_a_current_scale_under_the_unversioned_key_is_adopted_not_measured(
@@ -363,6 +367,14 @@ def test_a_current_scale_under_the_unversioned_key_is_adopted_not_measured(
         assert CosineCalibration.from_json(metadata[SCALE_KEY]) == adopted
         assert metadata["prax_cosine_scale"] == earlier
         assert mem.ltm.retrieval_config.min_cosine == 0.345
+    # a versioned entry of another model (the collection was migrated away and back): the
+    # plain key's old measurement is not picked up, the model is measured
+    other = {**measured.to_json(), "model": "another-model"}
+    with PraxMemory(MemoryConfig(data_dir=tmp_path / "migrated")) as mem:
+        mem.vectors.merge_metadata({"prax_cosine_scale": earlier, SCALE_KEY: other})
+        mem.remember("alice", "The user is allergic to peanuts.")
+        again = mem.ltm.cosine_scale
+        assert again is not None and again.min_cosine == measured.min_cosine != 0.345
 
 
 def test_a_correction_that_cannot_apply_leaves_recall_on_raw_cosines(tmp_path: Path) -> None:

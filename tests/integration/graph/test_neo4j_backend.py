@@ -334,7 +334,12 @@ def test_export_lists_every_entity_on_neo4j(neo4j_server: Any, user: str, tmp_pa
 
     from langgraph_prax_memory import PraxMemory
 
-    config = MemoryConfig(neo4j_uri=neo4j_server.uri, data_dir=tmp_path)
+    config = MemoryConfig(
+        neo4j_uri=neo4j_server.uri,
+        neo4j_user=neo4j_server.auth[0] if neo4j_server.auth else "neo4j",
+        neo4j_password=neo4j_server.auth[1] if neo4j_server.auth else None,
+        data_dir=tmp_path,
+    )
     with PraxMemory(config, graph=create_graph_store(config)) as mem:  # closes the store
         try:
             for name in ("東京", "Москва", "Zürich", "4-7-8"):
