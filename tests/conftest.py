@@ -8,7 +8,7 @@ import pytest
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from tests.fakes import HashEmbeddings
-from tests.services import SERVICE_SKIP, SERVICES, under_ci
+from tests.services import SERVICES, under_ci
 
 
 @pytest.fixture(autouse=True)
@@ -72,8 +72,8 @@ def pytest_terminal_summary(
 ) -> None:
     """End a run that skipped tests with a loud line: how many, and why.
 
-    Under ``CI`` a missing service fails its tests instead (tests/integration/conftest.py), so
-    a skip there is always worth a look as well.
+    A missing service fails its tests (tests/services.py), so every skip here has another
+    reason, and is still worth a look.
     """
     for line in SERVICES:
         terminalreporter.write_line(line)
@@ -81,11 +81,8 @@ def pytest_terminal_summary(
     if not skipped:
         return
     reasons = Counter(_skip_reason(r) for r in skipped)
-    service = sum(n for reason, n in reasons.items() if reason.startswith(SERVICE_SKIP))
     where = "under CI" if under_ci() else "outside CI"
     headline = f"{len(skipped)} TESTS SKIPPED, NOT RUN ({where})"
-    if service:
-        headline += f": {service} need a service that was unavailable (under CI they fail)"
     terminalreporter.write_sep("!", headline, red=True, bold=True)
     for reason, n in reasons.most_common():
         short = reason if len(reason) <= 300 else reason[:297] + "..."

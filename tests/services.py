@@ -1,8 +1,9 @@
-"""What a test says when a service it needs (Neo4j) cannot be had outside CI.
+"""What a test says when a service it needs (Neo4j, Chromium, a tmpfs mount) cannot be had.
 
-Under ``CI`` a missing service fails the test; elsewhere the test is skipped with a reason
-that starts with :data:`SERVICE_SKIP`, and ``tests/conftest.py`` ends the run with a loud line
-counting those skips, so a run that did not test the graph never looks like one that did.
+A missing service fails the test, under ``CI`` and everywhere else: the README's test command
+sets up every service the suite needs, so one that cannot be had is a failure of that set-up,
+never a silent pass. The message names the service, why it is missing and how to provide it;
+``pytest -m "not integration"`` is the quick loop that needs none of them.
 """
 
 from __future__ import annotations
@@ -10,9 +11,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
-#: The start of every skip reason for a missing service.
-SERVICE_SKIP = "service unavailable, skipped outside CI"
 
 #: What the session's service fixtures said they use ("Neo4j test server: bolt://..."),
 #: repeated in the run's summary.
@@ -25,15 +23,12 @@ def under_ci() -> bool:
 
 
 def unavailable(service: str, reason: str, *, hint: str = "") -> None:
-    """Fail under ``CI`` (a missing service is a failure there); elsewhere skip, counted.
+    """Fail the test: ``service`` is required and cannot be had.
 
     Args:
         service: What is missing ("Neo4j", "Chromium", ...).
         reason: Why it cannot be had.
-        hint: How to provide it (shown in the skip reason).
+        hint: How to provide it (shown in the failure).
     """
-    if under_ci():
-        pytest.fail(f"{service} is required under CI but is unavailable: {reason}", pytrace=False)
-    else:  # outside CI only: skipped, and counted in the run's summary line
-        how = f" ({hint})" if hint else ""
-        pytest.skip(f"{SERVICE_SKIP}: {service}{how}: {reason}")
+    how = f" ({hint})" if hint else ""
+    pytest.fail(f"{service} is required but is unavailable{how}: {reason}", pytrace=False)

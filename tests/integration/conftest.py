@@ -7,9 +7,8 @@ free port the script picks (``PRAX_NEO4J_PORT`` forces one), says which URI on t
 and stops the server at the end only if it started it. A server this checkout already runs is
 reused on its port.
 
-When no server can be had, the tests FAIL under ``CI`` (a missing service is a failure there)
-and are skipped with the reason elsewhere; ``tests/conftest.py`` then ends the run with a loud
-summary line counting those skips.
+When no server can be had, the tests FAIL, under ``CI`` and elsewhere alike, with the reason
+and how to provide one (``tests/services.py``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Under ``CI`` (or with ``PRAX_INSTALL_CHROMIUM=1``) the session installs Debian's Chromium with
 apt-get when it is missing (Playwright cannot download its own browsers here), and a browser
 that cannot be had fails the tests; elsewhere nothing is installed on the developer's machine
-and the tests are skipped, counted, with the command that installs it.
+and the tests fail with the command that installs it.
 The servers are real uvicorn servers on 127.0.0.1 over a real memory (embedded Qdrant, the
 packaged model, SQLite graph, git notes), started by the tests.
 
