@@ -95,7 +95,9 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def graph_entities(memory: MemoryParts | HasParts, user_id: str) -> list[Entity]:
+def graph_entities(
+    memory: MemoryParts | HasParts, user_id: str, *, total: int | None = None
+) -> list[Entity]:
     """Every entity of ``user_id``, by name.
 
     Up to 1,000 entities (one query's most) the user's whole list is one ``top_entities``
@@ -103,10 +105,12 @@ def graph_entities(memory: MemoryParts | HasParts, user_id: str) -> list[Entity]
     ``graph.stats`` counts), the 1,000 most important are read and the rest are probed by name
     with the graph's substring search (each letter and digit, plus every character seen in
     names found); compare with ``graph.stats`` to know whether such a listing is complete.
+    ``total`` is that count when the caller has just read it (else it is read here).
     """
     parts = parts_of(memory)
     graph = parts.graph
-    total = graph.stats(user_id).entities
+    if total is None:
+        total = graph.stats(user_id).entities
     if total == 0:
         return []
     top = graph.top_entities(user_id, limit=min(total, _MAX_LIMIT))
@@ -162,7 +166,7 @@ def _records(parts: MemoryParts, user_id: str, summary: ExportSummary) -> Iterat
                 **({"context": m.context} if m.context else {}),
             }
         stats = parts.graph.stats(user_id)
-        entities = graph_entities(parts, user_id)
+        entities = graph_entities(parts, user_id, total=stats.entities)
         relations = graph_relations(parts, user_id, entities, include_superseded=True)
         events = parts.graph.get_events(user_id, limit=_MAX_LIMIT)
         links = parts.graph.get_causal_links(user_id, limit=_MAX_LIMIT)

@@ -109,7 +109,7 @@ def _graph(call: _Call, mem: PraxMemory, question: str | None, history: bool) ->
         )
         return EXIT_OK if answer.entities else EXIT_NOT_FOUND
     stats = mem.graph.stats(user)
-    entities = graph_entities(mem.parts, user)
+    entities = graph_entities(mem.parts, user, total=stats.entities)
     relations = graph_relations(mem.parts, user, entities, include_superseded=history)
 
     def render() -> None:
