@@ -290,29 +290,83 @@ def export_user(
     return summary
 
 
-def read_export(lines: Iterable[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Parse an export: ``(header, records)``.
+def _decoded(lines: Iterable[str | bytes]) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of each line; bytes are decoded as UTF-8 (strictly).
 
     Raises:
-        PortableFormatError: Not an export, or a newer version.
+        PortableFormatError: A line is not valid UTF-8 (read as bytes here, or by the text
+            file the caller opened).
+    """
+    source = iter(lines)
+    number = 0
+    while True:
+        number += 1
+        try:
+            line = next(source)
+        except StopIteration:
+            return
+        except UnicodeDecodeError as exc:  # a text file opened by the caller
+            raise _not_utf8(number, exc) from exc
+        if isinstance(line, bytes | bytearray):
+            try:
+                line = bytes(line).decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _not_utf8(number, exc) from exc
+        yield number, line
+
+
+def _not_utf8(number: int, exc: UnicodeDecodeError) -> PortableFormatError:
+    bad = exc.object[exc.start : exc.start + 1].hex() if exc.object else "?"
+    return PortableFormatError(
+        f"line {number} is not valid UTF-8 (byte 0x{bad} at position {exc.start} of the "
+        "line): an export is UTF-8 JSON Lines, as prax-memory export writes it; convert the "
+        "file to UTF-8 (e.g. iconv -t UTF-8) or export it again"
+    )
+
+
+def read_export(lines: Iterable[str | bytes]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Parse an export: ``(header, records)``.
+
+    ``lines`` are text lines, or bytes (decoded as UTF-8), e.g. a file opened ``"rb"``.
+
+    Raises:
+        PortableFormatError: Not an export (not UTF-8, not JSON, nested deeper than JSON
+            can be read, no header), or a version this library does not read.
     """
     rows: list[dict[str, Any]] = []
-    for number, line in enumerate(lines, 1):
+    for number, line in _decoded(lines):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise PortableFormatError(f"line {number} is not JSON: {exc}") from exc
+        except RecursionError:
+            raise PortableFormatError(
+                f"line {number} nests JSON arrays or objects too deep to read (an export "
+                "nests at most a few levels): the file is not a prax-memory export"
+            ) from None
         if not isinstance(row, dict) or "type" not in row:
             raise PortableFormatError(f"line {number} is not a record")
         rows.append(row)
     if not rows or rows[0].get("type") != "header" or rows[0].get("format") != EXPORT_FORMAT:
         raise PortableFormatError(f"not a {EXPORT_FORMAT} file (the first line is no header)")
     version = rows[0].get("version")
-    if not isinstance(version, int) or version > EXPORT_VERSION:
+    if not isinstance(version, int) or isinstance(version, bool):
         raise PortableFormatError(
-            f"export version {version!r} is newer than this library reads ({EXPORT_VERSION})"
+            f"the header's version {version!r} is not a number: prax-memory export writes "
+            f'"version": {EXPORT_VERSION} (a JSON number); the file was edited or written by '
+            "another program"
+        )
+    if version < 1:
+        raise PortableFormatError(
+            f"the header's version {version} is not one prax-memory export writes (1 to "
+            f"{EXPORT_VERSION}); the file was edited or written by another program"
+        )
+    if version > EXPORT_VERSION:
+        raise PortableFormatError(
+            f"export version {version} is newer than this library reads ({EXPORT_VERSION}): "
+            "upgrade langgraph-prax-memory to import it"
         )
     return rows[0], rows[1:]
 
@@ -492,24 +546,34 @@ def _import_graph(
 
 def import_user(
     memory: MemoryParts | HasParts,
-    lines: Iterable[str],
+    lines: Iterable[str | bytes],
     *,
     user_id: str | None = None,
     progress: ProgressCallback | None = None,
 ) -> ImportReceipt:
-    """Load an export into ``user_id`` (default: the user it was exported from). Idempotent.
+    """Load an export into ``user_id``. Idempotent; the file lands whole or not at all.
+
+    The records go into ``user_id`` only: the header's ``user_id`` (the user the file was
+    exported from) and any user id inside a record are never used, so a crafted file cannot
+    write into another user. ``lines`` are text lines or bytes (decoded as UTF-8).
 
     ``progress(done, total, "records")`` is called as records are imported (memories in
     chunks of 64, each chunk embedded in one call).
 
     Raises:
-        PortableFormatError: The input is not a readable export.
-        MemoryValidationError: A record holds invalid data; every record is checked before
-            anything is written, so nothing of the file is imported.
+        MemoryValidationError: No ``user_id`` was given (nothing is read), or a record holds
+            invalid data; every record is checked before anything is written, so nothing of
+            the file is imported.
+        PortableFormatError: The input is not a readable export (nothing is written).
     """
+    if user_id is None:
+        raise MemoryValidationError(
+            "import_user needs user_id=: the user the records are written into (an export's "
+            "header names the user it came from and never chooses where it goes)"
+        )
+    target = check_user_id(user_id)
     parts = parts_of(memory)
-    header, rows = read_export(lines)
-    target = check_user_id(user_id if user_id is not None else header.get("user_id"))
+    _header, rows = read_export(lines)
     receipt = ImportReceipt(user_id=target)
     graph_rows = [r for r in rows if r["type"] in {"entity", "relation", "event", "causal_link"}]
     memory_rows = [r for r in rows if r["type"] == "memory"]

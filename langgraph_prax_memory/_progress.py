@@ -88,7 +88,7 @@ def tqdm_progress(**tqdm_kwargs: Any) -> Iterator[ProgressCallback]:
     Example:
         >>> from langgraph_prax_memory import PraxMemory               # doctest: +SKIP
         >>> with tqdm_progress() as progress:                           # doctest: +SKIP
-        ...     memory.import_user(open("alice.jsonl"), progress=progress)
+        ...     memory.import_user(open("a.jsonl"), user_id="alice", progress=progress)
     """
     bars = _TqdmProgress(**tqdm_kwargs)
     try:

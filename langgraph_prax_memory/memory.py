@@ -444,15 +444,17 @@ class PraxMemory:
 
     def import_user(
         self,
-        lines: Iterable[str],
+        lines: Iterable[str | bytes],
         *,
         user_id: str | None = None,
         progress: ProgressCallback | None = None,
     ) -> ImportReceipt:
-        """Import an :meth:`export_user` file (into ``user_id``, default its own user).
+        """Import an :meth:`export_user` file into ``user_id`` (required).
 
-        Importing the same file twice changes nothing. ``progress(done, total, "records")``
-        follows the records imported.
+        The records go into ``user_id`` only, never into the user the file's header names
+        (``None`` raises :class:`MemoryValidationError`); every record is checked before the
+        first write. Importing the same file twice changes nothing.
+        ``progress(done, total, "records")`` follows the records imported.
         """
         from langgraph_prax_memory._portable import import_user
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from langgraph_prax_memory._untrusted import safe_for_terminal
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
     DeletionIncomplete,
@@ -309,24 +312,30 @@ def _export(call: _Call, mem: PraxMemory, output: str | None) -> int:
     return EXIT_OK
 
 
-@_command(cli, "import", user=False, short_help="Load an export (idempotent).")
+@_command(cli, "import", opens=False, short_help="Load an export into a user (idempotent).")
 @click.argument("file", metavar="FILE|-")
-def _import(call: _Call, mem: PraxMemory, file: str) -> int:
-    """Load an export (into --user if given, else its own user); importing twice is a no-op."""
+def _import(call: _Call, file: str) -> int:
+    """Load an export into --user (asked on a terminal); importing twice is a no-op.
+
+    The records go into the user named here, never the one the file's header names; without
+    --user a terminal asks for it, anything else is refused (exit 2) before the file is read.
+    """
     from rich.table import Table
 
     from langgraph_prax_memory._portable import PortableFormatError, import_user
 
-    target = call.options.get("user")
-    try:
-        with call.out.progress() as progress:
-            if file == "-":
-                receipt = import_user(mem, sys.stdin, user_id=target, progress=progress)
-            else:
-                with open(file, encoding="utf-8") as fh:
-                    receipt = import_user(mem, fh, user_id=target, progress=progress)
-    except PortableFormatError as exc:
-        raise MemoryValidationError(str(exc)) from exc
+    target = _import_target(call, file)
+    with call.memory() as mem:
+        try:
+            with call.out.progress() as progress:
+                if file == "-":
+                    stdin = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: decoded as UTF-8
+                    receipt = import_user(mem, stdin, user_id=target, progress=progress)
+                else:
+                    with open(file, "rb") as fh:
+                        receipt = import_user(mem, fh, user_id=target, progress=progress)
+        except PortableFormatError as exc:
+            raise MemoryValidationError(str(exc)) from exc
 
     def render() -> None:
         table = Table(title=_text(f"imported into {receipt.user_id}"))
@@ -343,6 +352,36 @@ def _import(call: _Call, mem: PraxMemory, file: str) -> int:
 
     call.out.emit(receipt.__dict__, render)
     return EXIT_OK
+
+
+def _import_target(call: _Call, file: str) -> str:
+    """The user an import writes into: ``--user`` (or ``PRAX_MEMORY_USER``), else asked.
+
+    An export's header names the user it was exported from; it never chooses the target, so
+    a crafted file cannot write into another user. Checked before anything opens.
+
+    Raises:
+        _UsageError: No user given, and none can be asked for (no terminal, or the export
+            comes on stdin), or the question was not answered.
+        MemoryValidationError: The id is not a usable user id.
+    """
+    from langgraph_prax_memory._validation import check_user_id
+
+    if call.options.get("user") or os.environ.get("PRAX_MEMORY_USER"):
+        return call.user()
+    how = (
+        "an export's header names the user it came from, never the one it is imported into: "
+        f"name that user, e.g. prax-memory import -u alice {shlex.quote(file)}"
+    )
+    if file == "-" or not sys.stdin.isatty():
+        raise _UsageError(f"import needs --user (or PRAX_MEMORY_USER): {how}")
+    try:
+        answer = input(f"Import {safe_for_terminal(file)} into which user? Type the user id: ")
+    except EOFError:
+        answer = ""
+    if not answer.strip():
+        raise _UsageError(f"no user typed; nothing was imported ({how})")
+    return check_user_id(answer.strip())
 
 
 @_command(cli, "forget-user", short_help="Delete a user from every store.")

@@ -38,9 +38,9 @@ def test_remember_recall_export_import_forget_user_doctor(tmp_path: Path) -> Non
     export = tmp_path / "alice.jsonl"
     assert _cli(data, "export", "-u", "alice", "-o", str(export)).returncode == 0
     other = tmp_path / "other"
-    first = json.loads(_cli(other, "import", str(export), "--json").stdout)
+    first = json.loads(_cli(other, "import", str(export), "-u", "alice", "--json").stdout)
     assert first["created"] == {"memory": 1}
-    second = json.loads(_cli(other, "import", str(export), "--json").stdout)
+    second = json.loads(_cli(other, "import", "-u", "alice", str(export), "--json").stdout)
     assert second["created"] == {} and second["skipped"] == {"memory": 1}
 
     gone = json.loads(_cli(data, "forget-user", "-u", "alice", "--yes", "--json").stdout)

@@ -270,7 +270,7 @@ def test_export_import_round_trip_is_idempotent(
     assert "secret" not in path.read_text()
 
     # Same user: everything already there.
-    again = run_json(memory, capsys, "import", str(path))
+    again = run_json(memory, capsys, "import", str(path), "-u", "a")
     assert again["created"] == {} and sum(again["skipped"].values()) == 11
 
     # Into a new user, twice: the second import changes nothing.
@@ -296,12 +296,13 @@ def test_export_to_stdout_and_import_errors(
     assert code == EXIT_OK and json.loads(out.splitlines()[0])["user_id"] == "a"
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "memory"}\n')
-    code, _, err = run(memory, capsys, "import", str(bad))
+    code, _, err = run(memory, capsys, "import", str(bad), "-u", "a")
     assert code == EXIT_ERROR and "not a prax-memory-export" in err
     newer = tmp_path / "newer.jsonl"
     newer.write_text('{"type": "header", "format": "prax-memory-export", "version": 99}\n')
-    assert "newer" in run(memory, capsys, "import", str(newer))[2]
-    assert run(memory, capsys, "import", str(tmp_path / "missing.jsonl"))[0] == EXIT_ERROR
+    assert "newer" in run(memory, capsys, "import", str(newer), "-u", "a")[2]
+    missing = str(tmp_path / "missing.jsonl")
+    assert run(memory, capsys, "import", missing, "-u", "a")[0] == EXIT_ERROR
 
 
 def test_forget_user_receipt(

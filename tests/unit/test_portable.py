@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import pytest
 
@@ -106,3 +107,43 @@ def test_export_past_one_query_finds_the_rest_by_name_or_says_it_did_not(
     header = json.loads(_export(memory, "dana")[0])
     assert header["complete"] is False
     assert header["warnings"] == ["exported 1003 of 1004 entities"]
+
+
+# ------------------------------------------------- unreadable files (issue 40, item 7)
+
+HEADER = '{"type": "header", "format": "prax-memory-export", "version": 1, "user_id": "bob"}'
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ([HEADER.encode(), b'{"type": "stm", "key": "k", "content": "caf\xe9"}\n'], "UTF-8"),
+        ([HEADER, '{"type": "stm", "content": ' + "[" * 100_000 + "]" * 100_000 + "}"], "deep"),
+        ([HEADER.replace('"version": 1', '"version": "1"')], "version '1' is not a number"),
+        ([HEADER.replace('"version": 1', '"version": true')], "version True is not a number"),
+        ([HEADER.replace('"version": 1', '"version": 0')], "version 0 is not one"),
+    ],
+    ids=["invalid-utf8", "100000-deep", "version-string", "version-bool", "version-zero"],
+)
+def test_an_unreadable_file_is_a_clear_format_error(
+    memory: PraxMemory, lines: list[str | bytes], message: str
+) -> None:
+    from langgraph_prax_memory._portable import PortableFormatError
+
+    memory.stm.write("carol", "keep", "Carol keeps this")
+    with pytest.raises(PortableFormatError, match=message) as caught:
+        memory.import_user(lines, user_id="carol")  # type: ignore[arg-type]
+    assert "newer" not in str(caught.value)
+    assert [e.key for e in memory.stm.all("carol")] == ["keep"]  # nothing written or lost
+
+
+def test_invalid_utf8_names_the_line_and_byte(memory: PraxMemory, tmp_path: Any) -> None:
+    from langgraph_prax_memory._portable import PortableFormatError
+
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(HEADER.encode() + b'\n{"type": "notes", "content": "Z\xfcrich"}\n')
+    with path.open("rb") as fh, pytest.raises(PortableFormatError) as caught:
+        memory.import_user(fh, user_id="carol")
+    text = str(caught.value)
+    assert "line 2" in text and "0xfc" in text and "UTF-8" in text
+    assert memory.notes.read("carol") == ""
