@@ -25,6 +25,7 @@ from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import (
     check_importance,
     check_tags,
+    check_text,
     check_user_id,
     to_utc,
     utcnow,
@@ -383,7 +384,14 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
 
 
 def _memory_item(row: dict[str, Any], id_map: dict[str, str]) -> dict[str, Any]:
-    """The ``remember_many`` item an exported memory record becomes."""
+    """The ``remember_many`` item an exported memory record becomes.
+
+    Raises:
+        MemoryValidationError: ``entity_ids`` is not a list of strings.
+    """
+    ids = row.get("entity_ids") or []
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise MemoryValidationError("entity_ids must be a list of entity ids (strings)")
     return {
         "key": row.get("key") or row.get("id"),
         "content": row.get("content"),
@@ -391,10 +399,90 @@ def _memory_item(row: dict[str, Any], id_map: dict[str, str]) -> dict[str, Any]:
         "tags": row.get("tags") or None,
         "source": row.get("source") or "conversation",
         "created_at": row.get("created_at"),
-        "entity_ids": [id_map[i] for i in row.get("entity_ids") or [] if i in id_map],
+        "entity_ids": [id_map[i] for i in ids if i in id_map],
         "summary_level": row.get("summary_level") or None,
         "context": row.get("context") or None,
     }
+
+
+def _when(row: dict[str, Any], name: str) -> datetime | None:
+    """The record's time field ``name`` (``None`` when absent), checked."""
+    value = row.get(name)
+    return None if value in (None, "") else to_utc(value, what=name)
+
+
+def _check_record(
+    parts: MemoryParts, user_id: str, row: dict[str, Any], id_map: dict[str, str]
+) -> None:
+    """Check one record with the checks its write makes (nothing is written).
+
+    Raises:
+        MemoryValidationError: The record would be refused by its write.
+    """
+    from langgraph_prax_memory.graph._inputs import prep_causal, prep_event
+    from langgraph_prax_memory.graph._ops import build_add_relation, build_merge_entity
+    from langgraph_prax_memory.ltm import prepare_memory
+    from langgraph_prax_memory.notes.store import check_notes_content
+    from langgraph_prax_memory.stm import check_key
+
+    kind = row["type"]
+    vocabulary = parts.graph.vocabulary
+    if kind == "memory":
+        prepare_memory(user_id, _memory_item(row, id_map), parts.config.max_content_chars)
+    elif kind == "entity":
+        if not isinstance(row["name"], str):
+            raise MemoryValidationError("name must be a string")
+        build_merge_entity(
+            vocabulary,
+            user_id,
+            row["display_name"],
+            entity_type=row.get("entity_type"),
+            importance=row.get("importance"),
+            properties=row.get("properties") or None,
+            now=_when(row, "first_seen"),
+        )
+    elif kind == "relation":
+        valid_from = _when(row, "valid_from")
+        build_add_relation(
+            vocabulary,
+            user_id,
+            row["source"],
+            row["target"],
+            row["relation_type"],
+            weight=row.get("weight") or 1.0,
+            evidence=row.get("evidence") or None,
+            valid_from=valid_from,
+            now=_when(row, "first_seen"),
+        )
+        until = _when(row, "valid_until")
+        if until is not None and valid_from is not None and until < valid_from:
+            raise MemoryValidationError("valid_until is before valid_from")
+    elif kind == "event":
+        prep_event(
+            user_id,
+            row["description"],
+            participants=row.get("participants") or (),
+            occurred_at=_when(row, "occurred_at"),
+            importance=row.get("importance"),
+            now=None,
+        )
+    elif kind == "causal_link":
+        prep_causal(
+            user_id,
+            row["cause"],
+            row["effect"],
+            cause_entities=row.get("cause_entities") or (),
+            effect_entities=row.get("effect_entities") or (),
+            importance=row.get("importance"),
+            now=None,
+        )
+    elif kind == "stm":
+        check_key(row["key"])
+        check_text(row["content"], max_chars=parts.config.max_content_chars)
+        check_importance(row.get("importance", 0.5))
+        check_tags(row.get("tags"))
+    elif kind == "notes":
+        check_notes_content(row["content"], parts.notes.max_bytes)
 
 
 def _check_records(
@@ -402,27 +490,26 @@ def _check_records(
 ) -> None:
     """Validate every record before anything is written (an import lands whole or not at all).
 
-    Raises:
-        MemoryValidationError: The first invalid record, by its position in the file.
-    """
-    from langgraph_prax_memory.ltm import prepare_memory
+    Each record is checked with the checks its write makes (the same functions), so a record
+    that passes is one its write accepts.
 
+    Raises:
+        MemoryValidationError: The first invalid record, by its line in the file.
+    """
     for number, row in enumerate(rows, 2):  # line 1 is the header
         kind = row["type"]
         missing = [f for f in _REQUIRED.get(kind, ()) if row.get(f) in (None, "")]
         if missing:
-            raise MemoryValidationError(f"record {number} ({kind}) lacks {', '.join(missing)}")
+            raise MemoryValidationError(
+                f"record {number} ({kind}) lacks {', '.join(missing)}; nothing of the file "
+                "was imported"
+            )
         try:
-            if kind == "memory":
-                prepare_memory(user_id, _memory_item(row, id_map), parts.config.max_content_chars)
-            elif kind == "stm":
-                check_importance(row.get("importance", 0.5))
-                check_tags(row.get("tags"))
-            for name in ("valid_from", "valid_until", "first_seen", "occurred_at"):
-                if row.get(name) and kind != "memory":
-                    to_utc(row[name], what=name)
+            _check_record(parts, user_id, row, id_map)
         except MemoryValidationError as exc:
-            raise MemoryValidationError(f"record {number} ({kind}): {exc}") from exc
+            raise MemoryValidationError(
+                f"record {number} ({kind}): {exc}; nothing of the file was imported"
+            ) from exc
 
 
 def _import_memories(
@@ -585,7 +672,9 @@ def import_user(
         notify(progress, done, len(rows), "records")
 
     id_map = {
-        r["id"]: entity_id(target, r["name"]) for r in graph_rows if r.get("id") and r.get("name")
+        r["id"]: entity_id(target, r["name"])
+        for r in graph_rows
+        if isinstance(r.get("id"), str) and isinstance(r.get("name"), str) and r["name"]
     }
     _check_records(parts, target, rows, id_map)
     notify(progress, 0, len(rows), "records")

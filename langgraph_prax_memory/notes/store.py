@@ -105,7 +105,14 @@ class NotesUpdateResult:
         return self.compaction_commit is not None
 
 
-def _check_content(content: object, max_bytes: int) -> str:
+def check_notes_content(content: object, max_bytes: int) -> str:
+    """``content`` as the notes text an update would write, or raise (nothing is touched).
+
+    Str or UTF-8 bytes, no NUL character, at most ``max_bytes`` UTF-8 bytes.
+
+    Raises:
+        MemoryValidationError: The content is refused.
+    """
     if isinstance(content, bytes | bytearray):
         try:
             content = bytes(content).decode("utf-8")
@@ -235,7 +242,7 @@ class UserNotes:
         """
 
     def _update_files(self, user_id: str, content: str | bytes) -> NotesUpdateResult:
-        text = _check_content(content, self.max_bytes)
+        text = check_notes_content(content, self.max_bytes)
         git = resolve_git(self.git_executable)
         path = self.path(user_id)
         repo = WorkspaceRepo(path.parent, git)

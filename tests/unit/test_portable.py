@@ -147,3 +147,104 @@ def test_invalid_utf8_names_the_line_and_byte(memory: PraxMemory, tmp_path: Any)
     text = str(caught.value)
     assert "line 2" in text and "0xfc" in text and "UTF-8" in text
     assert memory.notes.read("carol") == ""
+
+
+# ------------------------------------------------- all or nothing (issue 40, item 6)
+
+VALID = [
+    {"type": "header", "format": "prax-memory-export", "version": 1, "user_id": "x"},
+    {"type": "memory", "key": "m1", "content": "Dana drinks green tea"},
+    {"type": "memory", "key": "m2", "content": "Dana lives in Tbilisi"},
+    {"type": "memory", "key": "m3", "content": "Dana plays the oud"},
+    {"type": "entity", "name": "tbilisi", "display_name": "Tbilisi", "entity_type": "place"},
+    {
+        "type": "relation",
+        "source": "dana",
+        "target": "tbilisi",
+        "relation_type": "lives_in",
+        "valid_from": "2026-01-01T00:00:00+00:00",
+    },
+    {"type": "event", "description": "Dana moved", "occurred_at": "2026-01-01T00:00:00+00:00"},
+    {"type": "causal_link", "cause": "a new job", "effect": "Dana moved"},
+    {"type": "notes", "content": "name: Dana\n"},
+    {"type": "stm", "key": "todo", "content": "unpack"},
+]
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ({"type": "stm", "key": "bad\x01key", "content": "x"}, "record 11 .*stm.*key"),
+        ({"type": "stm", "key": "k" * 300, "content": "x"}, "stm.*key"),
+        ({"type": "stm", "key": "k", "content": "x" * 100_000}, "stm"),
+        ({"type": "stm", "key": "k", "content": 5}, "stm"),
+        ({"type": "stm", "key": "k", "content": "x", "tags": [1]}, "stm.*tag"),
+        ({"type": "notes", "content": "a\x00b"}, "notes.*NUL"),
+        ({"type": "notes", "content": "x" * 70_000}, "notes.*bytes"),
+        ({"type": "entity", "name": "q", "display_name": "Q", "entity_type": "planet"}, "entity"),
+        ({"type": "entity", "name": "q", "display_name": "Q", "importance": 7}, "entity"),
+        ({"type": "entity", "name": "q", "display_name": "Q", "properties": [1]}, "entity"),
+        (
+            {
+                "type": "relation",
+                "source": "a",
+                "target": "b",
+                "relation_type": "mentors",
+                "valid_from": "2026-01-01T00:00:00+00:00",
+            },
+            "relation.*relation type",
+        ),
+        (
+            {
+                "type": "relation",
+                "source": "a",
+                "target": "a",
+                "relation_type": "related_to",
+                "valid_from": "2026-01-01T00:00:00+00:00",
+            },
+            "relation",
+        ),
+        (
+            {
+                "type": "relation",
+                "source": "a",
+                "target": "b",
+                "relation_type": "related_to",
+                "valid_from": "2026-02-01T00:00:00+00:00",
+                "valid_until": "2026-01-01T00:00:00+00:00",
+            },
+            "relation.*valid_until",
+        ),
+        (
+            {"type": "event", "description": "x", "occurred_at": "2026-01-01", "participants": "a"},
+            "event",
+        ),
+        ({"type": "causal_link", "cause": "x", "effect": "y", "importance": "high"}, "causal"),
+        ({"type": "memory", "key": "m4", "content": "x", "tags": "a" * 500}, "memory"),
+        ({"type": "memory", "key": ["not", "text"], "content": "x"}, "memory.*key"),
+    ],
+)
+def test_one_invalid_record_after_valid_ones_writes_nothing_at_all(
+    memory: PraxMemory, bad: dict[str, object], message: str
+) -> None:
+    """Three memories, a graph, notes and a scratchpad entry, then one invalid record: the
+    import is refused and none of it is written, in any layer."""
+    lines = [json.dumps(r) for r in [*VALID, bad]]
+    with pytest.raises(MemoryValidationError, match=message):
+        memory.import_user(lines, user_id="dana")
+    assert memory.count("dana") == 0
+    assert memory.graph.stats("dana").entities == 0
+    assert memory.graph.stats("dana").temporal_events == 0
+    assert memory.stm.all("dana") == []
+    assert memory.notes.read("dana") == ""
+    # without the bad record the same file imports whole
+    receipt = memory.import_user(lines[:-1], user_id="dana")
+    assert receipt.created == {
+        "memory": 3,
+        "entity": 1,
+        "relation": 1,
+        "event": 1,
+        "causal_link": 1,
+        "notes": 1,
+        "stm": 1,
+    }
