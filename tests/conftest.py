@@ -8,7 +8,7 @@ import pytest
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from tests.fakes import HashEmbeddings
-from tests.services import SERVICES, under_ci
+from tests.services import MISSING, SERVICES, under_ci
 
 
 @pytest.fixture(autouse=True)
@@ -33,9 +33,12 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "MEMORY_BREAKER_COOLDOWN",
         "KNOWLEDGE_HYBRID_ENABLED",
         "MEMORY_MODEL_ROUTING",
+        "MEMORY_MODEL_REPOSITORY",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("MEMORY_DATA_DIR", str(tmp_path / "data"))
+    # the machine's model cache is shared by every data folder: each test gets its own
+    monkeypatch.setenv("MEMORY_MODELS_DIR", str(tmp_path / "model-cache"))
 
 
 @pytest.fixture
@@ -77,6 +80,10 @@ def pytest_terminal_summary(
     """
     for line in SERVICES:
         terminalreporter.write_line(line)
+    if MISSING:  # what the test command could not set up here, each named once with its fix
+        terminalreporter.write_sep("!", f"MISSING: {', '.join(MISSING)}", red=True, bold=True)
+        for service, why in MISSING.items():
+            terminalreporter.write_line(f"  {service}: {why}", red=True)
     skipped = [r for r in terminalreporter.stats.get("skipped", []) if r.skipped]
     if not skipped:
         return

@@ -1,9 +1,8 @@
 """The inspector in a real browser: Debian's Chromium, headless, driven by Playwright.
 
-Under ``CI`` (or with ``PRAX_INSTALL_CHROMIUM=1``) the session installs Debian's Chromium with
-apt-get when it is missing (Playwright cannot download its own browsers here), and a browser
-that cannot be had fails the tests; elsewhere nothing is installed on the developer's machine
-and the tests fail with the command that installs it.
+The session finds Chromium on the machine, or installs it with apt-get when it runs as root
+(Playwright's own browser download is never used); a browser that cannot be had fails the
+tests, naming what is missing and how to provide it (tests/chromium.py).
 The servers are real uvicorn servers on 127.0.0.1 over a real memory (embedded Qdrant, the
 packaged model, SQLite graph, git notes), started by the tests.
 
@@ -15,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -32,51 +30,19 @@ import pytest
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.context import build_memory_context
 from langgraph_prax_memory.inspector import create_app
-from tests.services import unavailable, under_ci
+from tests.chromium import chromium
 
 pytestmark = pytest.mark.integration
 
 TOKEN = "browser-" + "k" * 30
 PAGES = ["memories", "playground", "graph", "consolidation", "forget"]
 QUESTION = "Can you help me set up a new Rust project?"
-CHROMIUM_NAMES = ("chromium", "chromium-browser")
-
-
-def _unavailable(reason: str) -> None:
-    unavailable("Chromium", reason)
-
-
-def _find_chromium() -> str | None:
-    for name in CHROMIUM_NAMES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
 
 
 @pytest.fixture(scope="session")
-def chromium_path() -> str:
-    """Debian's Chromium; installed with apt-get when missing only under CI or when asked."""
-    found = _find_chromium()
-    if found:
-        return found
-    if not (under_ci() or os.environ.get("PRAX_INSTALL_CHROMIUM")):
-        _unavailable(
-            "no chromium on PATH (install it with `apt-get install chromium`, or set "
-            "PRAX_INSTALL_CHROMIUM=1 to let the tests run apt-get)"
-        )
-    if not shutil.which("apt-get"):
-        _unavailable("no chromium on PATH and no apt-get to install it")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for cmd in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]):
-        done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
-        if done.returncode != 0:
-            _unavailable(f"{' '.join(cmd)} failed: {done.stderr.strip()[-500:]}")
-    found = _find_chromium()
-    if not found:
-        _unavailable("apt-get installed chromium but it is not on PATH")
-    assert found is not None
-    return found
+def chromium_path(request: pytest.FixtureRequest) -> str:
+    """The machine's Chromium, installed first when the session can (tests/chromium.py)."""
+    return chromium(request.config)
 
 
 @pytest.fixture(scope="module")  # its event loop must end with this module

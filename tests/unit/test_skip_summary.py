@@ -94,3 +94,6 @@ def test_a_missing_service_fails_under_ci_and_everywhere_else(tmp_path: Path) ->
             in done.stdout
         )
         assert "1 failed, 1 passed, 1 skipped" in done.stdout
+        # the summary names each missing service once, with why and how to provide it
+        assert "MISSING: Neo4j" in done.stdout
+        assert "  Neo4j: connection refused (set NEO4J_TEST_URI)" in done.stdout
