@@ -37,10 +37,10 @@ ROOT = Path(__file__).resolve().parents[1]
 _HOLDER = 'mount -t tmpfs -o "$1" tmpfs "$2" || exit 3; echo mounted; read _ || true'
 
 _USERNS_HINT = (
-    "run the tests as root, or allow unprivileged user namespaces: "
-    "`sysctl -w kernel.unprivileged_userns_clone=1` (Debian kernels that have it), "
-    "`sysctl -w user.max_user_namespaces=15000`, and on Ubuntu 23.10+ "
-    "`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`"
+    "run the tests as root, or let normal users make user namespaces: "
+    "`sudo sysctl -w user.max_user_namespaces=15000` if it is 0, "
+    "`sudo sysctl -w kernel.unprivileged_userns_clone=1` where that setting exists, "
+    "`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` on Ubuntu 23.10+"
 )
 
 
@@ -99,13 +99,17 @@ class Disk:
 
     def close(self) -> None:
         """End the holder: the namespace and every mount in it go away."""
-        if self._holder.stdin is not None:
-            self._holder.stdin.close()
+        holder = self._holder
+        if holder.stdin is not None:
+            holder.stdin.close()
         try:
-            self._holder.wait(timeout=30)
+            holder.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            self._holder.kill()
-            self._holder.wait(timeout=30)
+            holder.kill()
+            holder.wait(timeout=30)
+        for pipe in (holder.stdout, holder.stderr):
+            if pipe is not None:
+                pipe.close()
 
 
 def _guard(mount_point: Path) -> None:
