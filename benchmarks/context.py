@@ -351,6 +351,61 @@ def injected_ids(block: str, persona: Persona) -> list[str]:
     return out
 
 
+#: How memories are written (``--writes``): as a tagging agent does, or untagged.
+WRITES = ("tagged", "remember", "store")
+
+#: The seed's sample (spec "Sample Output: With vs Without Memory"), verbatim.
+SEED_FACTS = (
+    "User prefers Rust for systems projects and Python for scripts.",
+    "User uses NixOS with flake-based project templates.",
+    "User insists on MIT license for all personal projects.",
+    "User's preferred editor is Helix with catppuccin theme.",
+)
+SEED_REQUEST = "Can you help me set up a new project?"
+
+
+def write_memory(memory: PraxMemory, user: str, m: Memory, now: datetime, writes: str) -> None:
+    """Store one memory the way ``writes`` says.
+
+    * ``tagged``: ``remember(content, importance=..., tags=[...])``, as an agent that tags;
+    * ``remember``: ``remember(content)``: no tags, the default importance;
+    * ``store``: ``PraxMemoryStore.put(("memories", user), key, {"content": content})``, as
+      LangMem's tools and most LangGraph agents write.
+    """
+    created = now - timedelta(days=m.days_ago)
+    if writes == "tagged":
+        memory.remember(
+            user, m.content, importance=m.importance, tags=list(m.tags), created_at=created
+        )
+    elif writes == "remember":
+        memory.remember(user, m.content, created_at=created)
+    elif writes == "store":
+        from langgraph_prax_memory import PraxMemoryStore
+
+        PraxMemoryStore(memory).put(
+            ("memories", user), m.id, {"content": m.content, "created_at": created.isoformat()}
+        )
+    else:
+        raise ValueError(f"writes must be one of {WRITES}")
+
+
+def seed_sample(data_dir: Path, now: datetime, writes: str) -> int:
+    """How many of the seed's four facts the seed's request gets, written ``writes``."""
+    from langgraph_prax_memory import MemoryConfig, PraxMemory
+    from langgraph_prax_memory.context import build_memory_context
+
+    memory = PraxMemory(MemoryConfig(data_dir=data_dir))
+    try:
+        for i, fact in enumerate(SEED_FACTS):
+            item = Memory(f"seed-{i}", "durable", fact, 0.5, (), 30)
+            write_memory(memory, "seed-user", item, now, writes)
+        kwargs, _ = context_kwargs(memory, now)
+        block = build_memory_context(memory, "seed-user", SEED_REQUEST, **kwargs)
+        return sum(fact in block for fact in SEED_FACTS)
+    finally:
+        memory.close()
+
+
 def run_persona(
     persona: Persona,
     requests: Sequence[Request],
@@ -358,10 +413,12 @@ def run_persona(
     data_dir: Path,
     now: datetime,
     embeddings: tuple[Embeddings, int] | None = None,
+    writes: str = "tagged",
 ) -> list[Outcome]:
     """Store ``persona`` in a fresh memory with ``retrieval`` and build a block per request.
 
-    ``embeddings`` (a model and its width) replaces the packaged MiniLM.
+    ``embeddings`` (a model and its width) replaces the packaged MiniLM; ``writes`` is how
+    the memories are written (:func:`write_memory`).
     """
     from langgraph_prax_memory import MemoryConfig, PraxMemory
     from langgraph_prax_memory.context import build_memory_context
@@ -375,13 +432,7 @@ def run_persona(
     memory = PraxMemory(config, embeddings=model, embedding_dimension=width)
     try:
         for m in persona.memories:
-            memory.remember(
-                persona.user,
-                m.content,
-                importance=m.importance,
-                tags=list(m.tags),
-                created_at=now - timedelta(days=m.days_ago),
-            )
+            write_memory(memory, persona.user, m, now, writes)
         kwargs, budget = context_kwargs(memory, now)
         kinds = {m.id: m.kind for m in persona.memories}
         out = []
@@ -404,6 +455,7 @@ def run(
     quick: bool,
     log: Callable[[str], None],
     embeddings: tuple[Embeddings, int] | None = None,
+    writes: str = "tagged",
 ) -> dict[str, list[Outcome]]:
     """Every configuration over every persona: the outcomes, by configuration name."""
     results: dict[str, list[Outcome]] = {}
@@ -413,7 +465,13 @@ def run(
         for n, persona in enumerate(data.personas):
             requests = [r for i, r in enumerate(persona.requests) if not quick or i % 2 == 0]
             outcomes += run_persona(
-                persona, requests, retrieval, tmp / f"{len(results)}-{n}", data.now, embeddings
+                persona,
+                requests,
+                retrieval,
+                tmp / f"{len(results)}-{n}",
+                data.now,
+                embeddings,
+                writes,
             )
         results[name] = outcomes
         log(
@@ -639,6 +697,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="MODULE:CALLABLE",
         help="measure this model instead of the packaged MiniLM (benchmarks._models:e5_small)",
     )
+    parser.add_argument(
+        "--writes",
+        choices=WRITES,
+        default="tagged",
+        help="how memories are written: tagged remember() (default), untagged remember(text), "
+        "or store.put(('memories', user), key, {'content': text})",
+    )
     args = parser.parse_args(argv)
     console = Console(stderr=args.json == "-", width=200 if not sys.stdout.isatty() else None)
     raw = json.loads(args.data.read_text())
@@ -667,8 +732,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             quick=args.quick,
             log=lambda m: print(m, file=sys.stderr),
             embeddings=load_embeddings(args.embeddings) if args.embeddings else None,
+            writes=args.writes,
         )
+        seed = seed_sample(Path(tmp) / "seed", data.now, args.writes)
     out = report(data, results, console)
+    out["writes"] = args.writes
+    out["seed_sample"] = seed
+    console.print(
+        f"writes: {args.writes}; the seed's sample ({SEED_REQUEST!r}): {seed} of "
+        f"{len(SEED_FACTS)} facts in the context (target: {len(SEED_FACTS)})"
+    )
     elapsed = time.perf_counter() - started
     console.print(f"{summary}{' (--quick)' if args.quick else ''}; run took {elapsed:.0f}s")
     if args.json:

@@ -36,6 +36,13 @@ class Memory(BaseModel):
         valid_until: When the fact it states stopped being current (a superseded preference);
             ``None`` while it is current. Superseded memories leave default recall.
         superseded_by: What replaced it (the new fact's target, e.g. ``"light mode"``).
+        fact_class: ``"standing"`` (a preference, identity, relationship, work, health or
+            constraint, routine, possession), ``"episode"`` (a dated event, a one-off plan)
+            or ``"small_talk"``, given when it was written (docs/context.md, "Memory
+            classes"); ``None`` for a memory written before classes existed.
+        fact_kind: The finer kind (``"health"``, ``"event"``...).
+        fact_by: How the class was reached: ``"text"``, ``"cues"``, ``"tags"``,
+            ``"importance"`` or ``"summary"``.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -58,6 +65,9 @@ class Memory(BaseModel):
     context: str | None = None
     valid_until: datetime | None = None
     superseded_by: str | None = None
+    fact_class: str | None = None
+    fact_kind: str | None = None
+    fact_by: str | None = None
 
     @classmethod
     def from_payload(cls, point_id: str, payload: dict[str, Any]) -> Memory:
@@ -86,6 +96,9 @@ class Memory(BaseModel):
                 else None
             ),
             superseded_by=payload.get("superseded_by"),
+            fact_class=payload.get("fact_class"),
+            fact_kind=payload.get("fact_kind"),
+            fact_by=payload.get("fact_by"),
         )
 
 
@@ -146,6 +159,9 @@ class MemoryHit(BaseModel):
     """How far this memory's mean cosine to generic questions sits above the model's
     unrelated level (its pull on every question); the floor and the companion bar read the
     dense cosine less this (0: no correction, e.g. a hand-set ``min_cosine``)."""
+    off_subject: str | None = None
+    """Set when the memory is about another named person than the one the question asks
+    about ("about Noah, the question asks about carol"): no match, held under the floor."""
 
     def explain(self) -> str:
         """A one-line human explanation of the score, the order and the relevance floor.
@@ -186,4 +202,16 @@ class MemoryHit(BaseModel):
             text = f"score {self.score:.2f} ({self.calibration}{lifted}); rank score {order}"
         if self.why:
             text += f"; {'relevant' if self.relevant else 'below the floor'}: {self.why}"
+        m = self.memory
+        if m.fact_class is not None:
+            what = {"standing": "standing fact", "episode": "episode", "small_talk": "small talk"}
+            how = {
+                "text": "from its text",
+                "cues": "from its wording alone",
+                "tags": "by its tags",
+                "importance": "by its importance",
+                "summary": "a summary",
+            }
+            detail = ", ".join(x for x in (m.fact_kind, how.get(m.fact_by or "", "")) if x)
+            text += f"; {what.get(m.fact_class, m.fact_class)}" + (f" ({detail})" if detail else "")
         return text

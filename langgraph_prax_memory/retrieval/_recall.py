@@ -43,6 +43,9 @@ __all__ = [
 LTM_ROOT = "memories"
 
 
+#: The relevance a memory about another named person than the one asked about is held at.
+OFF_SUBJECT_RELEVANCE = 0.2
+
 #: Payload field (epoch seconds) set on a memory whose fact was superseded; absent while current.
 HISTORY_FIELD = "valid_until_ts"
 
@@ -122,6 +125,10 @@ def ltm_filter(
 def is_standing(memory: Memory, *, tags: Sequence[str], min_importance: float) -> bool:
     """Whether ``memory`` is a standing fact (what :func:`profile_filter` selects).
 
+    A memory classified when it was written is one when its class says so (the caller's tags
+    and importance were weighed then); an older one when it has a profile tag or at least
+    ``min_importance``.
+
     Example:
         >>> from datetime import UTC, datetime
         >>> at = datetime(2026, 1, 1, tzinfo=UTC)
@@ -130,24 +137,36 @@ def is_standing(memory: Memory, *, tags: Sequence[str], min_importance: float) -
         >>> is_standing(m, tags=["preference"], min_importance=0.8)
         True
     """
+    if memory.fact_class is not None:  # classified when written (tags and importance included)
+        return memory.fact_class == "standing"
     wanted = {t.lower() for t in tags}
     return memory.importance >= min_importance or any(t.lower() in wanted for t in memory.tags)
 
 
 def profile_filter(user_id: str, *, tags: Sequence[str], min_importance: float) -> models.Filter:
-    """The user's standing facts: long-term memories with a profile tag or high importance.
+    """The user's standing facts: memories classified standing.
+
+    A memory written before classes existed counts with a profile tag or high importance.
 
     Example:
         >>> f = profile_filter("alice", tags=["preference"], min_importance=0.8)
         >>> [type(c).__name__ for c in f.should]
-        ['FieldCondition', 'FieldCondition']
+        ['FieldCondition', 'Filter']
     """
     base = ltm_filter(user_id)
-    should: list[models.Condition] = [
+    legacy: list[models.Condition] = [
         models.FieldCondition(key="importance", range=models.Range(gte=min_importance)),
     ]
     if tags:
-        should.insert(0, models.FieldCondition(key="tags", match=models.MatchAny(any=list(tags))))
+        legacy.insert(0, models.FieldCondition(key="tags", match=models.MatchAny(any=list(tags))))
+    should: list[models.Condition] = [
+        models.FieldCondition(key="fact_class", match=models.MatchValue(value="standing")),
+        # a memory written before classes existed (until the upgrade classifies it)
+        models.Filter(
+            must=[models.IsEmptyCondition(is_empty=models.PayloadField(key="fact_class"))],
+            should=legacy,
+        ),
+    ]
     return models.Filter(must=base.must, must_not=base.must_not, should=should)
 
 
@@ -165,6 +184,9 @@ class RecallResult:
     elapsed_ms: float = 0.0
     points: dict[str, StoredPoint] = field(default_factory=dict, repr=False)
     """The stored point (full payload) of each hit, by id."""
+    shared_names: list[str] = field(default_factory=list)
+    """Names most of the user's memories hold, left out of the question's meaning (the dense
+    and graph arms read it without them; see ``retrieval._evidence``)."""
 
 
 def calibrated(
@@ -255,7 +277,13 @@ def calibrate_hits(
         if cosine is not None:
             cosine -= h.hubness
         eligible = episode_opened or (standing is not None and standing(h.memory))
-        if not h.relevant and eligible and cosine is not None and cosine >= scale.companion:
+        if (
+            not h.relevant
+            and eligible
+            and h.off_subject is None
+            and cosine is not None
+            and cosine >= scale.companion
+        ):
             what = "hubness-corrected cosine" if h.hubness else "cosine"
             why = f"{what} {cosine:.2f} ≥ {scale.companion:.2f} beside a relevant hit"
             h = h.model_copy(update={"relevant": True, "why": why})
@@ -283,6 +311,7 @@ def assemble_hits(
     companion_cosine: float | None = None,
     head_coverage: Mapping[str, float] | None = None,
     hubness: Mapping[str, float] | None = None,
+    off_subject: Mapping[str, str] | None = None,
 ) -> list[MemoryHit]:
     """Fuse the arms, apply decay and boost, and build explainable hits.
 
@@ -310,8 +339,14 @@ def assemble_hits(
     :class:`~langgraph_prax_memory.embeddings.Hubness`) is taken from the dense cosine where
     relevance is decided (each hit's relevance and :func:`calibrate_hits`' companion bar);
     the ranking, that first-place check included, reads the raw cosine.
+
+    ``off_subject`` (memory id → why): memories about another named person than the one the
+    question asks about (:func:`~langgraph_prax_memory.retrieval._evidence.off_subject`).
+    They are no match for the question: ranked after the others, their relevance held at
+    :data:`OFF_SUBJECT_RELEVANCE` (under the floor), and never companions.
     """
     hub = hubness or {}
+    off = off_subject or {}
     payloads: dict[str, dict[str, Any]] = {}
     rankings: dict[str, list[str]] = {}
     arm_scores: dict[str, dict[str, float]] = {}
@@ -386,6 +421,8 @@ def assemble_hits(
                 "; first place by word-pair keyword coverage "
                 f"{head_coverage.get(head[0][0].id, 0.0):.2f}"
             )
+    if off:  # about someone else: after every memory about whom the question asks
+        ranked = [t for t in ranked if t[0].id not in off] + [t for t in ranked if t[0].id in off]
     model_scale = CosineScale(
         unrelated=unrelated_cosine,
         floor=min_cosine if min_cosine is not None else 0.3,
@@ -397,6 +434,9 @@ def assemble_hits(
         own, how = calibrated(cand.scores, (coverage or {}).get(cand.id), model_scale, offset)
         if i == 0:
             how += head_note
+        if cand.id in off:
+            own = min(own, OFF_SUBJECT_RELEVANCE)
+            how += f"; {off[cand.id]}: no match (held at {OFF_SUBJECT_RELEVANCE:.2f})"
         hits.append(
             MemoryHit(
                 memory=Memory.from_payload(cand.id, payloads[cand.id]),
@@ -413,6 +453,7 @@ def assemble_hits(
                 rank_score=score,
                 relevance=own,
                 calibration=how,
+                off_subject=off.get(cand.id),
                 hubness=offset,
             )
         )

@@ -21,8 +21,16 @@ from qdrant_client.http import models
 from langgraph_prax_memory.embeddings import Hubness, SparseTFEncoder
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, PraxMemoryError
 from langgraph_prax_memory.retrieval._calibration import CosineScale
+from langgraph_prax_memory.retrieval._evidence import (
+    MIN_MEMORIES,
+    off_subject,
+    partial_cosines,
+    term_weights,
+    weighted_coverage,
+    weighted_pair_coverage,
+    without_shared_names,
+)
 from langgraph_prax_memory.retrieval._feedback import expand_sparse, indexed_text
-from langgraph_prax_memory.retrieval._fusion import keyword_coverage, keyword_pair_coverage
 from langgraph_prax_memory.retrieval._intent import RetrievalConfig, arm_weights, query_phrases
 from langgraph_prax_memory.retrieval._precision import expand_query, rerank_order
 from langgraph_prax_memory.retrieval._recall import (
@@ -104,10 +112,22 @@ class Recaller:
         )
 
     # -- arms ---------------------------------------------------------------------------
-    def dense_arm(self, user_id: str, text: str, n: int, flt: models.Filter) -> list[StoredPoint]:
+    def dense_arm(
+        self,
+        user_id: str,
+        text: str,
+        n: int,
+        flt: models.Filter,
+        shared: Sequence[str] = (),
+    ) -> list[StoredPoint]:
         """Cosine top-n; with expansion on, the union of the variants' hits by best rank.
 
         With a hubness correction each point carries its offset in ``extras["hubness"]``.
+        ``shared``: names most of the user's memories hold; each point is then scored by its
+        *partial* cosine to the question, the name's direction taken out of both
+        (:func:`~langgraph_prax_memory.retrieval._evidence.partial_cosines`), and the arm is
+        ordered by it: what every memory shares with the question lends none of them
+        similarity.
         """
         queries = [text]
         if self.config.query_expansion:
@@ -115,18 +135,33 @@ class Recaller:
         # each variant is a question too: embedded as one (e5's and bge's query prefixes)
         vectors = [self.dense.embed_query(q) for q in queries]
         hub = self.hubness
-        best: dict[str, tuple[int, StoredPoint]] = {}
+        names = self.dense.embed_documents(list(shared)) if shared else []
+        want_vectors = hub is not None or bool(names)
+        best: dict[str, tuple[int, float, StoredPoint]] = {}
         for vec in vectors:
             found = self.store.search_dense(
-                user_id, vec, limit=n, flt=flt, with_vector=hub is not None
+                user_id, vec, limit=n, flt=flt, with_vector=want_vectors
             )
+            if names:
+                have = [p for p in found if p.extras.get("vector") is not None]
+                partial = dict(
+                    zip(
+                        (p.id for p in have),
+                        partial_cosines(vec, [p.extras["vector"] for p in have], names),
+                        strict=True,
+                    )
+                )
+                found = [
+                    dataclasses.replace(p, score=partial[p.id]) if p.id in partial else p
+                    for p in found
+                ]
+                found.sort(key=lambda p: -(p.score or 0.0))
             for rank, p in enumerate(found):
                 if p.id not in best or rank < best[p.id][0]:
-                    best[p.id] = (rank, p)
-        ordered = [p for _, p in sorted(best.values(), key=lambda t: (t[0], -(t[1].score or 0.0)))]
-        ordered = ordered[:n]
+                    best[p.id] = (rank, p.score or 0.0, p)
+        ordered = [p for _, _, p in sorted(best.values(), key=lambda t: (t[0], -t[1]))][:n]
         if hub is None:
-            return ordered
+            return [dataclasses.replace(p, extras={}) for p in ordered] if names else ordered
         have = [p for p in ordered if p.extras.get("vector") is not None]
         try:
             found_offsets = hub.offsets([p.extras["vector"] for p in have])
@@ -135,7 +170,9 @@ class Recaller:
             return [dataclasses.replace(p, extras={}) for p in ordered]
         offsets = dict(zip((p.id for p in have), found_offsets, strict=True))
         return [
-            dataclasses.replace(p, extras={"hubness": offsets[p.id]}) if p.id in offsets else p
+            dataclasses.replace(p, extras={"hubness": offsets[p.id]})
+            if p.id in offsets
+            else dataclasses.replace(p, extras={})
             for p in ordered
         ]
 
@@ -207,6 +244,34 @@ class Recaller:
             dataclasses.replace(p, score=1.0 / (1 + hop(p))) for p in sorted(points, key=key)[:n]
         ]
 
+    # -- evidence -----------------------------------------------------------------------
+    def terms_of(self, point: StoredPoint) -> set[str]:
+        """A memory's keyword terms: stored with it, or tokenized (older memories)."""
+        stored = point.payload.get("terms")
+        if isinstance(stored, list):
+            return set(stored)
+        return set(self.sparse.tokens(indexed_text(point.payload)))
+
+    def term_counts(
+        self, user_id: str, terms: set[str], flt: models.Filter
+    ) -> tuple[int, dict[str, int]]:
+        """How many memories ``flt`` selects, and how many of them hold each term.
+
+        Counted inside the engine (the memories' stored ``terms``): a term every memory
+        holds weighs 0 (:func:`~langgraph_prax_memory.retrieval._evidence.term_weights`).
+        A count that fails gives ``(0, {})``: every term weighs 1 (the plain share).
+        """
+        if not terms:
+            return 0, {}
+        try:
+            total = self.store.count(user_id, flt)
+            if total < MIN_MEMORIES:
+                return total, {}
+            return total, {t: self.store.count(user_id, _with_term(flt, t)) for t in terms}
+        except (BackendUnavailable, PraxMemoryError) as exc:
+            logger.warning("term counts unavailable, every word weighs 1: %s", exc)
+            return 0, {}
+
     # -- pipeline -----------------------------------------------------------------------
     def recall(
         self,
@@ -235,8 +300,15 @@ class Recaller:
         if flt is None:
             flt = ltm_filter(user_id, tags=tags)
         flt = validity_filter(flt, include_history=include_history, as_of=as_of)
+        # what the user's memories all share (their name) tells none apart: the keyword
+        # evidence weighs each word by how few memories hold it, and the dense and graph
+        # arms read the question without a name most of them hold
+        query_terms = set(self.sparse.tokens(text))
+        total, frequencies = self.term_counts(user_id, query_terms, flt)
+        weights_of = term_weights(frequencies, total) if total >= MIN_MEMORIES else {}
+        meaning, shared = without_shared_names(text, self.sparse.tokens, frequencies, total)
         jobs: dict[str, Future[list[StoredPoint]]] = {
-            "dense": self._pool.submit(self.dense_arm, user_id, text, n, flt),
+            "dense": self._pool.submit(self.dense_arm, user_id, text, n, flt, shared),
             "sparse": self._pool.submit(self.sparse_arm, user_id, text, n, flt),
         }
         arms: dict[str, list[StoredPoint]] = {}
@@ -250,7 +322,7 @@ class Recaller:
                     )
                 else:
                     self._late_graph = None
-                    jobs["graph"] = self._pool.submit(self.graph_arm, user_id, text, n, flt)
+                    jobs["graph"] = self._pool.submit(self.graph_arm, user_id, meaning, n, flt)
         for name, job in jobs.items():
             try:
                 if name == "graph":
@@ -275,15 +347,18 @@ class Recaller:
                 "recall failed: " + "; ".join(f"{a}: {e}" for a, e in errors.items())
             )
         depth = max(k, self.config.rerank_top) if self.config.rerank else k
-        query_terms = set(self.sparse.tokens(text))
         coverage: dict[str, float] = {}
         pairs: dict[str, float] = {}  # decides the first place (see assemble_hits)
+        doc_terms: dict[str, set[str]] = {}
+        contents: dict[str, str] = {}
         for points in arms.values():  # every candidate: coverage is absolute evidence
             for p in points:
                 if p.id not in coverage:
-                    terms = self.sparse.tokens(indexed_text(p.payload))
-                    coverage[p.id] = keyword_coverage(query_terms, terms)
-                    pairs[p.id] = keyword_pair_coverage(query_terms, terms)
+                    terms = self.terms_of(p)
+                    doc_terms[p.id] = terms
+                    contents[p.id] = str(p.payload.get("content") or "")
+                    coverage[p.id] = weighted_coverage(query_terms, terms, weights_of)
+                    pairs[p.id] = weighted_pair_coverage(query_terms, terms, weights_of)
         hits = assemble_hits(
             arms,
             weights,
@@ -305,6 +380,7 @@ class Recaller:
             hubness={
                 p.id: p.extras["hubness"] for p in arms.get("dense", []) if "hubness" in p.extras
             },
+            off_subject=off_subject(text, contents, doc_terms),
         )
         if self.config.rerank and len(hits) > 1:
             order = rerank_order(self.rerank_model, text, [h.memory.content for h in hits])
@@ -312,7 +388,10 @@ class Recaller:
         cfg = self.config
         hits = calibrate_hits(
             hits[:k],
-            self.scale,
+            # the companion bar is a cosine of unrelated texts; every memory that shares the
+            # question's name with it sits near that bar however unrelated it is: with a
+            # shared name only what passes the floor on its own is relevant
+            dataclasses.replace(self.scale, companion=None) if shared else self.scale,
             # episodes pass the floor on their own; a standing fact scored just under it
             # may join a relevant hit (the companion bar)
             lambda m: is_standing(
@@ -328,4 +407,12 @@ class Recaller:
             weights=weights,
             intent=intent,
             elapsed_ms=(time.perf_counter() - started) * 1000,
+            shared_names=shared,
         )
+
+
+def _with_term(flt: models.Filter, term: str) -> models.Filter:
+    """``flt`` narrowed to memories whose stored terms hold ``term``."""
+    must = list(flt.must) if isinstance(flt.must, list) else [flt.must] if flt.must else []
+    must.append(models.FieldCondition(key="terms", match=models.MatchValue(value=term)))
+    return models.Filter(must=must, must_not=flt.must_not, should=flt.should)

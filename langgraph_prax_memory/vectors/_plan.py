@@ -46,6 +46,8 @@ PAYLOAD_INDEXES: dict[str, Any] = {
     "last_accessed_ts": models.PayloadSchemaType.FLOAT,
     "expires_at": models.PayloadSchemaType.FLOAT,  # the store's TTL (filtered on every read)
     "valid_until_ts": models.PayloadSchemaType.FLOAT,
+    "fact_class": models.PayloadSchemaType.KEYWORD,  # standing / episode / small_talk
+    "terms": models.PayloadSchemaType.KEYWORD,  # a memory's keyword terms (per-user counts)
     "seq": models.IntegerIndexParams(
         type=models.IntegerIndexType.INTEGER, range=True, lookup=False
     ),
@@ -292,9 +294,16 @@ def decay_victims(
     """Ids whose effective importance fell below ``threshold`` at ``now``.
 
     A pure function of the stored values and ``now``: nothing is written back, so two passes
-    at the same moment choose the same victims.
+    at the same moment choose the same victims. Standing facts (``fact_class`` standing: a
+    preference, an allergy, a partner's name) are never victims: they leave by supersession,
+    ``forget`` or the user (a departure from the seed, docs/context.md "Memory classes").
     """
-    return [p.id for p in points if effective_importance(p.payload, now, halflife_days) < threshold]
+    return [
+        p.id
+        for p in points
+        if p.payload.get("fact_class") != "standing"
+        and effective_importance(p.payload, now, halflife_days) < threshold
+    ]
 
 
 def reinforce_plan(

@@ -402,6 +402,29 @@ class QdrantVectorStore:
         ops = reinforce_plan(points, now or utcnow())
         self.call("reinforce", lambda: self.client.batch_update_points(self.collection, ops))
 
+    def set_payloads(self, user_id: str, payloads: Mapping[str, dict[str, Any]]) -> None:
+        """Merge a payload of its own into each point of ``user_id`` (one batched request).
+
+        Points of another user among the ids are left alone (each operation is filtered on
+        ``user_id`` as well as the id).
+
+        Raises:
+            MemoryWriteError: The engine did not take the batch.
+        """
+        if not payloads:
+            return
+        ops = [
+            models.SetPayloadOperation(
+                set_payload=models.SetPayload(
+                    payload=payload, filter=user_filter(user_id, ids_condition([pid]))
+                )
+            )
+            for pid, payload in payloads.items()
+        ]
+        self.run_write(
+            "payload update", lambda: self.client.batch_update_points(self.collection, ops)
+        )
+
     def decay_memories(
         self,
         user_id: str,
@@ -437,11 +460,13 @@ class QdrantVectorStore:
         limit: int = 100,
         order_by: str | None = None,
         start_from: int | None = None,
+        with_vector: bool = False,
     ) -> list[StoredPoint]:
         """Up to ``limit`` points matching ``flt`` (which must pin ``user_id``).
 
         With ``order_by`` (an integer payload field) points come in ascending order of it,
-        starting at ``start_from``.
+        starting at ``start_from``; ``with_vector``: each point's dense vector in
+        ``extras["vector"]``.
         """
         flt = flt or user_filter(user_id)
         assert_pinned(flt, user_id)
@@ -449,13 +474,17 @@ class QdrantVectorStore:
         offset: Any = None
         while len(out) < limit:
             page = min(_SCROLL_PAGE, limit - len(out))
-            kwargs: dict[str, Any] = {"scroll_filter": flt, "limit": page, "with_vectors": False}
+            kwargs: dict[str, Any] = {
+                "scroll_filter": flt,
+                "limit": page,
+                "with_vectors": [DENSE] if with_vector else False,
+            }
             if order_by:
                 kwargs["order_by"] = models.OrderBy(key=order_by, start_from=start_from)
             else:
                 kwargs["offset"] = offset
             records, offset = self._scroll_page(kwargs)
-            out.extend(to_stored(r) for r in records)
+            out.extend(to_stored(r, with_vector=with_vector) for r in records)
             if not records or len(records) < page:
                 break
             if order_by:

@@ -1,0 +1,108 @@
+"""Memory classes: standing facts, episodes and small talk (docs/context.md, "Memory classes").
+
+Every memory is classified when it is written, from its own text (:class:`FactClassifier`),
+unless the caller's tags or importance say what it is (:func:`resolve_class`). The class
+decides two things: a standing fact joins the user's profile tier and is never deleted by
+time decay (it leaves by supersession, ``forget`` or the user); an episode follows the
+seed's forgetting curve; small talk never enters the profile tier.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langgraph_prax_memory.facts._classifier import (
+    EPISODE,
+    EPISODE_KINDS,
+    KINDS,
+    SMALL_TALK,
+    STANDING,
+    STANDING_KINDS,
+    FactClass,
+    FactClassifier,
+    class_of_kind,
+    cue_features,
+    training_statements,
+)
+
+__all__ = [
+    "CLASS_FIELDS",
+    "EPISODE",
+    "EPISODE_KINDS",
+    "KINDS",
+    "SMALL_TALK",
+    "STANDING",
+    "STANDING_KINDS",
+    "FactClass",
+    "FactClassifier",
+    "class_of_kind",
+    "cue_features",
+    "resolve_class",
+    "standing_payload",
+    "training_statements",
+]
+
+#: The payload fields a classified memory carries.
+CLASS_FIELDS = ("fact_class", "fact_kind", "fact_by", "fact_confidence")
+
+#: Tags that name a class outright, and the kind they give. Topical tags ("work", "travel",
+#: "health") do not: agents tag episodes with their topic too.
+_TAG_KINDS: dict[str, str] = {
+    "standing": "identity",
+    "episode": "event",
+    "episodic": "event",
+    "event": "event",
+    "plan": "plan",
+    "small_talk": SMALL_TALK,
+    "smalltalk": SMALL_TALK,
+}
+#: The kind of each default profile tag (another profile tag gives ``identity``).
+_PROFILE_KINDS: dict[str, str] = {
+    "preference": "preference",
+    "constraint": "health",
+    "relationship": "relationship",
+}
+
+
+def resolve_class(
+    text_class: FactClass | None,
+    value: Mapping[str, Any],
+    *,
+    profile_tags: Sequence[str],
+    min_importance: float,
+) -> FactClass | None:
+    """The class a memory is stored with: the caller's tags, then importance, then its text.
+
+    * a tag that names a class (``standing``, ``episode``, ``event``, ``plan``,
+      ``small_talk``) or one of ``profile_tags`` (``preference``, ``profile``,
+      ``constraint``...: standing) decides; topical tags ("work", "travel") do not;
+    * an importance of at least ``min_importance`` makes it a standing fact;
+    * otherwise the text's class (``None`` when it could not be classified).
+
+    Example:
+        >>> resolve_class(None, {"tags": ["constraint"]}, profile_tags=["constraint"],
+        ...               min_importance=0.8).fact_class
+        'standing'
+        >>> resolve_class(FactClass("standing", "preference"), {"tags": ["episode"]},
+        ...               profile_tags=[], min_importance=0.8).kind
+        'event'
+    """
+    tags = [t.lower() for t in value.get("tags") or [] if isinstance(t, str)]
+    wanted = {t.lower() for t in profile_tags}
+    for tag in tags:
+        kind = _TAG_KINDS.get(tag)
+        if kind is None and tag in wanted:
+            kind = _PROFILE_KINDS.get(tag, "identity")
+        if kind is not None:
+            return FactClass(class_of_kind(kind), kind, 1.0, "tags")
+    importance = value.get("importance")
+    if isinstance(importance, (int, float)) and importance >= min_importance:
+        kind = text_class.kind if text_class and text_class.fact_class == STANDING else "identity"
+        return FactClass(STANDING, kind, 1.0, "importance")
+    return text_class
+
+
+def standing_payload(payload: Mapping[str, Any]) -> bool:
+    """Whether a stored point is a standing fact by its class (decay never prunes it)."""
+    return payload.get("fact_class") == STANDING

@@ -1,0 +1,484 @@
+"""What kind of statement a memory is: a standing fact, an episode, or small talk.
+
+A memory is classified from its own text when it is written (docs/context.md, "Memory
+classes"). The model is deliberately small and general:
+
+* **What the statement is about** comes from the sentence embedding the memory is stored with
+  anyway (the dense vector): a ridge classifier over it, trained on the statements in
+  ``statements.txt`` (written for this project: preferences, identity, relationships, work,
+  health and constraints, routines, possessions, dated events, one-off plans, small talk, in
+  several voices).
+* **How it is anchored in time** comes from a handful of linguistic cues that hold for any
+  statement, not for any one sentence: a time anchor ("yesterday", "on Friday", "last
+  month", a date) marks an episode; a habitual marker ("every", "usually") a routine; the
+  past tense of a one-off action an event; a future marker ("will", "tomorrow", "next")
+  a plan; a question, an interjection or a passing state ("right now", "today") small talk.
+  These are closed classes of English words (weekdays, months, auxiliaries, frequency
+  adverbs), listed once here, not phrases grown to fit a benchmark.
+
+The classifier is trained per embedding model the first time it is needed (a few hundred
+short texts, embedded once) and cached on disk under the machine's cache folder, keyed by the
+model's fingerprint and the training data's hash; training is closed-form (ridge regression),
+so the same model always gives the same classifier.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import logging
+import os
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+__all__ = [
+    "EPISODE",
+    "KINDS",
+    "SMALL_TALK",
+    "STANDING",
+    "STANDING_KINDS",
+    "FactClass",
+    "FactClassifier",
+    "class_of_kind",
+    "cue_features",
+    "training_statements",
+]
+
+logger = logging.getLogger(__name__)
+
+STANDING: Final = "standing"
+EPISODE: Final = "episode"
+SMALL_TALK: Final = "small_talk"
+CLASSES: Final = (STANDING, EPISODE, SMALL_TALK)
+
+#: Kinds of standing facts (what a person keeps: they leave by supersession or by forget).
+STANDING_KINDS: Final = (
+    "preference",
+    "identity",
+    "relationship",
+    "work",
+    "health",
+    "routine",
+    "possession",
+)
+#: Kinds of episodes (a dated event, a one-off plan): they follow the seed's forgetting curve.
+EPISODE_KINDS: Final = ("event", "plan")
+KINDS: Final = (*STANDING_KINDS, *EPISODE_KINDS, SMALL_TALK)
+
+_DATA = Path(__file__).with_name("statements.txt")
+_CACHE_VERSION = "1"
+_RIDGE = 1.0  # L2 penalty of the ridge classifier (the embedding rows have unit length)
+_CUE_WEIGHT = 1.0  # scale of the cue block beside the unit-length embedding
+
+
+def class_of_kind(kind: str) -> str:
+    """The class (standing, episode, small talk) of a kind.
+
+    Example:
+        >>> class_of_kind("routine"), class_of_kind("plan"), class_of_kind("small_talk")
+        ('standing', 'episode', 'small_talk')
+    """
+    if kind in STANDING_KINDS:
+        return STANDING
+    if kind in EPISODE_KINDS:
+        return EPISODE
+    if kind == SMALL_TALK:
+        return SMALL_TALK
+    raise ValueError(f"unknown fact kind {kind!r}; expected one of {', '.join(KINDS)}")
+
+
+@dataclass(frozen=True)
+class FactClass:
+    """The class of one memory and how it was reached.
+
+    Attributes:
+        fact_class: ``"standing"``, ``"episode"`` or ``"small_talk"``.
+        kind: The finer kind (``"health"``, ``"event"``, ...).
+        confidence: The classifier's margin turned into [0, 1] (1 for a caller's override).
+        by: ``"text"`` (the classifier on the text and its vector), ``"cues"`` (the text's
+            time cues alone: no vector of the model), ``"tags"`` or ``"importance"`` (the
+            caller's).
+    """
+
+    fact_class: str
+    kind: str
+    confidence: float = 1.0
+    by: str = "text"
+
+    def payload(self) -> dict[str, object]:
+        """The payload fields a stored memory carries."""
+        return {
+            "fact_class": self.fact_class,
+            "fact_kind": self.kind,
+            "fact_by": self.by,
+            "fact_confidence": round(self.confidence, 3),
+        }
+
+
+def training_statements() -> list[tuple[str, str]]:
+    """The training statements as ``(kind, text)`` pairs."""
+    out: list[tuple[str, str]] = []
+    for line in _DATA.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        kind, _, text = line.partition("|")
+        if kind not in KINDS:
+            raise ValueError(f"{_DATA.name}: unknown kind {kind!r}")
+        out.append((kind, text.strip()))
+    return out
+
+
+# -- linguistic cues (closed classes of English words) -----------------------------------
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+(?::\d+)?(?:st|nd|rd|th)?|[?!]")
+_WEEKDAYS = frozenset(
+    ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend"]
+)
+_MONTHS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+)
+_DEICTIC_PAST = frozenset(["yesterday", "ago", "earlier", "recently", "lately"])
+_DEICTIC_NOW = frozenset(["today", "tonight", "now", "currently", "moment"])
+_DEICTIC_FUTURE = frozenset(["tomorrow", "soon", "upcoming"])
+_RELATIVE = frozenset(["last", "next", "this", "coming"])
+_PERIODS = (
+    frozenset(
+        [
+            "week",
+            "weekend",
+            "month",
+            "year",
+            "morning",
+            "evening",
+            "night",
+            "afternoon",
+            "summer",
+            "winter",
+            "spring",
+            "autumn",
+            "fall",
+            "holiday",
+            "holidays",
+            "term",
+            "season",
+        ]
+    )
+    | _WEEKDAYS
+)
+_HABITUAL = frozenset(
+    [
+        "every",
+        "each",
+        "usually",
+        "always",
+        "never",
+        "often",
+        "daily",
+        "weekly",
+        "monthly",
+        "nightly",
+        "regularly",
+        "sometimes",
+        "normally",
+        "generally",
+        "typically",
+        "mostly",
+    ]
+)
+_FUTURE = frozenset(["will", "shall", "gonna", "going", "plans", "planning", "intends", "hopes"])
+_STATIVE_AUX = frozenset(["is", "are", "am", "has", "have", "does", "do", "lives", "works"])
+#: The irregular past of common verbs, and the past auxiliaries.
+_PAST = frozenset(
+    [
+        "was",
+        "were",
+        "did",
+        "had",
+        "went",
+        "got",
+        "took",
+        "made",
+        "met",
+        "saw",
+        "came",
+        "bought",
+        "sold",
+        "lost",
+        "won",
+        "broke",
+        "ran",
+        "gave",
+        "left",
+        "spent",
+        "told",
+        "found",
+        "fell",
+        "felt",
+        "thought",
+        "brought",
+        "caught",
+        "drove",
+        "flew",
+        "ate",
+        "drank",
+        "wrote",
+        "read",
+        "sent",
+        "began",
+        "swam",
+        "sang",
+        "forgot",
+        "paid",
+        "kept",
+        "heard",
+    ]
+)
+_INTERJECTIONS = frozenset(
+    [
+        "lol",
+        "haha",
+        "hahaha",
+        "hehe",
+        "ugh",
+        "wow",
+        "oh",
+        "ok",
+        "okay",
+        "yay",
+        "hmm",
+        "hey",
+        "hi",
+        "hello",
+        "thanks",
+        "thank",
+        "bye",
+        "goodnight",
+        "oops",
+        "yeah",
+        "nope",
+        "please",
+    ]
+)
+
+
+def cue_features(text: str) -> list[float]:
+    """The time-anchoring cues of a statement, each in [0, 1].
+
+    In order: a time anchor (a weekday, a month, a date, "yesterday", "last week"), a
+    past-deictic word, a present-deictic word ("today", "right now"), a future anchor
+    ("tomorrow", "next month", "will"), a habitual marker ("every", "usually"), the past
+    tense of a one-off action (an irregular past or a regular "-ed" verb after the
+    subject), a stative present ("is", "has", "lives"), an interjection or a question or
+    exclamation, and shortness (fewer than five words).
+
+    Example:
+        >>> cue_features("User ran the marathon last Sunday.")[:2]
+        [1.0, 0.0]
+    """
+    words = _WORD.findall(text.lower())
+    n = len(words)
+    toks = set(words)
+    pairs = set(itertools.pairwise(words))
+    relative = any(a in _RELATIVE and b in _PERIODS for a, b in pairs)
+    dated = any(w[:1].isdigit() and w[-2:] in ("st", "nd", "rd", "th") for w in words) or any(
+        (a == "the" and b[:1].isdigit()) for a, b in pairs
+    )
+    anchor = bool(toks & (_WEEKDAYS | _MONTHS)) or relative or dated or bool(toks & _DEICTIC_PAST)
+    future = bool(toks & (_DEICTIC_FUTURE | _FUTURE)) or any(
+        a in ("next", "coming") and b in _PERIODS for a, b in pairs
+    )
+    # a regular past after the subject's first word ("User painted", "I booked"), not a
+    # participle of a state ("is married", "is retired")
+    regular_past = any(
+        b.endswith("ed") and len(b) > 4 and a not in ("is", "are", "am", "was", "be", "been", "get")
+        for a, b in itertools.pairwise(words[:4])
+    )
+    return [
+        float(anchor),
+        float(bool(toks & _DEICTIC_PAST)),
+        float(bool(toks & _DEICTIC_NOW)),
+        float(future),
+        float(bool(toks & _HABITUAL)),
+        float(bool(toks & _PAST) or regular_past),
+        float(bool(toks & _STATIVE_AUX)),
+        float(bool(toks & _INTERJECTIONS) or "?" in toks or "!" in toks),
+        float(n < 5),
+    ]
+
+
+_N_CUES = len(cue_features(""))
+
+
+def _features(vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+    cues = np.array([cue_features(t) for t in texts], dtype=np.float64) * _CUE_WEIGHT
+    if vectors.size == 0:
+        return np.hstack([cues, np.ones((len(texts), 1))])
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.hstack([vectors / norms, cues, np.ones((len(texts), 1))])
+
+
+def _ridge(x: np.ndarray, labels: Sequence[int], n_classes: int) -> np.ndarray:
+    y = np.full((len(labels), n_classes), -1.0)
+    y[np.arange(len(labels)), labels] = 1.0
+    gram = x.T @ x + _RIDGE * np.eye(x.shape[1])
+    return np.linalg.solve(gram, x.T @ y)
+
+
+def _data_hash() -> str:
+    return hashlib.sha256(_DATA.read_bytes()).hexdigest()[:16]
+
+
+def _cache_dir() -> Path:
+    configured = os.environ.get("PRAX_MEMORY_CACHE_DIR")
+    if configured:
+        return Path(configured) / "fact-classifier"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("langgraph-prax-memory")) / "fact-classifier"
+
+
+class FactClassifier:
+    """Classifies memories from their text and their dense vector (thread-safe, lazy).
+
+    Args:
+        embed: Embeds documents with the model the memories are stored with (the
+            classifier's weights are trained on that model's vectors, once, then cached).
+        model_name: The model's name (part of the cache key, with a fingerprint vector).
+        cache: Whether to read and write the on-disk cache.
+
+    Example:
+        >>> from tests.fakes import HashEmbeddings  # doctest: +SKIP
+        >>> emb = HashEmbeddings()  # doctest: +SKIP
+        >>> clf = FactClassifier(emb.embed_documents, "hash-384")  # doctest: +SKIP
+        >>> clf.classify(["User is allergic to cats."])[0].fact_class  # doctest: +SKIP
+        'standing'
+    """
+
+    def __init__(
+        self,
+        embed: Callable[[list[str]], list[list[float]]],
+        model_name: str,
+        *,
+        cache: bool = True,
+    ) -> None:
+        self._embed = embed
+        self._model_name = model_name
+        self._cache = cache
+        self._lock = threading.Lock()
+        self._weights: np.ndarray | None = None
+        self._cue_weights: np.ndarray | None = None
+        self._dim: int | None = None
+
+    # -- training ---------------------------------------------------------------------
+    def _cache_file(self, probe: Sequence[float]) -> Path:
+        fp = hashlib.sha256()
+        fp.update(self._model_name.encode())
+        fp.update(np.asarray(probe, dtype=np.float32).round(4).tobytes())
+        fp.update(_data_hash().encode())
+        fp.update(_CACHE_VERSION.encode())
+        return _cache_dir() / f"{fp.hexdigest()[:24]}.npz"
+
+    def _train(self) -> None:
+        data = training_statements()
+        texts = [t for _, t in data]
+        labels = [KINDS.index(k) for k, _ in data]
+        if self._cue_weights is None:
+            self._cue_weights = _ridge(_features(np.empty((0, 0)), texts), labels, len(KINDS))
+        probe = self._embed(["fact classifier fingerprint"])[0]
+        path = self._cache_file(probe) if self._cache else None
+        if path is not None and path.is_file():
+            try:
+                with np.load(path) as saved:
+                    self._weights = saved["w"]
+                self._dim = len(probe)
+                return
+            except (OSError, ValueError, KeyError) as exc:
+                logger.warning("fact classifier cache %s unreadable (%s): retraining", path, exc)
+        vectors = np.asarray(self._embed(texts), dtype=np.float64)
+        self._weights = _ridge(_features(vectors, texts), labels, len(KINDS))
+        self._dim = vectors.shape[1]
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+                np.savez(tmp, w=self._weights)
+                os.replace(tmp, path)
+            except OSError as exc:  # a read-only home: train again next process
+                logger.info("fact classifier not cached (%s)", exc)
+
+    def _ready(self) -> tuple[np.ndarray | None, np.ndarray, int | None]:
+        """The trained weights; the embedding model being down leaves the cue model only."""
+        with self._lock:
+            if self._weights is None:
+                try:
+                    self._train()
+                except Exception as exc:  # the model is down: cues now, the full model later
+                    logger.warning("fact classifier uses cues only for now: %s", exc)
+            assert self._cue_weights is not None
+            return self._weights, self._cue_weights, self._dim
+
+    # -- classification ---------------------------------------------------------------
+    def classify(
+        self,
+        texts: Sequence[str],
+        vectors: Sequence[Sequence[float] | None] | None = None,
+    ) -> list[FactClass]:
+        """The class of each text; ``vectors`` are their dense vectors (embedded if ``None``).
+
+        A text whose vector is missing or of another width (stored while the model was down,
+        or by a fallback model) is classified from its cues alone, with lower confidence.
+        """
+        if not texts:
+            return []
+        weights, cue_weights, dim = self._ready()
+        if vectors is None and weights is not None:
+            try:
+                vectors = self._embed(list(texts))
+            except Exception as exc:
+                logger.warning("classifying %d memories from cues only: %s", len(texts), exc)
+        rows: Sequence[Sequence[float] | None] = (
+            vectors if vectors is not None else [None] * len(texts)
+        )
+        out: list[FactClass] = []
+        for text, vec in zip(texts, rows, strict=True):
+            if weights is not None and vec is not None and len(vec) == dim:
+                x = _features(np.asarray([vec], dtype=np.float64), [text])
+                scores = (x @ weights)[0]
+                out.append(_decide(scores))
+            else:
+                scores = (_features(np.empty((0, 0)), [text]) @ cue_weights)[0]
+                out.append(_decide(scores, by="cues"))
+        return out
+
+
+def _decide(scores: np.ndarray, by: str = "text") -> FactClass:
+    order = np.argsort(scores)[::-1]
+    kind = KINDS[int(order[0])]
+    # the classes' own evidence: the best kind of each class
+    best = {
+        c: max(scores[i] for i, k in enumerate(KINDS) if class_of_kind(k) == c) for c in CLASSES
+    }
+    fact_class = class_of_kind(kind)
+    runner_up = max(v for c, v in best.items() if c != fact_class)
+    margin = float(best[fact_class] - runner_up)
+    confidence = float(1.0 / (1.0 + np.exp(-4.0 * margin)))
+    return FactClass(fact_class=fact_class, kind=kind, confidence=confidence, by=by)

@@ -1,0 +1,342 @@
+"""Evidence weighed by what it tells apart within one user's memories (pure functions).
+
+Keyword coverage and graph matches lower the relevance bar a memory's cosine must reach. A
+word that nearly every memory of the user holds (their name, "User", the family's surname)
+says nothing about *which* memory answers, so it must lower no bar and lift no score:
+
+* :func:`term_weights`: each question word is weighed by the share of the user's memories
+  that do **not** hold it, squared (``(1 − df/N)²``): a word in every memory weighs 0, one
+  in half of them ¼, a rare one ≈ 1. With fewer than :data:`MIN_MEMORIES` memories there is
+  nothing to tell apart yet and every word weighs 1 (the plain share, as before).
+* :func:`weighted_coverage` / :func:`weighted_pair_coverage`: the share of the question's
+  weight a memory holds (the plain share when every weight is 1).
+* :func:`off_subject`: a memory whose subject is another named person than the one the
+  question asks about is not a match for it ("Noah is allergic to pollen" for "What is Carol
+  allergic to?"), however close its words and meaning are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Collection, Mapping, Sequence
+
+import numpy as np
+
+from langgraph_prax_memory.embeddings._sparse import STOP_WORDS
+
+__all__ = [
+    "MIN_MEMORIES",
+    "SHARED",
+    "without_shared_names",
+    "asked_names",
+    "off_subject",
+    "partial_cosines",
+    "subject_of",
+    "term_weights",
+    "weighted_coverage",
+    "weighted_pair_coverage",
+]
+
+#: Below this many memories, document frequencies tell nothing apart: every word weighs 1.
+MIN_MEMORIES = 5
+#: A name held by at least this share of the user's memories is what they share, not what
+#: tells them apart: the question's meaning is read without it (:func:`without_shared_names`).
+SHARED = 0.5
+
+# words that start a sentence without naming anyone: the function words (stop words), the
+# deictic time words, the generic subjects of memories, and the first person
+_NOT_NAMES = frozenset(
+    {
+        "user",
+        "users",
+        "i",
+        "i'm",
+        "i've",
+        "i'd",
+        "i'll",
+        "yesterday",
+        "today",
+        "tomorrow",
+        "tonight",
+        "last",
+        "next",
+        "every",
+        "recently",
+        "earlier",
+        "later",
+        "now",
+        "please",
+    }
+)
+_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "i'm"})
+_TOKEN = re.compile(r"[^\W\d_][\w'\u2019-]*|[.!?;:,]", re.UNICODE)
+
+
+def term_weights(frequencies: Mapping[str, int], total: int) -> dict[str, float]:
+    """Each term's weight ``(1 − df/N)²`` from its document frequency among ``total`` memories.
+
+    Example:
+        >>> w = term_weights({"alice": 40, "allerg": 1, "dog": 20}, 40)
+        >>> w["alice"], round(w["allerg"], 3), w["dog"]
+        (0.0, 0.951, 0.25)
+        >>> term_weights({"alice": 3}, 3)
+        {'alice': 1.0}
+    """
+    if total < MIN_MEMORIES:
+        return {t: 1.0 for t in frequencies}
+    return {t: (1.0 - min(df, total) / total) ** 2 for t, df in frequencies.items()}
+
+
+def weighted_coverage(
+    query_terms: Collection[str], doc_terms: Collection[str], weights: Mapping[str, float]
+) -> float:
+    """The share of the question's term weight that the memory holds, in [0, 1].
+
+    A term without a weight weighs 1. When every term of the question weighs 0 (each is in
+    every memory), no memory is told apart: 0.
+
+    Example:
+        >>> weighted_coverage({"alice", "allerg"}, {"alice", "dog"}, {"alice": 0.0})
+        0.0
+        >>> weighted_coverage({"alice", "allerg"}, {"alice", "allerg"}, {"alice": 0.0})
+        1.0
+        >>> weighted_coverage({"dark", "mode"}, {"dark"}, {})
+        0.5
+    """
+    terms = set(query_terms)
+    if not terms:
+        return 1.0
+    total = sum(weights.get(t, 1.0) for t in terms)
+    if total <= 0:
+        return 0.0
+    held = sum(weights.get(t, 1.0) for t in terms & set(doc_terms))
+    return min(1.0, held / total)
+
+
+def weighted_pair_coverage(
+    query_terms: Collection[str], doc_terms: Collection[str], weights: Mapping[str, float]
+) -> float:
+    """The share of the question's word pairs (each weighed by its two words) held together.
+
+    With every weight 1 it is ``m (m − 1) / (n (n − 1))`` (see ``keyword_pair_coverage``).
+
+    Example:
+        >>> weighted_pair_coverage({"tom", "son", "old"}, {"tom", "son"}, {})
+        0.3333333333333333
+        >>> weighted_pair_coverage({"tom", "son", "old"}, {"tom", "son"}, {"tom": 0.0})
+        0.0
+    """
+    terms = sorted(set(query_terms))
+    if not terms:
+        return 1.0
+    held = set(doc_terms)
+    if len(terms) == 1:
+        return 1.0 if terms[0] in held else 0.0
+    total = got = 0.0
+    for i, a in enumerate(terms):
+        for b in terms[i + 1 :]:
+            w = weights.get(a, 1.0) * weights.get(b, 1.0)
+            total += w
+            if a in held and b in held:
+                got += w
+    return got / total if total > 0 else 0.0
+
+
+def _is_name(word: str) -> bool:
+    bare = word.replace("\u2019", "'").removesuffix("'s").removesuffix("'")
+    return (
+        bool(bare)
+        and bare[0].isupper()
+        and bare.casefold() not in STOP_WORDS
+        and bare.casefold() not in _NOT_NAMES
+    )
+
+
+def _bare(word: str) -> str:
+    return word.replace("\u2019", "'").removesuffix("'s").removesuffix("'").casefold()
+
+
+def subject_of(content: str) -> str | None:
+    """The name a memory is about when it starts with one ("Noah is..." → ``"noah"``).
+
+    ``None`` for a memory about the user ("User ...", "I ..."), or one that starts with a
+    function word ("The", "Yesterday", "My").
+
+    Example:
+        >>> subject_of("Noah is allergic to pollen."), subject_of("Alice's dog is called Rex.")
+        ('noah', 'alice')
+        >>> subject_of("User is allergic to peanuts."), subject_of("Yesterday Bo left.")
+        (None, None)
+    """
+    words = _TOKEN.findall(content.strip())
+    if not words or not _is_name(words[0]):
+        return None
+    return _bare(words[0])
+
+
+def _query_names(text: str) -> tuple[set[str], bool]:
+    """Names the question mentions, and whether it speaks in the first person.
+
+    A name is a capitalised word that does not open a sentence (an imperative or a
+    question word does).
+    """
+    words = _TOKEN.findall(text)
+    names: set[str] = set()
+    opening = True
+    first_person = False
+    for word in words:
+        if word in ".!?":
+            opening = True
+            continue
+        if word in ";:,":
+            continue
+        if _bare(word) in _FIRST_PERSON:
+            first_person = True
+        if not opening and _is_name(word):
+            names.add(_bare(word))
+        opening = False
+    return names, first_person
+
+
+def asked_names(text: str, subjects: Collection[str]) -> set[str]:
+    """The people (subjects of the user's memories) a question asks about.
+
+    The question's names that some memory is about; a question in the first person also
+    asks about the user, who, in memories written in the third person, is the subject most
+    of them share (the commonest subject, when it opens at least a third of ``subjects``).
+
+    Example:
+        >>> sorted(asked_names("What is Carol allergic to?", ["carol", "carol", "noah"]))
+        ['carol']
+        >>> sorted(asked_names("Plan a dinner; Daan and I cook.", ["priya", "priya", "daan"]))
+        ['daan', 'priya']
+        >>> asked_names("Plan a dinner for Saturday.", ["priya", "daan"])
+        set()
+    """
+    names, first_person = _query_names(text)
+    known = set(subjects)
+    asked = names & known
+    if asked and first_person and subjects:
+        top, count = Counter(subjects).most_common(1)[0]
+        if count * 3 >= len(subjects):
+            asked.add(top)
+    return asked
+
+
+def without_shared_names(
+    text: str,
+    tokens: Callable[[str], Sequence[str]],
+    frequencies: Mapping[str, int],
+    total: int,
+) -> tuple[str, list[str]]:
+    """The question without the names most of the user's memories hold, and those names.
+
+    "What is Alice allergic to?" over memories that each name Alice asks, among *her*
+    memories, "What is allergic to?": the name is what they all share, so the embedding of
+    the question must not lend every one of them its similarity (the dense arm and the graph
+    arm read the question without it; the keyword arm weighs it by
+    :func:`term_weights`). ``tokens`` maps a word to its keyword terms; a name is dropped
+    when each of its terms is in at least :data:`SHARED` of the ``total`` memories. Nothing
+    is dropped below :data:`MIN_MEMORIES` memories, or when nothing but names would remain.
+
+    Example:
+        >>> without_shared_names("What is Alice allergic to?", lambda w: [w.casefold()],
+        ...                      {"alice": 18, "allergic": 1}, 18)
+        ('What is allergic to?', ['Alice'])
+    """
+    if total < MIN_MEMORIES:
+        return text, []
+    names, _ = _query_names(text)
+    if not names:
+        return text, []
+    dropped: list[str] = []
+    kept: list[str] = []
+    opening = True
+    for piece in re.split(r"(\s+)", text):
+        word = piece.strip(".,;:!?\"'“”()")
+        bare = _bare(word) if word else ""
+        terms = list(tokens(word)) if word else []
+        shared = (
+            not opening
+            and bare in names
+            and bool(terms)
+            and all(frequencies.get(t, 0) >= SHARED * total for t in terms)
+        )
+        if shared:
+            dropped.append(word.replace("\u2019", "'").removesuffix("'s"))
+            kept.append(piece[len(piece.rstrip(".,;:!?")) :] if piece[-1:] in ".,;:!?" else "")
+        else:
+            kept.append(piece)
+        if piece.strip():
+            opening = piece.rstrip()[-1:] in ".!?"
+    if not dropped:
+        return text, []
+    reduced = re.sub(r"\s+", " ", "".join(kept)).strip()
+    reduced = re.sub(r"\s+([.,;:!?])", r"\1", reduced)
+    if not any(t for t in tokens(reduced) if t not in frequencies or frequencies[t] < total):
+        return text, []
+    return reduced, dropped
+
+
+def partial_cosines(
+    query: Sequence[float],
+    memories: Sequence[Sequence[float]],
+    names: Sequence[Sequence[float]],
+) -> list[float]:
+    """Cosines of ``query`` to each memory with the names' directions taken out of both.
+
+    The partial correlation of question and memory given the names: what they have in
+    common beyond what each shares with the names ("What is Alice allergic to?" and "Alice
+    has a dog" share Alice, not the question). The name vectors are made orthonormal first;
+    a vector left with (almost) nothing but the names scores 0.
+
+    Example:
+        >>> q, m, n = [0.8, 0.6, 0.0], [0.8, 0.0, 0.6], [1.0, 0.0, 0.0]
+        >>> [round(c, 2) for c in partial_cosines(q, [m], [n])]
+        [0.0]
+        >>> [round(c, 2) for c in partial_cosines([0.6, 0.8, 0.0], [[0.6, 0.8, 0.0]], [n])]
+        [1.0]
+    """
+    if not memories:
+        return []
+    basis, _ = np.linalg.qr(np.asarray(names, dtype=np.float64).T)
+    q = np.asarray(query, dtype=np.float64)
+    m = np.asarray(memories, dtype=np.float64)
+    q = q - basis @ (basis.T @ q)
+    m = m - (m @ basis) @ basis.T
+    qn = float(np.linalg.norm(q))
+    mn = np.linalg.norm(m, axis=1)
+    if qn < 1e-9:
+        return [0.0] * len(memories)
+    mn[mn < 1e-9] = np.inf
+    return [float(x) for x in (m @ q) / (mn * qn)]
+
+
+def off_subject(
+    text: str, contents: Mapping[str, str], terms: Mapping[str, Collection[str]]
+) -> dict[str, str]:
+    """Memories about another named person than the one(s) the question asks about.
+
+    ``contents``: each candidate memory's text by id; ``terms``: its keyword terms (to see
+    whether it mentions an asked name anywhere). Returns an explanation by id.
+
+    Example:
+        >>> off_subject("What is Carol allergic to?",
+        ...             {"1": "Carol is allergic to nuts.", "2": "Noah is allergic to pollen."},
+        ...             {"1": {"carol", "allerg", "nut"}, "2": {"noah", "allerg", "pollen"}})
+        {'2': 'about Noah, the question asks about carol'}
+    """
+    subjects = {mid: subject_of(content) for mid, content in contents.items()}
+    asked = asked_names(text, [s for s in subjects.values() if s])
+    if not asked:
+        return {}
+    out: dict[str, str] = {}
+    for mid, subject in subjects.items():
+        if subject is None or subject in asked:
+            continue
+        if any(name in terms.get(mid, ()) for name in asked):
+            continue
+        shown = _TOKEN.findall(contents[mid].strip())[0].removesuffix("'s")
+        out[mid] = f"about {shown}, the question asks about {', '.join(sorted(asked))}"
+    return out

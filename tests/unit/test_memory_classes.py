@@ -1,0 +1,235 @@
+"""Memory classes (issue 37): every memory is classified when written, at every door.
+
+The classifier runs on the packaged MiniLM model here (a real model, offline): its judgement is
+what is under test. The statements below were written for these tests, apart from the
+classifier's training statements (``langgraph_prax_memory/facts/statements.txt``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from langgraph_prax_memory import MemoryConfig, PraxMemory, PraxMemoryStore
+from langgraph_prax_memory._validation import utcnow
+from langgraph_prax_memory.facts import (
+    EPISODE,
+    SMALL_TALK,
+    STANDING,
+    FactClass,
+    resolve_class,
+    training_statements,
+)
+from langgraph_prax_memory.ltm import CLASSES_KEY
+from langgraph_prax_memory.vectors import VectorRecord, build_payload, point_id
+
+STANDING_TEXTS = [
+    "User is allergic to hazelnuts.",
+    "User's partner is called Imogen.",
+    "I work as a radiographer at the county hospital.",
+    "User prefers audiobooks to paper books.",
+    "User swims every Tuesday and Saturday morning.",
+    "User owns a red Vespa scooter.",
+    "User speaks Dutch and a little Japanese.",
+    "Bao is lactose intolerant.",
+    "User's brother Callum lives in Aberdeen.",
+    "User avoids gluten because of coeliac disease.",
+]
+EPISODE_TEXTS = [
+    "User's boiler broke down on Sunday evening.",
+    "User went to a wine tasting in Porto last month.",
+    "User is meeting the accountant next Thursday at 2pm.",
+    "User's aunt had a fall and is in hospital since yesterday.",
+    "User missed the train this morning and was late for the meeting.",
+    "User will fly to Nairobi on the 18th for a conference.",
+    "User's cat knocked a glass off the table last night.",
+    "User spilled coffee on the new keyboard.",
+]
+SMALL_TALK_TEXTS = [
+    "User says hi.",
+    "haha ok",
+    "User is bored and wants to chat.",
+    "User's tea is getting cold.",
+]
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PraxMemory]:
+    """A memory on the packaged model and the embedded engine, shared by the module."""
+    mem = PraxMemory(MemoryConfig(data_dir=tmp_path_factory.mktemp("classes")))
+    yield mem
+    mem.close()
+
+
+def _classes(mem: PraxMemory, texts: list[str]) -> list[str]:
+    return [c.fact_class for c in mem.ltm.fact_classifier().classify(texts)]
+
+
+def test_none_of_the_test_statements_is_a_training_statement() -> None:
+    training = {t for _, t in training_statements()}
+    assert not training & set(STANDING_TEXTS + EPISODE_TEXTS + SMALL_TALK_TEXTS)
+
+
+def test_statements_it_was_not_trained_on_are_classified(real: PraxMemory) -> None:
+    got = _classes(real, STANDING_TEXTS + EPISODE_TEXTS + SMALL_TALK_TEXTS)
+    want = (
+        [STANDING] * len(STANDING_TEXTS)
+        + [EPISODE] * len(EPISODE_TEXTS)
+        + [SMALL_TALK] * len(SMALL_TALK_TEXTS)
+    )
+    right = sum(g == w for g, w in zip(got, want, strict=True))
+    assert right / len(want) >= 0.9, list(zip(got, want, strict=True))
+    # an episode taken for a standing fact would stay forever and show everywhere
+    episodes_as_standing = sum(
+        g == STANDING for g, w in zip(got, want, strict=True) if w == EPISODE
+    )
+    assert episodes_as_standing <= 1
+
+
+def test_remember_classifies_untagged_memories(real: PraxMemory) -> None:
+    allergy = real.remember("u-remember", "User is allergic to hazelnuts.")
+    boiler = real.remember("u-remember", "User's boiler broke down on Sunday evening.")
+    memory = real.ltm.get("u-remember", allergy)
+    assert memory is not None and memory.fact_class == STANDING
+    assert memory.fact_kind == "health" and memory.fact_by == "text"
+    episode = real.ltm.get("u-remember", boiler)
+    assert episode is not None and episode.fact_class == EPISODE
+
+
+def test_the_callers_tags_and_importance_override_the_text(real: PraxMemory) -> None:
+    user = "u-override"
+    as_episode = real.remember(user, "User is allergic to hazelnuts.", tags=["episode"])
+    as_standing = real.remember(user, "User spilled coffee on the keyboard.", tags=["preference"])
+    important = real.remember(user, "User missed the train this morning.", importance=0.9)
+    topical = real.remember(user, "User had a long shift on the ward.", tags=["work"])
+    got = {mid: real.ltm.get(user, mid) for mid in (as_episode, as_standing, important, topical)}
+    assert got[as_episode] is not None and got[as_episode].fact_class == EPISODE
+    assert got[as_episode].fact_by == "tags"
+    assert got[as_standing] is not None and got[as_standing].fact_class == STANDING
+    assert got[important] is not None and got[important].fact_class == STANDING
+    assert got[important].fact_by == "importance"
+    # a topical tag says nothing about the class: the text decides
+    assert got[topical] is not None and got[topical].fact_by == "text"
+
+
+def test_store_put_and_batch_classify(real: PraxMemory) -> None:
+    store = PraxMemoryStore(real)
+    store.put(("memories", "u-store"), "a", {"content": "User owns a red Vespa scooter."})
+    store.batch([])
+    item = store.get(("memories", "u-store"), "a")
+    assert item is not None
+    [memory] = real.ltm.list_memories("u-store")
+    assert memory.fact_class == STANDING and memory.fact_kind == "possession"
+    point = real.ltm.store().scroll("u-store", limit=1)[0]
+    assert {"own", "red", "vespa", "scooter"} <= set(point.payload["terms"])
+
+
+def test_remember_many_classifies_each_item(real: PraxMemory) -> None:
+    ids = real.remember_many("u-many", ["haha ok", "User speaks Dutch and a little Japanese."])
+    classes = [real.ltm.get("u-many", i) for i in ids]
+    assert [c.fact_class if c else None for c in classes] == [SMALL_TALK, STANDING]
+
+
+def test_small_talk_and_episodes_stay_out_of_the_profile(real: PraxMemory) -> None:
+    user = "u-profile"
+    real.remember_many(
+        user,
+        [
+            "User's brother Callum lives in Aberdeen.",
+            "User's boiler broke down on Sunday evening.",
+            "User says hi.",
+        ],
+    )
+    standing = [h.memory.content for h in real.standing_facts(user, "Plan my weekend.")]
+    assert standing == ["User's brother Callum lives in Aberdeen."]
+
+
+def test_a_90_day_gap_loses_no_standing_fact_and_episodes_decay(real: PraxMemory) -> None:
+    user = "u-decay"
+    long_ago = utcnow() - timedelta(days=90)
+    kept = [
+        real.remember(user, text, created_at=long_ago)
+        for text in ("User is allergic to hazelnuts.", "User's partner is called Imogen.")
+    ]
+    gone = real.remember(user, "User's cat knocked a glass off the table.", created_at=long_ago)
+    pruned = real.decay(user)
+    assert pruned == [gone]
+    assert all(real.ltm.get(user, mid) is not None for mid in kept)
+
+
+def test_explain_names_the_class(real: PraxMemory) -> None:
+    real.remember("u-explain", "User prefers audiobooks to paper books.")
+    [hit] = real.recall("u-explain", "What kind of books does the user like?", k=1)
+    assert "standing fact (preference, from its text)" in hit.explain()
+
+
+def _as_an_earlier_release_wrote(mem: PraxMemory, user: str, items: list[dict]) -> list[str]:
+    """Points with the payload an earlier release wrote: no class, no terms."""
+    ns = ("memories", user)
+    texts = [it["content"] for it in items]
+    dense = mem.ltm.dense.embed_documents(texts)
+    sparse = mem.ltm.sparse.embed_documents(texts)
+    records = []
+    for i, it in enumerate(items):
+        key = f"old-{i}"
+        value = {"importance": 0.5, "tags": [], "source": "conversation", **it}
+        payload = build_payload(
+            user_id=user,
+            namespace=ns,
+            key=key,
+            value=value,
+            text=it["content"],
+            now=utcnow(),
+            previous=None,
+            embedding_model=mem.ltm.dense.model_name,
+            dense_pending=False,
+        )
+        records.append(VectorRecord(point_id(ns, key), payload, dense[i], sparse[i]))
+    return mem.ltm.store().upsert(user, records)
+
+
+def test_memories_written_before_classes_get_theirs_on_upgrade(tmp_path: Path) -> None:
+    config = MemoryConfig(data_dir=tmp_path)
+    mem = PraxMemory(config)
+    ids = _as_an_earlier_release_wrote(
+        mem,
+        "u-old",
+        [
+            {"content": "User is allergic to hazelnuts."},
+            {"content": "User's boiler broke down on Sunday evening.", "importance": 0.4},
+            {"content": "User went to a concert.", "tags": ["preference"]},
+        ],
+    )
+    mem.ltm.store().merge_metadata({CLASSES_KEY: None})  # nor the mark on the collection
+    assert mem.ltm.get("u-old", ids[0]).fact_class is None  # type: ignore[union-attr]
+    # before the upgrade, the tagged one is a standing fact by the old rule, the others not
+    assert [h.memory.id for h in mem.standing_facts("u-old", "hello")] == [ids[2]]
+    mem.close()
+
+    upgraded = PraxMemory(config)
+    try:
+        got = [upgraded.ltm.get("u-old", i) for i in ids]
+        assert [m.fact_class if m else None for m in got] == [STANDING, EPISODE, STANDING]
+        assert got[2] is not None and got[2].fact_by == "tags"
+        point = upgraded.ltm.store().retrieve("u-old", [ids[0]])[0]
+        assert "hazelnut" in point.payload["terms"]
+        assert upgraded.ltm.store().metadata()[CLASSES_KEY] == 1
+        # a second pass finds nothing left to do
+        assert upgraded.ltm.upgrade_classes() == 0
+    finally:
+        upgraded.close()
+
+
+def test_resolve_class_precedence() -> None:
+    text = FactClass(EPISODE, "event", 0.9)
+    profile = ["preference", "constraint"]
+    assert resolve_class(text, {"tags": ["Constraint"]}, profile_tags=profile, min_importance=0.8)
+    tagged = resolve_class(text, {"tags": ["constraint"]}, profile_tags=profile, min_importance=0.8)
+    assert tagged is not None and (tagged.fact_class, tagged.kind) == (STANDING, "health")
+    heavy = resolve_class(text, {"importance": 0.85}, profile_tags=profile, min_importance=0.8)
+    assert heavy is not None and heavy.by == "importance"
+    assert resolve_class(text, {"tags": ["work"]}, profile_tags=profile, min_importance=0.8) is text
+    assert resolve_class(None, {}, profile_tags=profile, min_importance=0.8) is None
