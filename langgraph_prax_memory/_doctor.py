@@ -61,6 +61,7 @@ def diagnose(
         'config'
     """
     from langgraph_prax_memory._parts import parts_of
+    from langgraph_prax_memory.errors import ModelUnavailableError
 
     start = time.perf_counter()
     try:
@@ -69,6 +70,19 @@ def diagnose(
         return [Check("config", "fail", f"{type(exc).__name__}: {exc}", _ms(start))]
     try:
         opened = open_memory(config)
+    except ModelUnavailableError as exc:  # the embedding model: what works without it, too
+        from langgraph_prax_memory.notes import UserNotes
+
+        failed = Check("embeddings", "fail", f"{type(exc).__name__}: {exc}", _ms(start))
+        return [
+            Check("config", "ok", "settings are valid"),
+            *_basic_checks(config, UserNotes(config).git_executable),
+            failed,
+            *(
+                Check(name, "skip", "not opened: the embedding model is missing")
+                for name in _DEEP[1:]
+            ),
+        ]
     except Exception as exc:
         return [Check("open", "fail", f"{type(exc).__name__}: {exc}", _ms(start))]
     try:
@@ -90,7 +104,9 @@ def quick_checks(make_config: Callable[[], MemoryConfig]) -> list[Check]:
 
     What ``prax-memory doctor --quick`` runs: it opens neither the vector engine nor the
     embedding model nor the graph (their rows are ``skip``), so it answers in well under a
-    second. Checks never raise; a failure is a ``fail`` row.
+    second. A pulled embedding model's files are checked against their checksums, though
+    (reading them, not loading the model): a model that is missing or damaged is a ``fail``
+    row. Checks never raise; a failure is a ``fail`` row.
 
     Example:
         >>> from langgraph_prax_memory import MemoryConfig
@@ -107,8 +123,31 @@ def quick_checks(make_config: Callable[[], MemoryConfig]) -> list[Check]:
         return [Check("config", "fail", f"{type(exc).__name__}: {exc}", _ms(start))]
     checks = [Check("config", "ok", "settings are valid", _ms(start))]
     checks.extend(_basic_checks(config, UserNotes(config).git_executable))
-    checks.extend(Check(name, "skip", "not checked (--quick)") for name in _DEEP)
+    checks.append(_model_files(config))
+    checks.extend(Check(name, "skip", "not checked (--quick)") for name in _DEEP[1:])
     return checks
+
+
+def _model_files(cfg: MemoryConfig) -> Check:
+    """The ``embeddings`` row of ``--quick``: a pulled model's files, checked, never loaded.
+
+    Light: neither fastembed nor LangChain is imported, so a name outside the catalog (one
+    of fastembed's list, or a misspelling) is left to the full ``doctor``.
+    """
+    from langgraph_prax_memory.embeddings import find_model, model_dirs, require_pulled
+
+    name = cfg.resolved_embedding_model
+    spec = find_model(name) if cfg.embedding_provider == "local" else None
+    if not cfg.enabled:
+        return Check("embeddings", "skip", "long-term memory disabled (MEMORY_ENABLED=false)")
+    if spec is None or spec.packaged:
+        return Check("embeddings", "skip", f"not checked (--quick): {name}")
+
+    def files() -> str:
+        folder = require_pulled(spec, cfg.models_dir, model_dirs(cfg))
+        return f"{spec.name} pulled in {folder}, its files match their checksums (not loaded)"
+
+    return _timed("embeddings", files)
 
 
 def _basic_checks(cfg: MemoryConfig, git_executable: str | None) -> list[Check]:

@@ -204,9 +204,10 @@ class MemoryConfig(BaseSettings):
     embedding_model: str | None = Field(None, validation_alias=AliasChoices("EMBEDDING_MODEL"))
     """``EMBEDDING_MODEL``: defaults per provider (see :data:`DEFAULT_MODELS`). For ``local``,
     ``all-MiniLM-L6-v2-int8`` is the packaged offline model; ``bge-small-en-v1.5`` and
-    ``e5-small-v2`` run from the model cache once ``prax-memory models pull NAME`` fetched them
-    (else fastembed downloads them from the Hugging Face hub on first use); any other name is
-    a model of fastembed's own list (docs/embeddings.md)."""
+    ``e5-small-v2`` run from the model cache (``MEMORY_MODELS_DIR``) once ``prax-memory
+    models pull NAME`` fetched them; any other name must be a model of fastembed's own list,
+    downloaded the same way (docs/embeddings.md). A model that is not there, or a name that is
+    no model, is an error when the memory is built."""
 
     model_repository: str | None = Field(
         None, validation_alias=AliasChoices("MEMORY_MODEL_REPOSITORY")
@@ -215,6 +216,16 @@ class MemoryConfig(BaseSettings):
     Central, e.g. ``https://nexus.example.com/repository/maven-central``) that
     ``prax-memory models pull`` fetches model jars from over HTTP. Unset: the Maven client
     (``mvn``, with its own settings and mirrors) when installed, else Maven Central."""
+
+    models_dir: Path = Field(
+        default_factory=lambda: Path(platformdirs.user_cache_dir("langgraph-prax-memory"))
+        / "models",
+        validation_alias=AliasChoices("MEMORY_MODELS_DIR"),
+    )
+    """``MEMORY_MODELS_DIR``: the machine's model cache, shared by every data folder: where
+    ``prax-memory models pull`` puts models and the memory loads them from (default
+    ``<the user's cache folder>/langgraph-prax-memory/models``). A model pulled into
+    ``<data_dir>/models`` by an earlier release is still found there."""
 
     ollama_base_url: str = Field(
         "http://localhost:11434",

@@ -18,7 +18,9 @@ __all__ = [
     "EmbeddingError",
     "MemoryValidationError",
     "MemoryWriteError",
+    "ModelIntegrityError",
     "ModelPullError",
+    "ModelUnavailableError",
     "PraxMemoryError",
     "StoreLockedError",
 ]
@@ -90,6 +92,23 @@ class ModelPullError(PraxMemoryError):
 
     The repository was unreachable or answered with an error, the file's SHA-256 did not match
     the pinned one, or the archive lacked the model's files.
+    """
+
+
+class ModelUnavailableError(ConfigError):
+    """The configured local embedding model cannot be used: never pulled, or an unknown name.
+
+    Raised when the memory is built (never after a download attempt or with a stand-in model),
+    the message naming what is missing, where it was looked for, and the command that fetches
+    it (``prax-memory models pull NAME``).
+    """
+
+
+class ModelIntegrityError(ModelUnavailableError):
+    """A pulled model's files do not match the checksums it was pulled with: it is not used.
+
+    The message names the file and the command that repairs it
+    (``prax-memory models pull NAME --force``).
     """
 
 

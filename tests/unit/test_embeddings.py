@@ -45,14 +45,17 @@ def test_remote_providers_fall_back_only_to_same_width(tmp_path) -> None:  # typ
     assert isinstance(ollama.primary, OllamaEmbeddings)
     assert ollama.dimension == 768
     assert ollama.fallbacks == []  # the packaged model is 384-d: it cannot stand in for 768
+    # (long-term memory off: the models need not be on disk to see how they are composed)
     local = create_dense_embeddings(
-        MemoryConfig(data_dir=tmp_path, embedding_model="snowflake/snowflake-arctic-embed-xs")
+        MemoryConfig(
+            data_dir=tmp_path, embedding_model="snowflake/snowflake-arctic-embed-xs", enabled=False
+        )
     )
     assert local.dimension == 384
     assert [type(f) for f in local.fallbacks] == [PackagedMiniLMEmbeddings]
     # a catalog model gets no stand-in: its collection never holds another model's vectors
     bge = create_dense_embeddings(
-        MemoryConfig(data_dir=tmp_path, embedding_model="BAAI/bge-small-en-v1.5")
+        MemoryConfig(data_dir=tmp_path, embedding_model="BAAI/bge-small-en-v1.5", enabled=False)
     )
     assert bge.fallbacks == []
 

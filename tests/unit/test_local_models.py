@@ -14,6 +14,7 @@ from langgraph_prax_memory import ConfigError, MemoryConfig
 from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings, create_dense_embeddings
 from langgraph_prax_memory.embeddings._catalog import PACKAGED_MODEL, find_model
 from langgraph_prax_memory.embeddings._local import LocalEmbeddings
+from langgraph_prax_memory.errors import ModelUnavailableError
 
 DATA = Path(__file__).parent / "data" / "minilm_int8_vectors.json"
 PACKAGE = Path(__file__).resolve().parents[2] / "langgraph_prax_memory"
@@ -67,11 +68,16 @@ def test_catalog_models_are_pooled_and_prefixed_as_their_authors_say() -> None:
 
 
 def test_catalog_models_are_built_as_local_fastembed_models(tmp_path: Path) -> None:
-    emb = create_dense_embeddings(MemoryConfig(data_dir=tmp_path, embedding_model="e5-small-v2"))
+    # long-term memory off: the model is not required at build (tests/unit/test_model_cache.py
+    # has the build-time errors), so its embedder shows what happens when one is used unpulled
+    config = MemoryConfig(data_dir=tmp_path, embedding_model="e5-small-v2", enabled=False)
+    emb = create_dense_embeddings(config)
     assert isinstance(emb.primary, LocalEmbeddings)
     assert emb.primary.spec.name == "e5-small-v2"
     assert emb.model_name == "e5-small-v2"
-    assert emb.primary.source == "hub"  # not pulled into this data dir
+    assert emb.primary.source == "not pulled"
+    with pytest.raises(ModelUnavailableError, match="prax-memory models pull e5-small-v2"):
+        emb.embed_query("which theme?")  # never a hub download, never a stand-in
 
 
 def test_no_hand_written_onnx_inference_is_left_in_the_package() -> None:
