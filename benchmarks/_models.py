@@ -4,7 +4,7 @@
 with nothing hand-set: the product calibrates its cosine settings itself. The pulled models
 are read from ``PRAX_BENCH_MODELS_DIR`` (default: the test session's cache,
 ``.prax-models/models``); pull them first with
-``prax-memory --data-dir .prax-models models pull bge-small-en-v1.5``.
+``prax-memory models pull bge-small-en-v1.5 --models-dir .prax-models/models``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _local(name: str) -> Embeddings:
     if not spec.packaged and pulled_dir(models, spec) is None:
         raise ValueError(
             f"{name} is not pulled into {models}: "
-            f"prax-memory --data-dir {models.parent} models pull {name}"
+            f"prax-memory models pull {name} --models-dir {models}"
         )
     return LocalEmbeddings(spec, models)
 

