@@ -46,6 +46,7 @@ from langgraph_prax_memory.consolidation._models import (
 from langgraph_prax_memory.consolidation._models import (
     Batch,
     BatchFailure,
+    CandidateMemory,
     ConsolidationResult,
     ConsolidationState,
     ExtractedCausalLink,
@@ -55,8 +56,10 @@ from langgraph_prax_memory.consolidation._models import (
     ExtractedRelation,
     Extraction,
     ExtractionError,
+    ExtractionTimeout,
     SourceState,
     TraceItem,
+    TruncatedAnswerError,
 )
 from langgraph_prax_memory.consolidation._pipeline import (
     CONFIDENCE_THRESHOLD as CONFIDENCE_THRESHOLD,
@@ -105,6 +108,7 @@ __all__ = [
     "Batch",
     "BatchFailure",
     "BatchPlan",
+    "CandidateMemory",
     "CheckpointTraceSource",
     "ConsolidatingCheckpointer",
     "ConsolidationInput",
@@ -119,6 +123,7 @@ __all__ = [
     "ExtractedRelation",
     "Extraction",
     "ExtractionError",
+    "ExtractionTimeout",
     "Extractor",
     "LLMExtractor",
     "MessagesTraceSource",
@@ -128,6 +133,7 @@ __all__ = [
     "TraceItem",
     "TraceLogSource",
     "TraceSource",
+    "TruncatedAnswerError",
     "build_consolidation_graph",
     "consolidate_if_due",
     "is_turn_end",

@@ -13,7 +13,7 @@ import dataclasses
 import hashlib
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -21,6 +21,7 @@ from langgraph_prax_memory._parts import MemoryParts
 from langgraph_prax_memory.consolidation._llm import Extractor
 from langgraph_prax_memory.consolidation._models import (
     Batch,
+    CandidateMemory,
     ConsolidationResult,
     Extraction,
     TraceItem,
@@ -95,6 +96,8 @@ class _Written:
     deduplicated: int = 0
     merged: int = 0
     ids: list[str] = dataclasses.field(default_factory=list)
+    #: every memory the items landed on: new, the same content stored before, merged into
+    landed: list[str] = dataclasses.field(default_factory=list)
 
 
 class _State(ConsolidationInput, total=False):
@@ -105,6 +108,8 @@ class _State(ConsolidationInput, total=False):
     extraction: Extraction | None
     accepted: Extraction | None
     blocked: list[str]
+    candidates: list[CandidateMemory]  # the current memories shown with the batch
+    judged: list[str]  # ids of those the model judged (it answered `replaces`)
     result: ConsolidationResult
     consolidation: ConsolidationResult
 
@@ -240,6 +245,20 @@ class ConsolidatorBase:
         raise NotImplementedError
 
     def _rebuild_summaries(  # MaintainStage
-        self, user_id: str, marked: Sequence[Any], result: ConsolidationResult
+        self,
+        user_id: str,
+        marked: Sequence[Any],
+        result: ConsolidationResult,
+        *,
+        retired: Sequence[str] = (),
     ) -> None:
+        raise NotImplementedError
+
+    def _retire_replaced(  # SupersedeStage
+        self,
+        user_id: str,
+        replaced: Sequence[tuple[Sequence[str], datetime, str]],
+        own: Iterable[str],
+        result: ConsolidationResult,
+    ) -> list[str]:
         raise NotImplementedError

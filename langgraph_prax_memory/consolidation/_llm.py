@@ -7,13 +7,19 @@ are re-exported here).
 
 from __future__ import annotations
 
+import contextvars
+import dataclasses
 import importlib
 import json
 import logging
 import re
-from collections.abc import Iterator, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import json_repair
 from pydantic import BaseModel, ValidationError
@@ -27,19 +33,25 @@ from langgraph_prax_memory.consolidation._models import (
     ExtractedRelation,
     Extraction,
     ExtractionError,
+    ExtractionTimeout,
+    TruncatedAnswerError,
 )
 from langgraph_prax_memory.errors import ConfigError
 from langgraph_prax_memory.prompts.extraction import (
     EXTRACTION_PROMPT,
     REASK_PROMPT,
+    CandidateMemory,
     extraction_messages,
     reask_message,
+    truncated_reask_message,
 )
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
 __all__ = [
+    "DEFAULT_EXTRACTION_TIMEOUT",
+    "DEFAULT_MAX_CANDIDATES",
     "EXTRACTION_PROMPT",
     "REASK_PROMPT",
     "Extractor",
@@ -52,6 +64,16 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+#: Seconds one extraction (the model call, its re-ask and any split) may take by default;
+#: ``MemoryConfig.consolidation_extraction_timeout`` sets it for a :class:`Consolidator`.
+DEFAULT_EXTRACTION_TIMEOUT = 120.0
+#: Current memories shown to the model with each batch (those most similar to its lines).
+DEFAULT_MAX_CANDIDATES = 20
+#: How many times a batch whose answers keep being cut off is split in halves (at most).
+MAX_SPLIT_DEPTH = 3
+
+T = TypeVar("T")
+
 
 @runtime_checkable
 class Extractor(Protocol):
@@ -61,6 +83,11 @@ class Extractor(Protocol):
     batched is ever truncated by the extractor. ``extract`` raises :class:`ExtractionError`
     (or any exception) when the batch could not be extracted: the batch is then counted as
     failed and the pointer does not move past it.
+
+    An extractor with a true ``sees_candidates`` attribute is also handed the user's current
+    memories most similar to the batch (``extract(..., candidates=[CandidateMemory ...])``)
+    and may name, in a fact's ``replaces``, the short ids of those the fact makes untrue
+    (:class:`LLMExtractor` does).
     """
 
     max_chars: int
@@ -189,7 +216,7 @@ def _unwrap(data: Any, depth: int = 0) -> dict[str, Any] | None:
         kind = _kind_of(data)
         return {kind: [data]} if kind else None
     if isinstance(data, list):
-        merged: dict[str, list[Any]] = {}
+        merged: dict[str, Any] = {}
         for element in data:
             if isinstance(element, dict) and _is_extraction(element):
                 for key, value in element.items():
@@ -280,7 +307,7 @@ def _coerce_items(kind: str, raw: Any) -> tuple[list[Any], list[str]]:
     for element in raw:
         if isinstance(element, str) and kind in _STRING_FIELD:
             element = {_STRING_FIELD[kind]: element}
-        if not isinstance(element, dict):
+        if not isinstance(element, dict) or not element:
             if element not in (None, "", [], {}):
                 rejected.append(f"{kind}: {json.dumps(element, default=str)[:2000]}")
             continue
@@ -321,6 +348,11 @@ def parse_extraction(text: str) -> Extraction:
         >>> parse_extraction(answer).facts[0].content
         'Alice likes tea'
     """
+    return _parse(text)[0]
+
+
+def _parse(text: str) -> tuple[Extraction, _Cut | None]:
+    """:func:`parse_extraction`, and where the answer was cut off (``None``: it was not)."""
     if not isinstance(text, str) or not text.strip():
         raise ExtractionError("the model returned an empty answer")
     fenced = _FENCE.search(text)
@@ -328,19 +360,195 @@ def parse_extraction(text: str) -> Extraction:
     start = min((i for i in (body.find("{"), body.find("[")) if i >= 0), default=-1)
     if start < 0:
         raise ExtractionError(f"no JSON in the model's answer: {text[:200]!r}")
+    cut = _scan(body[start:])
+    if cut is not None and not fenced and _FENCE_OPEN.search(text):
+        cut = dataclasses.replace(cut, note="a code fence left open")
+    source = cut.prefix if cut is not None else body[start:]
     try:
-        loaded = _load_json(body[start:])
+        loaded = _load_json(source) if source.strip() else {}
     except Exception as exc:  # the repair library gave up
         raise ExtractionError(f"could not repair the model's answer: {exc}") from exc
     if loaded in ({}, []):  # "nothing worth keeping" in its shortest form
-        return Extraction()
+        return Extraction(cut=int(cut is not None)), cut
     data = _unwrap(loaded)
     if data is None:
         raise ExtractionError(
             "the answer holds no entities/relations/facts/temporal_events/causal_links: "
             f"{text[:200]!r}"
         )
-    return extraction_from_dict(data)
+    extraction = extraction_from_dict(data)
+    if cut is not None:
+        extraction = extraction.model_copy(update={"cut": 1})
+    return extraction, cut
+
+
+# -- answers cut off before their end ------------------------------------------------------
+_FENCE_OPEN = re.compile(r"```")
+#: Keys of an extracted item (and their aliases): an object holding one is an item.
+_ITEM_KEYS = frozenset(
+    {"name", "display_name", "source", "target", "supersedes", "evidence", "content", "fact",
+     "text", "description", "occurred_at", "participants", "cause", "effect", "from", "to",
+     "subject", "object", "event", "confidence", "importance", "replaces"}
+)  # fmt: skip
+#: Keys under which a container of items (or the whole extraction) sits.
+_CONTAINER_KEYS = frozenset(
+    {n for names in _ALIASES.values() for n in names} | set(_WRAPPERS) | {"rejected"}
+)
+_DELIMITERS = frozenset(",:[]{}") | frozenset(" \t\r\n")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Cut:
+    """Where an answer was cut off: what is left of it and what was dropped."""
+
+    prefix: str  # the answer up to the last complete item, closed again
+    items: int  # items dropped because they were being written when the answer was cut
+    note: str = ""
+
+    def describe(self, extraction: Extraction) -> str:
+        what = f"{extraction.size} complete item(s) kept"
+        if self.items:
+            what += ", the item being written when it was cut dropped"
+        return what + (f"; {self.note}" if self.note else "")
+
+
+@dataclasses.dataclass
+class _Frame:
+    kind: str  # "{" or "["
+    slot: int  # where it starts in its parent (an object member: its key)
+    in_list: bool
+    key: str | None  # the key it is the value of
+    keys: set[str] = dataclasses.field(default_factory=set)
+    member: int | None = None  # start of the current member / element
+    done: bool = False  # the current member's value is complete
+    want_key: bool = True  # objects: the next string is a key
+    last_key: str | None = None  # objects: the key read last
+
+
+def _scan(text: str) -> _Cut | None:
+    """Whether a JSON(-ish) answer ends before its root closes, and what is whole in it.
+
+    ``None`` when the root container closes (whatever follows is prose). Otherwise the answer
+    was cut off: the item being written at the cut (the outermost open object that is an
+    element of a list, holds an item's key, or sits under a key that is not a container of
+    items; else an unfinished element of a list) is dropped whole, never kept as a fragment
+    ("User is", "User's sister"), and the rest is closed again. Tolerates what the repair
+    accepts: single quotes, unquoted keys, comments, Python literals.
+
+    Example:
+        >>> cut = _scan('{"facts": [{"content": "A."}, {"content": "User is')
+        >>> cut.prefix, cut.items
+        ('{"facts": [{"content": "A."}]}', 1)
+        >>> _scan('{"facts": []} and some prose') is None
+        True
+    """
+    stack: list[_Frame] = []
+    i, n = 0, len(text)
+    opened = False
+    while i < n:
+        ch = text[i]
+        top = stack[-1] if stack else None
+        if ch in " \t\r\n":
+            i += 1
+            continue
+        if ch == "/" and text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end + 1
+            continue
+        if ch == "/" and text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            continue
+        if ch in "{[":
+            if opened and top is None:
+                break  # a second value after the root: prose
+            opened = True
+            if top is not None and top.member is None:
+                top.member = i
+            slot = top.member if top is not None and top.member is not None else i
+            key = top.last_key if top is not None and top.kind == "{" else None
+            stack.append(_Frame(ch, slot, top is not None and top.kind == "[", key))
+            i += 1
+            continue
+        if ch in "}]":
+            if not stack:
+                break
+            stack.pop()
+            if not stack:
+                return None  # the root closed: the answer is whole
+            stack[-1].done = True
+            i += 1
+            continue
+        if top is None:
+            break  # not inside JSON at all
+        if ch == ",":
+            top.member, top.done, top.want_key = None, False, True
+            i += 1
+            continue
+        if ch == ":":
+            top.want_key = False
+            i += 1
+            continue
+        is_key = top.kind == "{" and top.want_key
+        if top.member is None:
+            top.member = i
+        if ch in "\"'":
+            j = i + 1
+            while j < n and text[j] != ch:
+                j += 2 if text[j] == "\\" else 1
+            if j >= n:
+                break  # cut inside a string
+            word = text[i + 1 : j]
+            i = j + 1
+        else:
+            j = i
+            while j < n and text[j] not in _DELIMITERS:
+                j += 1
+            if j >= n:
+                break  # cut inside a bare word or a number: it may be incomplete
+            word = text[i:j]
+            i = j
+        if is_key:
+            name = word.strip().lower()
+            top.keys.add(name)
+            top.last_key = name
+            top.want_key = False
+        else:
+            top.done = True
+    if not stack:
+        return None if opened else _Cut(prefix="", items=0)
+    item = next(
+        (
+            k
+            for k, f in enumerate(stack)
+            if f.kind == "{"
+            and (
+                f.in_list
+                or bool(f.keys & _ITEM_KEYS)
+                or (f.key is not None and f.key not in _CONTAINER_KEYS)
+            )
+        ),
+        None,
+    )
+    dropped = 0
+    if item is not None:
+        cut_at, keep = stack[item].slot, stack[:item]
+        dropped = 1
+    else:
+        inner = stack[-1]
+        keep = stack
+        if inner.member is not None and not inner.done:
+            cut_at = inner.member
+            dropped = int(inner.kind == "[")  # an unfinished element: a bare sentence
+        else:
+            cut_at = n
+    prefix = text[:cut_at].rstrip()
+    while prefix.endswith(","):
+        prefix = prefix[:-1].rstrip()
+    if not keep:
+        return _Cut(prefix="", items=dropped)
+    closing = "".join("}" if f.kind == "{" else "]" for f in reversed(keep))
+    return _Cut(prefix=prefix + closing, items=dropped)
 
 
 def extraction_from_dict(data: dict[str, Any]) -> Extraction:
@@ -351,7 +559,7 @@ def extraction_from_dict(data: dict[str, Any]) -> Extraction:
     if unwrapped is None:
         raise ExtractionError(f"no extraction keys in {sorted(map(str, data))[:10]}")
     lowered = {str(k).strip().lower(): v for k, v in unwrapped.items()}
-    found: dict[str, list[Any]] = {}
+    found: dict[str, Any] = {}
     rejected: list[str] = []
     for kind, names in _ALIASES.items():
         items: list[Any] = []
@@ -401,7 +609,7 @@ def merge_reask(first: Extraction, second: Extraction) -> Extraction:
         >>> [f.content for f in out.facts], out.rejected
         (['Bob uses Rust'], ['facts: {"cont'])
     """
-    merged: dict[str, list[Any]] = {}
+    merged: dict[str, Any] = {}
     added = 0
     for kind in _MODELS:
         seen: dict[str, Any] = {}
@@ -415,7 +623,58 @@ def merge_reask(first: Extraction, second: Extraction) -> Extraction:
         merged[kind] = list(seen.values())
     fixed = added >= len(first.rejected)
     rejected = list(second.rejected) if fixed else [*first.rejected, *second.rejected]
-    return Extraction(**merged, rejected=list(dict.fromkeys(rejected)))
+    return Extraction(**merged, rejected=list(dict.fromkeys(rejected)), cut=first.cut + second.cut)
+
+
+def _added(first: Extraction, second: Extraction) -> int:
+    """Items of ``second`` that ``first`` does not hold (compared as :func:`merge_reask` does)."""
+    added = 0
+    for kind in _MODELS:
+        seen = {_item_key(kind, item) for item in getattr(first, kind)}
+        added += sum(_item_key(kind, item) not in seen for item in getattr(second, kind))
+    return added
+
+
+def _join(first: Extraction, second: Extraction, offset: int) -> Extraction:
+    """The extractions of two halves of a batch as one (the second's item indices shifted)."""
+    facts = [
+        f.model_copy(update={"source_index": f.source_index + offset})
+        if f.source_index is not None
+        else f
+        for f in second.facts
+    ]
+    merged = merge_reask(first, second.model_copy(update={"facts": facts}))
+    rejected = list(dict.fromkeys([*first.rejected, *second.rejected]))
+    return merged.model_copy(update={"rejected": rejected})
+
+
+#: ``finish_reason`` / ``stop_reason`` values of providers for an answer cut at its length cap.
+_CUT_REASONS = frozenset({"length", "max_tokens", "max_output_tokens", "model_length"})
+
+
+def _ran_out(message: Any) -> bool:
+    """Whether the provider says the answer stopped at its output cap."""
+    meta = getattr(message, "response_metadata", None) or {}
+    reasons = (meta.get(k) for k in ("finish_reason", "stop_reason", "done_reason"))
+    return any(isinstance(r, str) and r.lower() in _CUT_REASONS for r in reasons)
+
+
+def _drop_last_item(extraction: Extraction) -> Extraction:
+    """``extraction`` without its last item in answer order (a cut tool call's last item)."""
+    for kind in reversed(tuple(_MODELS)):
+        items = getattr(extraction, kind)
+        if items:
+            return extraction.model_copy(update={kind: items[:-1], "cut": 1})
+    return extraction.model_copy(update={"cut": 1})
+
+
+class _Answer:
+    """One model answer: its extraction, its raw text, where it was cut (``None``: whole)."""
+
+    __slots__ = ("cut", "extraction", "raw")
+
+    def __init__(self, extraction: Extraction, raw: str, cut: _Cut | None = None) -> None:
+        self.extraction, self.raw, self.cut = extraction, raw, cut
 
 
 class LLMExtractor:
@@ -424,8 +683,10 @@ class LLMExtractor:
     Structured output (``with_structured_output(Extraction)``) is used when the model supports
     it; otherwise, or when the structured answer does not parse, the answer text goes through
     :func:`parse_extraction` (lenient, ``json_repair``). An unusable answer is re-asked once
-    with the error. A model name is built with ``init_chat_model`` at ``temperature``
-    (0.2 by default, the seed's "low tier, temp 0.2"); an instance is used as configured.
+    with the error; an answer cut off before its end is re-asked once for a complete one (and
+    a batch whose answers keep being cut is split in halves). A model name is built with
+    ``init_chat_model`` at ``temperature`` (0.2 by default, the seed's "low tier, temp 0.2");
+    an instance is used as configured.
 
     Args:
         chat_model: A ``BaseChatModel`` or an ``init_chat_model`` string
@@ -434,6 +695,11 @@ class LLMExtractor:
         max_chars: The input cap (batches are cut to it; longer input is refused).
         structured: Force (True) or skip (False) structured output; None tries it.
         prompt: The system prompt.
+        timeout: Seconds one :meth:`extract` may take, re-ask and splits included
+            (:data:`DEFAULT_EXTRACTION_TIMEOUT`); after it :class:`ExtractionTimeout` is
+            raised and the batch stays in the backlog. ``None``: no limit.
+        max_candidates: Current memories shown with each batch so the model can say which a
+            new fact replaces (:data:`DEFAULT_MAX_CANDIDATES`; 0 shows none).
 
     Example:
         >>> from langchain_core.language_models.fake_chat_models import FakeListChatModel
@@ -450,11 +716,21 @@ class LLMExtractor:
         max_chars: int = EXTRACTION_CHAR_BUDGET,
         structured: bool | None = None,
         prompt: str = EXTRACTION_PROMPT,
+        timeout: float | None = DEFAULT_EXTRACTION_TIMEOUT,
+        max_candidates: int = DEFAULT_MAX_CANDIDATES,
     ) -> None:
+        if timeout is not None and not timeout > 0:
+            raise ConfigError(f"the extraction timeout must be positive seconds, not {timeout!r}")
+        if max_candidates < 0:
+            raise ConfigError("max_candidates must be 0 or more")
         self.model = load_chat_model(chat_model, temperature=temperature)
         self.max_chars = max_chars
         self.prompt = prompt
+        self.timeout = timeout
+        self.max_candidates = max_candidates
         self._structured: Any = None
+        self._lock = threading.Lock()
+        self._late: Future[Any] | None = None
         if structured is not False:
             try:
                 self._structured = self.model.with_structured_output(Extraction, include_raw=True)
@@ -463,56 +739,187 @@ class LLMExtractor:
                     raise ConfigError(f"the chat model has no structured output: {exc}") from exc
                 self._structured = None
 
-    def _messages(self, items: Sequence[str]) -> list[tuple[str, str]]:
+    @property
+    def sees_candidates(self) -> bool:
+        """Whether the pipeline should show this extractor the user's current memories."""
+        return self.max_candidates > 0
+
+    def _messages(
+        self, items: Sequence[str], candidates: Sequence[CandidateMemory] = ()
+    ) -> list[tuple[str, str]]:
         text = "\n".join(items)
         if len(text) > self.max_chars:
             logger.warning(
                 "extractor input of %d chars over its cap %d was cut", len(text), self.max_chars
             )
             text = text[: self.max_chars]
-        return extraction_messages([text], prompt=self.prompt)
+        shown = list(candidates)[: self.max_candidates]
+        return extraction_messages([text], prompt=self.prompt, candidates=shown)
 
     def extract(
-        self, items: Sequence[str], *, times: Sequence[datetime | None] | None = None
+        self,
+        items: Sequence[str],
+        *,
+        times: Sequence[datetime | None] | None = None,
+        candidates: Sequence[CandidateMemory] = (),
     ) -> Extraction:
-        """Call the model; re-ask once with the error when the answer is not usable.
+        """Call the model; re-ask once when the answer is not usable or was cut off.
 
         An answer is re-asked when it holds no recognisable extraction, or when some of its
         items do not validate (the error says which). Items still invalid after the re-ask
         are returned in ``Extraction.rejected`` (the pipeline sends them to pending review).
 
+        An answer cut off before its end (its JSON never closes, or the provider reports its
+        output cap) never yields the item being written when it was cut: it is re-asked once
+        for a complete answer, which is used when it is whole and brings at least as many new
+        items as were cut (a valid item, a cut one and an empty re-ask: the batch stays in
+        the backlog, the cut fact with it). When the re-ask is cut off too, a batch of more
+        than one item is split in halves, each extracted on its own.
+
+        Args:
+            items: The batch's lines.
+            times: Their times (unused by the model; the pipeline dates facts).
+            candidates: The user's current memories the batch may change, shown with their
+                short ids; a fact names those it makes untrue in ``replaces``.
+
         Raises:
             ExtractionError: Neither answer held an extraction (the batch stays in the
                 backlog and the reason is reported on the consolidation result).
+            TruncatedAnswerError: The answer was cut off and the re-ask did not complete it.
+            ExtractionTimeout: The model did not answer within ``timeout``.
         """
-        messages = self._messages(items)
-        first: Extraction | None = None
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        return self._extract(list(items), list(candidates), deadline, 0)
+
+    def _extract(
+        self,
+        items: list[str],
+        candidates: list[CandidateMemory],
+        deadline: float | None,
+        depth: int,
+    ) -> Extraction:
+        messages = self._messages(items, candidates)
+        first: _Answer | None = None
         try:
-            first, raw = self._ask(messages)
+            first = self._call(messages, deadline)
+        except ExtractionTimeout:
+            raise
         except ExtractionError as exc:
             raw, error = str(getattr(exc, "raw", "")), str(exc)
         else:
-            if not [r for r in first.rejected if not r.startswith(UNKNOWN_KEY)]:
-                return first  # commentary under keys of its own needs no re-ask
-            error = "these items did not validate: " + " | ".join(first.rejected)[:1500]
+            if first.cut is not None:
+                return self._complete(first, messages, items, candidates, deadline, depth)
+            raw = first.raw
+            bad = [r for r in first.extraction.rejected if not r.startswith(UNKNOWN_KEY)]
+            if not bad:
+                return first.extraction  # commentary under keys of its own needs no re-ask
+            error = "these items did not validate: " + " | ".join(bad)[:1500]
         logger.info("re-asking the extraction model once: %s", error[:300])
-        retry = [
-            *messages,
-            ("ai", raw or "(no usable answer)"),
-            reask_message(error),
-        ]
+        retry = [*messages, ("ai", raw or "(no usable answer)"), reask_message(error)]
         try:
-            second, _ = self._ask(retry)
+            second = self._call(retry, deadline)
+        except ExtractionTimeout:
+            raise
         except ExtractionError as exc:
             if first is not None:
-                return first  # the first answer's valid items stand; the rest go to review
+                return first.extraction  # its valid items stand; the rest go to review
             raise ExtractionError(f"{error}; after a re-ask: {exc}") from exc
         if first is None:
-            return second
-        return merge_reask(first, second)
+            if second.cut is not None:
+                raise self._cut_error(second, "the re-ask of an unusable answer", cut=1)
+            return second.extraction
+        # a re-ask cut off still holds only whole items: the first answer was whole
+        return merge_reask(first.extraction, second.extraction)
 
-    def _ask(self, messages: list[tuple[str, str]]) -> tuple[Extraction, str]:
-        """One model call: the extraction and the answer's raw text (for a re-ask)."""
+    def _complete(
+        self,
+        first: _Answer,
+        messages: list[tuple[str, str]],
+        items: list[str],
+        candidates: list[CandidateMemory],
+        deadline: float | None,
+        depth: int,
+    ) -> Extraction:
+        """An answer cut off: re-ask once for a complete one, or split the batch."""
+        assert first.cut is not None
+        said = first.cut.describe(first.extraction)
+        logger.warning("the extraction model's answer was cut off (%s); re-asking once", said)
+        retry = [*messages, ("ai", first.raw), truncated_reask_message(said)]
+        try:
+            second = self._call(retry, deadline)
+        except ExtractionTimeout:
+            raise
+        except ExtractionError as exc:
+            raise TruncatedAnswerError(
+                f"the model's answer was cut off ({said}) and the re-ask was unusable: {exc}",
+            ) from exc
+        if second.cut is not None:
+            if len(items) > 1 and depth < MAX_SPLIT_DEPTH:
+                mid = len(items) // 2
+                logger.warning(
+                    "the re-ask was cut off too; extracting the batch's %d items in two halves",
+                    len(items),
+                )
+                left = self._extract(items[:mid], candidates, deadline, depth + 1)
+                right = self._extract(items[mid:], candidates, deadline, depth + 1)
+                joined = _join(left, right, mid)
+                return joined.model_copy(update={"cut": joined.cut + 2})
+            raise self._cut_error(second, f"after an answer cut off ({said}), the re-ask", cut=2)
+        got = second.extraction
+        if got.size and _added(first.extraction, got) >= first.cut.items:
+            return merge_reask(first.extraction, got)
+        raise self._cut_error(
+            second,
+            f"the model's answer was cut off ({said}) and the re-ask did not complete it "
+            f"({got.size} item(s), {_added(first.extraction, got)} new)",
+            cut=1,
+            whole=True,
+        )
+
+    @staticmethod
+    def _cut_error(
+        answer: _Answer, what: str, *, cut: int, whole: bool = False
+    ) -> TruncatedAnswerError:
+        if whole:
+            error = TruncatedAnswerError(f"{what}; the batch stays in the backlog")
+        else:
+            assert answer.cut is not None
+            said = answer.cut.describe(answer.extraction)
+            error = TruncatedAnswerError(
+                f"{what} was cut off ({said}); the batch stays in the backlog"
+            )
+        error.cut = cut
+        return error
+
+    # -- one model call, with the deadline ---------------------------------------------
+    def _call(self, messages: list[tuple[str, str]], deadline: float | None) -> _Answer:
+        """:meth:`_ask` within the deadline (a worker thread waited for, never killed)."""
+        if deadline is None:
+            return self._ask(messages)
+        with self._lock:
+            late = self._late
+            if late is not None and not late.done():
+                raise ExtractionTimeout(
+                    "an earlier extraction call has not answered yet (a model that stopped "
+                    "answering); the batch stays in the backlog"
+                )
+            self._late = None
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise ExtractionTimeout(
+                f"the extraction took longer than {self.timeout:g} s; "
+                "the batch stays in the backlog"
+            )
+        return _with_deadline(
+            lambda: self._ask(messages), remaining, self._remember_late, self.timeout
+        )
+
+    def _remember_late(self, future: Future[Any]) -> None:
+        with self._lock:
+            self._late = future
+
+    def _ask(self, messages: list[tuple[str, str]]) -> _Answer:
+        """One model call: the extraction, the answer's raw text, and where it was cut."""
         if self._structured is not None:
             out = self._structured.invoke(messages)
             raw = out.get("raw") if isinstance(out, dict) else None
@@ -522,25 +929,34 @@ class LLMExtractor:
                 return self._from_message(raw)
             parsed = out.get("parsed") if isinstance(out, dict) else out
             if isinstance(parsed, Extraction):
-                return parsed, parsed.model_dump_json()
+                return _Answer(parsed, parsed.model_dump_json())
             if isinstance(parsed, dict):
-                return extraction_from_dict(parsed), json.dumps(parsed, default=str)
+                return _Answer(extraction_from_dict(parsed), json.dumps(parsed, default=str))
             raise ExtractionError("the structured model returned nothing")
         return self._from_message(self.model.invoke(messages))
 
     @staticmethod
-    def _from_message(message: Any) -> tuple[Extraction, str]:
+    def _from_message(message: Any) -> _Answer:
         if message is None:
             raise ExtractionError("the model returned nothing")
+        ran_out = _ran_out(message)
         for call in getattr(message, "tool_calls", None) or []:
             args = call.get("args") if isinstance(call, dict) else None
             if isinstance(args, dict):
                 raw = json.dumps(args, default=str)
                 try:
-                    return extraction_from_dict(args), raw
+                    got = extraction_from_dict(args)
                 except ExtractionError as exc:
                     exc.raw = raw  # type: ignore[attr-defined]
                     raise
+                if ran_out:  # the provider parsed what it had: its last item may be cut
+                    return _Answer(_drop_last_item(got), raw, _Cut(prefix=raw, items=1))
+                return _Answer(got, raw)
+        texts: list[str] = []
+        for call in getattr(message, "invalid_tool_calls", None) or []:
+            args = call.get("args") if isinstance(call, dict) else None
+            if isinstance(args, str) and args.strip():
+                texts.append(args)  # arguments that did not parse: often cut off
         content = getattr(message, "content", message)
         if isinstance(content, list):
             content = "".join(
@@ -548,9 +964,47 @@ class LLMExtractor:
                 for b in content
                 if isinstance(b, str | dict)
             )
-        text = str(content)
+        text = texts[0] if texts and not str(content).strip() else str(content)
         try:
-            return parse_extraction(text), text
+            got, cut = _parse(text)
         except ExtractionError as exc:
             exc.raw = text  # type: ignore[attr-defined]
             raise
+        if cut is None and ran_out:
+            cut = _Cut(prefix=text, items=0, note="the provider reports its output cap")
+            got = got.model_copy(update={"cut": 1})
+        return _Answer(got, text, cut)
+
+
+def _with_deadline(
+    call: Callable[[], T],
+    timeout: float,
+    on_late: Callable[[Future[Any]], None],
+    budget: float | None,
+) -> T:
+    """``call()`` in a daemon thread, waited for at most ``timeout`` seconds.
+
+    A call that outlives it is handed to ``on_late`` (it finishes, or fails, on its own) and
+    :class:`ExtractionTimeout` is raised. The context (LangChain callbacks, tracing) is kept.
+    """
+    future: Future[Any] = Future()
+    context = contextvars.copy_context()
+
+    def work() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(context.run(call))
+        except BaseException as exc:  # handed to the caller through the future
+            future.set_exception(exc)
+
+    threading.Thread(target=work, name="prax-extraction", daemon=True).start()
+    try:
+        result: T = future.result(timeout=timeout)
+    except FutureTimeout:
+        on_late(future)
+        raise ExtractionTimeout(
+            f"the extraction model gave no answer within {budget or timeout:g} s; "
+            "the batch stays in the backlog"
+        ) from None
+    return result

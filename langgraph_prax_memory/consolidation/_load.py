@@ -278,9 +278,18 @@ class LoadStage(ConsolidatorBase):
         }
 
     def _retry(self, user_id: str, st: ConsolidationState, result: ConsolidationResult) -> None:
+        """Write the queued facts again; retire what those that replace memories replace."""
         items = st.retry_memories
         try:
             written = self._write_memories(user_id, items, result)
+            replaced = [
+                (list(i["_replaces"]), to_utc(i.get("created_at") or utcnow()), str(i["content"]))
+                for i in items
+                if i.get("_replaces")
+            ]
+            retired = self._retire_replaced(user_id, replaced, written.landed, result)
+            if retired:
+                self._rebuild_summaries(user_id, [], result, retired=retired)
         except (MemoryWriteError, BackendUnavailable, EmbeddingError) as exc:
             logger.warning("retry of %d queued memories failed again: %s", len(items), exc)
             return

@@ -26,9 +26,13 @@ from langgraph_prax_memory.consolidation._summary import (
     summarise_week,
     week_label,
 )
+from langgraph_prax_memory.consolidation._supersession import mark_superseded
 from langgraph_prax_memory.models import Memory
 from langgraph_prax_memory.retrieval import ltm_filter, validity_filter
 from langgraph_prax_memory.vectors import user_filter
+
+#: Payload key of a summary: the ids of the memories (or lower summaries) it was built from.
+SUMMARY_OF = "summary_of"
 
 
 class MaintainStage(ConsolidatorBase):
@@ -98,10 +102,22 @@ class MaintainStage(ConsolidatorBase):
         return qm.Filter(must=[*(base.must or []), level, *conditions], must_not=base.must_not)  # type: ignore[misc]
 
     def _write_summary(
-        self, user_id: str, text: str, *, level: str, key: str, importance: float, at: datetime
+        self,
+        user_id: str,
+        text: str,
+        *,
+        level: str,
+        key: str,
+        importance: float,
+        at: datetime,
+        built_from: Sequence[Memory] = (),
     ) -> None:
-        """Store one summary addressed by its key (a re-run replaces it, never duplicates)."""
-        self.parts.ltm.remember_many(
+        """Store one summary addressed by its key (a re-run replaces it, never duplicates).
+
+        ``summary_of`` in its payload lists the ids of the memories (or summaries) it was
+        built from, so retiring one of them rebuilds it (:meth:`_rebuild_summaries`).
+        """
+        ids = self.parts.ltm.remember_many(
             user_id,
             [
                 {
@@ -115,6 +131,9 @@ class MaintainStage(ConsolidatorBase):
                 }
             ],
         )
+        if ids:
+            sources = sorted({m.id for m in built_from})
+            self.parts.ltm.vectors.set_payload(user_id, ids, {SUMMARY_OF: sources})
 
     def _summaries(
         self, user_id: str, first: date, today: date, result: ConsolidationResult
@@ -151,6 +170,7 @@ class MaintainStage(ConsolidatorBase):
             key=f"daily_summary:{day.isoformat()}",
             importance=max(m.importance for m in memories),
             at=end - timedelta(seconds=1),
+            built_from=memories,
         )
         return text
 
@@ -193,6 +213,7 @@ class MaintainStage(ConsolidatorBase):
             key=f"weekly_summary:{label}",
             importance=max(m.importance for m in dailies),
             at=self._week_end(label) - timedelta(seconds=1),
+            built_from=dailies,
         )
         return text
 
@@ -214,21 +235,40 @@ class MaintainStage(ConsolidatorBase):
             key="global_summary",
             importance=max(m.importance for m in weeklies),
             at=min(now, max(m.created_at for m in weeklies)),
+            built_from=weeklies,
         )
         result.global_summary = True
 
     def _rebuild_summaries(
-        self, user_id: str, marked: Sequence[Any], result: ConsolidationResult
+        self,
+        user_id: str,
+        marked: Sequence[Any],
+        result: ConsolidationResult,
+        *,
+        retired: Sequence[str] = (),
     ) -> None:
-        """Rebuild summaries that repeated a superseded fact, from what is still current.
+        """Rebuild the summaries that included a retired fact, from what is still current.
 
-        A day is re-summarised from its current memories (none left: the marked summary
-        stays out of recall); its week from the current dailies, then the global summary.
+        Which: the summaries ``marked`` (they named the superseded value), every summary
+        whose ``summary_of`` lists a ``retired`` memory, and (for a daily summary written
+        before ``summary_of`` existed) the summary of a retired memory's day. A day is
+        re-summarised from its current memories, its week from the current dailies, then the
+        global summary; a summary left with nothing current to be built from is marked
+        superseded instead, so it leaves recall and never restates the retired fact.
         """
+        points: dict[str, Any] = {str(p.id): p for p in marked}
+        if retired:
+            for point in self._summaries_of(user_id, retired):
+                points.setdefault(str(point.id), point)
+            for point in self._legacy_dailies(user_id, retired):
+                points.setdefault(str(point.id), point)
+        if not points:
+            return
+        until = utcnow()
         days: set[date] = set()
         weeks: set[str] = set()
         again_global = False
-        for point in marked:
+        for point in points.values():
             key = str(point.payload.get("key", ""))
             level = point.payload.get("summary_level")
             if level == "daily" and key.startswith("daily_summary:"):
@@ -253,7 +293,11 @@ class MaintainStage(ConsolidatorBase):
             ]
             if memories:
                 self._summarise_one_day(user_id, day, memories)
+            else:
+                self._retire_summary(user_id, f"daily_summary:{day.isoformat()}", until)
         for label in sorted(weeks):
+            if not self._has_key(user_id, f"weekly_summary:{label}"):
+                continue
             end = self._week_end(label)
             flt = self._current(
                 user_id,
@@ -267,11 +311,66 @@ class MaintainStage(ConsolidatorBase):
                 Memory.from_payload(p.id, p.payload)
                 for p in self.parts.ltm.vectors.scroll(user_id, flt=flt, limit=10_000)
             ]
-            if dailies and self._has_key(user_id, f"weekly_summary:{label}"):
+            if dailies:
                 self._summarise_one_week(user_id, label, dailies)
-                again_global = True
+            else:
+                self._retire_summary(user_id, f"weekly_summary:{label}", until)
+            again_global = True
         if (again_global or weeks) and self._has_key(user_id, "global_summary"):
-            self._global_summary(user_id, utcnow(), result)
+            if self.parts.ltm.vectors.scroll(
+                user_id, flt=self._current(user_id, levels=["weekly"]), limit=1
+            ):
+                self._global_summary(user_id, utcnow(), result)
+            else:
+                self._retire_summary(user_id, "global_summary", until)
+
+    def _summaries_of(self, user_id: str, ids: Sequence[str]) -> list[Any]:
+        """The summaries (any level) built from one of ``ids``."""
+        flt = user_filter(
+            user_id,
+            *(ltm_filter(user_id).must or []),  # type: ignore[arg-type]
+            qm.FieldCondition(key=SUMMARY_OF, match=qm.MatchAny(any=list(ids))),
+        )
+        return self.parts.ltm.vectors.scroll(user_id, flt=flt, limit=10_000)
+
+    def _legacy_dailies(self, user_id: str, ids: Sequence[str]) -> list[Any]:
+        """Daily summaries of the days of ``ids`` written before ``summary_of`` existed."""
+        out: list[Any] = []
+        keys: set[str] = set()
+        for point in self.parts.ltm.vectors.retrieve(user_id, list(ids)):
+            created = point.payload.get("created_ts")
+            if created is None or point.payload.get("summary_level", "raw") != "raw":
+                continue
+            day = datetime.fromtimestamp(float(created), UTC).astimezone(self.timezone).date()
+            keys.add(f"daily_summary:{day.isoformat()}")
+        for key in sorted(keys):
+            flt = user_filter(
+                user_id,
+                *(ltm_filter(user_id).must or []),  # type: ignore[arg-type]
+                qm.FieldCondition(key="key", match=qm.MatchValue(value=key)),
+            )
+            out += [
+                p
+                for p in self.parts.ltm.vectors.scroll(user_id, flt=flt, limit=1)
+                if SUMMARY_OF not in p.payload
+            ]
+        return out
+
+    def _retire_summary(self, user_id: str, key: str, until: datetime) -> None:
+        """Mark the summary under ``key`` superseded (nothing current is left to build it)."""
+        flt = user_filter(
+            user_id,
+            *(ltm_filter(user_id).must or []),  # type: ignore[arg-type]
+            qm.FieldCondition(key="key", match=qm.MatchValue(value=key)),
+        )
+        found = [
+            p.id
+            for p in self.parts.ltm.vectors.scroll(user_id, flt=flt, limit=1)
+            if p.payload.get("valid_until") is None
+        ]
+        if found:
+            mark_superseded(self.parts, user_id, found, until, None)
+            logger.info("summary %s of %r has nothing current left: marked", key, user_id)
 
     def _has_key(self, user_id: str, key: str) -> bool:
         flt = user_filter(

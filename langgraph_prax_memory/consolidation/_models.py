@@ -16,6 +16,7 @@ from langgraph_prax_memory.errors import PraxMemoryError
 from langgraph_prax_memory.prompts.extraction import (
     DEFAULT_CONFIDENCE,
     UNSTATED_CONFIDENCE,
+    CandidateMemory,
     ExtractedCausalLink,
     ExtractedEntity,
     ExtractedEvent,
@@ -29,6 +30,7 @@ __all__ = [
     "UNSTATED_CONFIDENCE",
     "Batch",
     "BatchFailure",
+    "CandidateMemory",
     "ConsolidationResult",
     "ConsolidationState",
     "Extraction",
@@ -38,14 +40,37 @@ __all__ = [
     "ExtractedFact",
     "ExtractedRelation",
     "ExtractionError",
+    "ExtractionTimeout",
     "InFlight",
     "SourceState",
     "TraceItem",
+    "TruncatedAnswerError",
 ]
 
 
 class ExtractionError(PraxMemoryError):
-    """An extractor could not turn a batch into an :class:`Extraction` (e.g. unparseable JSON)."""
+    """An extractor could not turn a batch into an :class:`Extraction` (e.g. unparseable JSON).
+
+    ``cut`` counts the model answers of the attempt that were cut off before their end.
+    """
+
+    cut: int = 0
+
+
+class ExtractionTimeout(ExtractionError):
+    """The extraction model gave no answer within the extractor's timeout.
+
+    The batch stays in the backlog (the pointer stays before it) and is tried again by the
+    next run.
+    """
+
+
+class TruncatedAnswerError(ExtractionError):
+    """The model's answer was cut off before its end and the re-ask did not complete it.
+
+    The batch stays in the backlog: its complete items are not written either, as the cut
+    item (a fact, a relation ...) would be lost with the pointer moving past it.
+    """
 
 
 class TraceItem(BaseModel):
@@ -223,6 +248,16 @@ class ConsolidationResult(BaseModel):
     items_rejected: int = Field(
         default=0,
         description="extracted items that did not validate (each logged and kept for review)",
+    )
+    answers_cut: int = Field(
+        default=0,
+        description="model answers cut off before their end (each re-asked; the batch "
+        "stays in the backlog unless the re-ask completed it)",
+    )
+    replaces_ignored: int = Field(
+        default=0,
+        description="ids in facts' `replaces` that name no memory shown to the model "
+        "(invented, another user's, malformed): ignored and logged",
     )
     memories_created: int = 0
     memories_deduplicated: int = 0

@@ -42,12 +42,20 @@ from langgraph_prax_memory.consolidation._base import (
 from langgraph_prax_memory.consolidation._batching import (
     MAX_BATCHES_PER_RUN,
 )
-from langgraph_prax_memory.consolidation._llm import Extractor, LLMExtractor, load_chat_model
+from langgraph_prax_memory.consolidation._candidates import find_candidates, resolve_replaces
+from langgraph_prax_memory.consolidation._llm import (
+    DEFAULT_EXTRACTION_TIMEOUT,
+    DEFAULT_MAX_CANDIDATES,
+    Extractor,
+    LLMExtractor,
+    load_chat_model,
+)
 from langgraph_prax_memory.consolidation._load import LoadStage
 from langgraph_prax_memory.consolidation._maintain import MaintainStage
 from langgraph_prax_memory.consolidation._models import (
     Batch,
     BatchFailure,
+    CandidateMemory,
     ConsolidationResult,
     ConsolidationState,
     Extraction,
@@ -137,7 +145,14 @@ class Consolidator(LoadStage, WriteStage, MaintainStage):
         self.chat_model = load_chat_model(chat_model) if chat_model is not None else None
         if extractor is None:
             extractor = (
-                LLMExtractor(self.chat_model)
+                LLMExtractor(
+                    self.chat_model,
+                    timeout=getattr(
+                        self.parts.config,
+                        "consolidation_extraction_timeout",
+                        DEFAULT_EXTRACTION_TIMEOUT,
+                    ),
+                )
                 if self.chat_model is not None
                 else RuleBasedExtractor()
             )
@@ -287,11 +302,53 @@ class Consolidator(LoadStage, WriteStage, MaintainStage):
         index = state["index"]
         batch = state["plan"][index]
         result.extractor_calls += 1
+        extractor: Any = self.extractor
+        sees = bool(getattr(extractor, "sees_candidates", False))
+        candidates: list[CandidateMemory] = []
+        if sees:  # the user's current memories the batch may change (shown with short ids)
+            limit = int(getattr(extractor, "max_candidates", DEFAULT_MAX_CANDIDATES))
+            try:
+                candidates = find_candidates(self.parts, user_id, batch.texts, limit=limit)
+            except Exception as exc:
+                logger.warning(
+                    "current memories of %r unavailable to the extractor (%s); extracting "
+                    "without them",
+                    user_id,
+                    exc,
+                )
         try:
-            extraction = self.extractor.extract(batch.texts, times=batch.times)
+            if sees:
+                extraction = extractor.extract(
+                    batch.texts, times=batch.times, candidates=candidates
+                )
+            else:
+                extraction = extractor.extract(batch.texts, times=batch.times)
         except Exception as exc:
+            result.answers_cut += int(getattr(exc, "cut", 0) or 0)
             return self._failed(state, result, batch, exc)
-        return {"result": result, "extraction": extraction, "index": index}
+        result.answers_cut += extraction.cut
+        # only the short ids shown resolve (invented ids, other users' ids: ignored)
+        extraction, ignored = resolve_replaces(extraction, candidates)
+        if ignored:
+            result.replaces_ignored += len(ignored)
+            logger.warning(
+                "extraction of %r named %d memory id(s) in `replaces` that were not shown to "
+                "it (ignored): %s",
+                user_id,
+                len(ignored),
+                ", ".join(sorted(set(ignored)))[:300],
+            )
+        # a model that states `replaces` (even []) has judged the memories it was shown:
+        # the old target's name no longer retires those (see _supersede.py)
+        engaged = any("replaces" in f.model_fields_set for f in extraction.facts)
+        judged = [c.memory_id for c in candidates] if engaged else []
+        return {
+            "result": result,
+            "extraction": extraction,
+            "index": index,
+            "candidates": candidates,
+            "judged": judged,
+        }
 
     def _failed(
         self, state: _State, result: ConsolidationResult, batch: Batch, exc: Exception
@@ -370,8 +427,16 @@ class Consolidator(LoadStage, WriteStage, MaintainStage):
             for r in extraction.relations
             if r.confidence < limit
         ]
+        shown = {c.memory_id: c.content for c in state.get("candidates") or []}
         review += [
-            (f.content, "fact", f.importance) for f in extraction.facts if f.confidence < limit
+            (
+                f.content
+                + "".join(f" (would replace: {shown[i]})" for i in f.replaces_ids if i in shown),
+                "fact",
+                f.importance,
+            )
+            for f in extraction.facts
+            if f.confidence < limit
         ]
         review += [
             (f"Event: {e.description}", "event", e.importance)
@@ -415,6 +480,9 @@ class Consolidator(LoadStage, WriteStage, MaintainStage):
             accepted = resolve_extraction(self.parts.graph, user_id, accepted)
         except Exception as exc:  # the graph is down: the batch is written unresolved
             logger.warning("entity resolution of %r skipped: %s", user_id, exc)
+        # a fact that replaces a memory closes the edge that memory stated, when the model
+        # left `supersedes` out of the batch's relation of that kind (_supersede.py)
+        accepted = self._supersedes_from_replaces(user_id, accepted)
         return {"result": result, "accepted": accepted}
 
     def node_commit(self, state: _State, config: RunnableConfig) -> dict[str, Any]:
@@ -429,7 +497,14 @@ class Consolidator(LoadStage, WriteStage, MaintainStage):
         result.items_seen += batch.lines
         result.bytes_seen += batch.bytes_seen
         result.bytes_skipped += batch.bytes_skipped
-        return {"result": result, "index": state["index"] + 1, "extraction": None, "accepted": None}
+        return {
+            "result": result,
+            "index": state["index"] + 1,
+            "extraction": None,
+            "accepted": None,
+            "candidates": [],
+            "judged": [],
+        }
 
     @staticmethod
     def _advance(ss: SourceState, batch: Batch, now: datetime) -> None:

@@ -235,15 +235,18 @@ def retire(
     *,
     exclude: Iterable[str] = (),
     new_targets: Sequence[str] = (),
+    never: Iterable[str] = (),
 ) -> tuple[list[str], list[StoredPoint]]:
     """Mark the current memories stating ``sup``'s old fact; (raw ids, summary points).
 
     Only memories created at or before ``sup.when`` qualify (what was said after the change
     is not the retired fact); ``exclude`` (the batch's own new memories) is marked only when
-    its time is before the change (an earlier line of the same batch).
+    its time is before the change (an earlier line of the same batch); ``never`` (memories
+    the extraction model was shown and judged) is not marked by name.
     Already-marked memories are not candidates, so a repeated call changes nothing.
     """
     skip = set(exclude)
+    judged = set(never)
     old_id = entity_id(user_id, sup.old)
     new = [n for n in (sup.new, *new_targets) if n]
     limit = sup.when.timestamp() + 1e-6
@@ -254,6 +257,8 @@ def retire(
         created = float(payload.get("created_ts", 0.0))
         if created > limit or (pid in skip and created >= sup.when.timestamp() - 1e-6):
             continue  # said after the change, or the batch's own memory not known to be older
+        if pid in judged:
+            continue  # the model saw it and did not say the change replaces it
         is_summary = payload.get("summary_level", "raw") != "raw"
         if not states_old_fact(
             str(payload.get("content", "")),

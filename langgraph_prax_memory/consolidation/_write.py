@@ -11,6 +11,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from qdrant_client import models as qm
 
+from langgraph_prax_memory._validation import to_utc, utcnow
 from langgraph_prax_memory.consolidation._base import (
     _HISTORICAL,
     _NUMBER,
@@ -300,7 +301,7 @@ class WriteStage(SupersedeStage):
         assert accepted is not None
         now = state["run_now"]
         when = min(batch.latest_time or now, now)
-        sups = self._supersessions(user_id, accepted, when)
+        sups = self._supersessions(user_id, accepted, when, batch)
         if not accepted.facts and not sups:
             return {"result": result}
         items = self._memory_items(user_id, batch, accepted, now, result) if accepted.facts else []
@@ -315,28 +316,55 @@ class WriteStage(SupersedeStage):
                 user_id,
                 exc,
             )
-            st = self.states.load(user_id)
-            queue = st.retry_memories + items
-            if len(queue) > MAX_RETRY_MEMORIES:
-                logger.error(
-                    "retry queue of %r is full; %d memories dropped",
-                    user_id,
-                    len(queue) - MAX_RETRY_MEMORIES,
-                )
-                queue = queue[-MAX_RETRY_MEMORIES:]
-            st.retry_memories = queue
-            self.states.save(user_id, st)
+            self._queue_memories(user_id, items)
             return {"result": result}
         result.memories_created += written.created
         result.memories_deduplicated += written.deduplicated
         result.memories_merged += written.merged
-        if sups:
+        retired: list[str] = []
+        replaced = _replacements(items)
+        if replaced:  # by id: the memories the model said a fact replaces
             try:
-                self._retire(user_id, sups, written.ids, result)
+                retired = self._retire_replaced(user_id, replaced, written.landed, result)
+            except (MemoryWriteError, BackendUnavailable, EmbeddingError) as exc:
+                logger.error(
+                    "retiring the memories replaced by %d fact(s) of %r failed (%s); queued "
+                    "for retry",
+                    len(replaced),
+                    user_id,
+                    exc,
+                )
+                result.errors.append(f"replaced memories: {exc}")
+                # written again (a no-op by content) and retired by the next run's retry
+                self._queue_memories(user_id, [i for i in items if i.get("_replaces")])
+        if sups or retired:
+            try:
+                self._retire(
+                    user_id,
+                    sups,
+                    written.ids,
+                    result,
+                    judged=state.get("judged") or [],
+                    retired=retired,
+                )
             except (MemoryWriteError, BackendUnavailable, EmbeddingError) as exc:
                 logger.error("marking superseded memories of %r failed: %s", user_id, exc)
                 result.errors.append(f"supersession: {exc}")
         return {"result": result}
+
+    def _queue_memories(self, user_id: str, items: list[dict[str, Any]]) -> None:
+        """Keep facts whose write (or whose retiring of replaced memories) did not land."""
+        st = self.states.load(user_id)
+        queue = st.retry_memories + items
+        if len(queue) > MAX_RETRY_MEMORIES:
+            logger.error(
+                "retry queue of %r is full; %d memories dropped",
+                user_id,
+                len(queue) - MAX_RETRY_MEMORIES,
+            )
+            queue = queue[-MAX_RETRY_MEMORIES:]
+        st.retry_memories = queue
+        self.states.save(user_id, st)
 
     def _memory_items(
         self,
@@ -390,6 +418,7 @@ class WriteStage(SupersedeStage):
                         "entity_ids": entity_ids,
                         "_names": list(group),
                         "_timed": known is not None,
+                        **({"_replaces": list(fact.replaces_ids)} if fact.replaces_ids else {}),
                     }
                 )
         return items
@@ -426,43 +455,51 @@ class WriteStage(SupersedeStage):
         store = self.parts.ltm.vectors
         clean = [{k: v for k, v in i.items() if not k.startswith("_")} for i in items]
         hashes = [content_hash(user_id, str(i["content"])) for i in clean]
-        existing = {
-            p.payload.get("content_hash")
-            for p in store.scroll(
-                user_id,
-                flt=ltm_filter(user_id, hashes=sorted(set(hashes))),
-                limit=len(hashes) * 4,
-            )
-        }
+        existing: dict[str, str] = {}
+        for point in store.scroll(
+            user_id,
+            flt=ltm_filter(user_id, hashes=sorted(set(hashes))),
+            limit=len(hashes) * 4,
+        ):
+            existing.setdefault(str(point.payload.get("content_hash")), point.id)
         fresh: list[int] = []
         taken: set[str] = set()
         for i, h in enumerate(hashes):
             if h not in existing and h not in taken:
                 taken.add(h)
                 fresh.append(i)
-        keep, merged, evidence = self._merge_near_duplicates(user_id, clean, fresh)
+        keep, merged, evidence, into = self._merge_near_duplicates(user_id, clean, fresh)
         ids = self.parts.ltm.remember_many(user_id, [clean[i] for i in keep]) if keep else []
         for i, mid in zip(keep, ids, strict=True):
             if evidence.get(i):
                 store.set_payload(user_id, [mid], {"evidence": evidence[i][-MAX_MERGED_EVIDENCE:]})
         if batch_time is not None and ids:
             self._mark_historical(user_id, [items[i] for i in keep], ids, batch_time, result)
+        landed = [*ids, *into, *(existing[h] for h in hashes if h in existing)]
         return _Written(
-            created=len(ids), deduplicated=len(items) - len(fresh), merged=merged, ids=ids
+            created=len(ids),
+            deduplicated=len(items) - len(fresh),
+            merged=merged,
+            ids=ids,
+            landed=list(dict.fromkeys(landed)),
         )
 
     def _merge_near_duplicates(
         self, user_id: str, items: list[dict[str, Any]], fresh: list[int]
-    ) -> tuple[list[int], int, dict[int, list[str]]]:
-        """(items to write, how many merged, evidence to keep on written items)."""
+    ) -> tuple[list[int], int, dict[int, list[str]], list[str]]:
+        """Near-duplicates of the fresh items, within the batch and among stored memories.
+
+        Returns (items to write, how many merged, evidence to keep on written items, the ids
+        of the stored memories merged into).
+        """
         if not fresh:
-            return [], 0, {}
+            return [], 0, {}, []
         try:
             vectors = self.parts.ltm.embeddings.embed_documents(
                 [str(items[i]["content"]) for i in fresh]
             )
         except EmbeddingError:
-            return fresh, 0, {}
+            return fresh, 0, {}, []
         store = self.parts.ltm.vectors
         current = validity_filter(ltm_filter(user_id))
         raw_only = qm.FieldCondition(key="summary_level", match=qm.MatchValue(value="raw"))
@@ -471,6 +508,7 @@ class WriteStage(SupersedeStage):
         kept_vectors: list[list[float]] = []
         evidence: dict[int, list[str]] = {}
         merged = 0
+        into: list[str] = []
         for i, vector in zip(fresh, vectors, strict=True):
             item = items[i]
             ents = sorted(item.get("entity_ids") or [])
@@ -517,7 +555,19 @@ class WriteStage(SupersedeStage):
                     {"importance": importance, "evidence": kept[-MAX_MERGED_EVIDENCE:]},
                 )
                 merged += 1
+                into.append(stored.id)
                 continue
             keep.append(i)
             kept_vectors.append(list(vector))
-        return keep, merged, evidence
+        return keep, merged, evidence, into
+
+
+def _replacements(items: list[dict[str, Any]]) -> list[tuple[list[str], datetime, str]]:
+    """(memory ids, when, the new statement) for each item whose fact replaces memories."""
+    out: list[tuple[list[str], datetime, str]] = []
+    for item in items:
+        ids = [str(i) for i in item.get("_replaces") or []]
+        if ids:
+            when = to_utc(item.get("created_at") or utcnow(), what="created_at")
+            out.append((ids, when, str(item["content"])))
+    return out

@@ -21,6 +21,7 @@ from pydantic.json_schema import SkipJsonSchema
 from langgraph_prax_memory.prompts._coerce import optional_time, unit
 
 __all__ = [
+    "CandidateMemory",
     "ExtractedCausalLink",
     "ExtractedEntity",
     "ExtractedEvent",
@@ -29,6 +30,7 @@ __all__ = [
     "Extraction",
     "extraction_messages",
     "reask_message",
+    "truncated_reask_message",
 ]
 
 EXTRACTION_PROMPT = """\
@@ -44,7 +46,12 @@ to Berlin; the target itself when it only ended, e.g. "no longer likes jazz"; nu
 - "facts": [{"content" (a self-contained third-person statement of the current state, e.g. \
 "User lives in Berlin." - never the raw turn), "importance", "confidence", \
 "entities" (names it mentions), "tags" (for a standing fact about the user, one of \
-preference, profile, identity, constraint, relationship; [] for anything else)}]
+preference, profile, identity, constraint, relationship; [] for anything else), \
+"replaces" (the ids of the listed current memories this fact makes untrue, e.g. ["m2"] \
+for "User lives in Berlin." when m2 is "User lives in Lisbon."; a fact that records the \
+change itself, e.g. "User broke up with Leo.", replaces the memory of the old state too; \
+[] when it only adds to what they say, e.g. another hobby or language, or when nothing \
+listed is affected)}]
 - "temporal_events": [{"description", "occurred_at" (ISO datetime or null), "importance", \
 "participants"}]
 - "causal_links": [{"cause", "effect", "cause_entities", "effect_entities", "importance"}]
@@ -59,6 +66,20 @@ REASK_PROMPT = (
     "numeric confidence between 0 and 1."
 )
 
+#: Sent once when an answer was cut off before its end (the model ran out of output).
+TRUNCATED_REASK_PROMPT = (
+    "Your previous answer was cut off before its end ({error}). Answer again with ONE "
+    "complete JSON object and nothing else: every item, including those of your previous "
+    "answer, each in fewer words, with the keys entities, relations, facts, temporal_events "
+    "and causal_links (lists; [] when empty)."
+)
+
+#: Heads the list of the user's current memories shown with the excerpt.
+CANDIDATES_HEADER = (
+    "Current memories of this user that the excerpt may change (id: memory). Say in a "
+    'fact\'s "replaces" which of them it makes untrue; use only these ids:'
+)
+
 #: Confidence of an item built in Python without one (the rule-based extractor always states
 #: one; this default is for programmatic construction only).
 DEFAULT_CONFIDENCE = 0.7
@@ -67,21 +88,57 @@ DEFAULT_CONFIDENCE = 0.7
 UNSTATED_CONFIDENCE = 0.0
 
 
+class CandidateMemory(BaseModel):
+    """A current memory of the user shown with the excerpt, under a short id (``m1``...).
+
+    The model names it in a fact's ``replaces`` when the fact makes it untrue; the pipeline
+    maps the short id back to ``memory_id`` (ids it did not show are ignored).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(description="the short id shown to the model: m1, m2 ...")
+    memory_id: str = Field(description="the memory's id in the store (never shown)")
+    content: str
+    created_at: datetime | None = None
+
+    def line(self) -> str:
+        """How the memory is listed in the prompt: ``m1: User lives in Lisbon. (2026-03-02)``."""
+        text = " ".join(self.content.split())
+        if len(text) > 300:
+            text = text[:299].rstrip() + "…"
+        since = f" ({self.created_at.date().isoformat()})" if self.created_at else ""
+        return f"{self.id}: {text}{since}"
+
+
 def extraction_messages(
-    items: Sequence[str], *, prompt: str = EXTRACTION_PROMPT
+    items: Sequence[str],
+    *,
+    prompt: str = EXTRACTION_PROMPT,
+    candidates: Sequence[CandidateMemory] = (),
 ) -> list[tuple[str, str]]:
     r"""The messages that ask for the extraction of ``items`` (one conversation excerpt).
 
     Args:
         items: The batch's lines, already cut to the extractor's input cap.
         prompt: The system prompt.
+        candidates: The user's current memories the excerpt may change, listed after it
+            with their short ids (none: the message is the excerpt alone).
 
     Example:
         >>> extraction_messages(["alice: I use Rust"])[1]
         ('human', 'Conversation excerpt:\nalice: I use Rust')
+        >>> old = CandidateMemory(id="m1", memory_id="9f2c", content="Alice uses Go.")
+        >>> human = extraction_messages(["alice: I use Rust now"], candidates=[old])[1][1]
+        >>> human.splitlines()[:2], human.splitlines()[-1]
+        (['Conversation excerpt:', 'alice: I use Rust now'], 'm1: Alice uses Go.')
     """
     text = "\n".join(items)
-    return [("system", prompt), ("human", f"Conversation excerpt:\n{text}")]
+    human = f"Conversation excerpt:\n{text}"
+    if candidates:
+        listed = "\n".join(c.line() for c in candidates)
+        human += f"\n\n{CANDIDATES_HEADER}\n{listed}"
+    return [("system", prompt), ("human", human)]
 
 
 def reask_message(error: str) -> tuple[str, str]:
@@ -92,6 +149,16 @@ def reask_message(error: str) -> tuple[str, str]:
         'Your previous answer could not be used: no JSON'
     """
     return ("human", REASK_PROMPT.format(error=error))
+
+
+def truncated_reask_message(error: str) -> tuple[str, str]:
+    """The follow-up message sent once when an answer was cut off, saying where.
+
+    Example:
+        >>> truncated_reask_message("2 complete items, then an item cut")[1][:48]
+        'Your previous answer was cut off before its end '
+    """
+    return ("human", TRUNCATED_REASK_PROMPT.format(error=error))
 
 
 class _Item(BaseModel):
@@ -200,8 +267,17 @@ class ExtractedFact(_Item):
     )
     entities: list[str] = Field(default_factory=list, description="entity names it mentions")
     tags: list[str] = Field(default_factory=list)
+    replaces: list[str] = Field(
+        default_factory=list,
+        description="ids of the listed current memories this fact makes untrue (m1, m2 ...)",
+    )
     source_index: int | None = Field(
         None, description="index of the batch item the fact came from (for its timestamp)"
+    )
+    replaces_ids: SkipJsonSchema[list[str]] = Field(
+        default_factory=list,
+        description="the store ids of the memories in `replaces` (set by the pipeline from "
+        "the memories it showed; anything else the answer holds here is overwritten)",
     )
 
     @field_validator("importance", mode="before")
@@ -216,7 +292,20 @@ class ExtractedFact(_Item):
             return []
         if isinstance(value, str):
             value = [value]
+        if not isinstance(value, list | tuple | set):
+            value = [value]
         return [str(v).strip() for v in value if str(v).strip()]
+
+    @field_validator("replaces", mode="before")
+    @classmethod
+    def _ids(cls, value: Any) -> list[str]:
+        """Short ids as the model wrote them (``"m2"``, ``["m1", "[m3]"]``), normalised."""
+        out: list[str] = []
+        for raw in cls._names(value):
+            short = raw.strip().strip("[]()\"'`").strip().lower()
+            if short and short not in out:
+                out.append(short)
+        return out
 
 
 class ExtractedEvent(_Item):
@@ -282,6 +371,12 @@ class Extraction(BaseModel):
         default_factory=list,
         description="items of the model's answer that did not validate even after a re-ask "
         "(their raw JSON): they go to pending review instead of being lost",
+    )
+    cut: SkipJsonSchema[int] = Field(
+        default=0,
+        description="model answers behind this extraction that were cut off before their "
+        "end: the item being written when it was cut is never returned (no fragment), and "
+        "the extractor re-asks",
     )
 
     @property

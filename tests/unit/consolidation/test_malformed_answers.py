@@ -56,8 +56,28 @@ CORPUS: list[tuple[str, str]] = [
     ("text field", '{"memories": [{"text": "Bob uses Rust"}]}'),
     ("upper-case keys", '{"Facts": [{"Content": "Bob uses Rust", "Confidence": "0.9"}]}'),
     ("confidence as a word", '{"facts": [{"content": "Bob uses Rust", "confidence": "high"}]}'),
-    ("fence and a truncated tail", '```json\n{"facts": [{"content": "Bob uses Rust"'),
 ]
+
+#: (shape, answer cut off inside its last item): the complete items are kept, the cut one is
+#: never returned (issue 38: no fragment), and the answer says it was cut.
+CUT: list[tuple[str, str, list[str]]] = [
+    ("fence and a truncated tail", '```json\n{"facts": [{"content": "Bob uses Rust"', []),
+    ("inside a fact's text", '{"facts": [{"content": "Bob uses Rust"}, {"content": "User is',
+     [FACT]),
+    ("inside a bare sentence", '{"facts": ["Bob uses Rust", "User\'s sister', [FACT]),
+    ("inside a key", '{"facts": [{"content": "Bob uses Rust"}, {"cont', [FACT]),
+    ("after a number", '{"facts": [{"content": "Bob uses Rust", "confidence": 0.9', []),
+    ("inside a list of the item", '{"facts": [{"content": "Bob uses Rust", "entities": ["Bo',
+     []),
+    ("inside an id-keyed item", '{"facts": {"f1": {"content": "Bob uses Rust"}, "f2": {"con',
+     [FACT]),
+    ("a relation as the whole answer", '{"source": "User", "type": "lives_in", "target": "Ber',
+     []),
+    ("in a wrapper", '{"result": {"facts": [{"content": "Bob uses Rust"}, {"content": "Ann',
+     [FACT]),
+    ("single quotes", "{'facts': [{'content': 'Bob uses Rust'}, {'content': 'User\\'s", [FACT]),
+    ("after a whole item", '{"facts": [{"content": "Bob uses Rust"}], "relations": [', [FACT]),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("shape", "answer"), CORPUS, ids=[s for s, _ in CORPUS])
@@ -74,6 +94,18 @@ def test_corpus_loses_zero_facts() -> None:
         if FACT not in {f.content for f in parse_extraction(answer).facts}
     ]
     assert lost == []
+
+
+@pytest.mark.parametrize(("shape", "answer", "facts"), CUT, ids=[s for s, _, _ in CUT])
+def test_an_answer_cut_off_keeps_its_whole_items_and_never_a_fragment(
+    shape: str, answer: str, facts: list[str]
+) -> None:
+    extraction = parse_extraction(answer)
+    assert extraction.cut == 1, shape
+    assert [f.content for f in extraction.facts] == facts, shape
+    assert extraction.rejected == [] and not extraction.relations, shape
+    whole = parse_extraction('{"facts": [{"content": "Bob uses Rust"}]}\nHope this helps {')
+    assert whole.cut == 0 and [f.content for f in whole.facts] == [FACT]
 
 
 def test_missing_or_non_numeric_confidence_is_unstated_and_goes_to_review(

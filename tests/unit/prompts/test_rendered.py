@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage
 
 from langgraph_prax_memory import agents
 from langgraph_prax_memory.consolidation import Extraction, LLMExtractor
+from langgraph_prax_memory.prompts.extraction import CandidateMemory
 from langgraph_prax_memory.consolidation._summary import (
     summarise_day,
     summarise_global,
@@ -59,6 +60,20 @@ def render_all() -> dict[str, Any]:
     )
     LLMExtractor(model, structured=False).extract(["alice: I prefer dark mode", "bob: I use Rust"])
     out["extraction"] = _calls(model)
+
+    # with the current memories the batch may change, an answer cut off, then the re-ask
+    model = ScriptedChatModel(
+        script=[
+            AIMessage('{"facts": [{"content": "x", "replaces": ["m1"]}, {"content": "Alice is'),
+            AIMessage('{"facts": [{"content": "x"}, {"content": "Alice is vegan."}]}'),
+        ]
+    )
+    shown = [
+        CandidateMemory(id="m1", memory_id="a", content="Alice eats meat.", created_at=WHEN),
+        CandidateMemory(id="m2", memory_id="b", content="Alice lives in Lisbon."),
+    ]
+    LLMExtractor(model, structured=False).extract(["alice: I'm vegan now"], candidates=shown)
+    out["extraction_candidates_cut"] = _calls(model)
 
     # knowledge extraction: JSON mode and structured mode
     model = ScriptedChatModel(script=[AIMessage('{"concepts": [{"name": "BM25"}]}')])
@@ -124,5 +139,8 @@ def test_every_prompt_renders_as_pinned() -> None:
 def test_the_pins_hold_every_message() -> None:
     pinned = json.loads(GOLDEN.read_text(encoding="utf-8"))
     assert [m[0] for m in pinned["extraction"][1]] == ["system", "human", "ai", "human"]
+    cut = pinned["extraction_candidates_cut"]
+    assert "m1: Alice eats meat. (2026-03-02)" in cut[0][1][1]
+    assert "cut off" in cut[1][3][1]
     assert len(pinned["summaries"]) == 6  # three levels, each asked and re-asked
     assert pinned["compaction"][0][0][0] == "system"
