@@ -93,12 +93,23 @@ class FastEmbedEmbeddings(Embeddings):
             if self._model is None:
                 from fastembed import TextEmbedding
 
-                self._model = TextEmbedding(
-                    self.model_name,
-                    cache_dir=self._cache_dir,
-                    threads=self._threads,
-                    local_files_only=self._local_files_only,
-                )
+                try:
+                    self._model = TextEmbedding(
+                        self.model_name,
+                        cache_dir=self._cache_dir,
+                        threads=self._threads,
+                        local_files_only=self._local_files_only,
+                    )
+                except Exception as exc:
+                    if not self._local_files_only:
+                        raise
+                    # not in the cache (or damaged there): a set-up error, never a fallback
+                    raise ModelUnavailableError(
+                        f"embedding model {self.model_name} (from fastembed's list) cannot be "
+                        f"loaded from the model cache {self._cache_dir} ({type(exc).__name__}: "
+                        f"{exc}): `prax-memory models pull {self.model_name}` downloads it "
+                        "(network access to the Hugging Face hub needed)"
+                    ) from exc
             return self._model
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

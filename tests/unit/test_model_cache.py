@@ -280,3 +280,14 @@ def test_a_model_pulled_into_an_old_data_folder_is_still_found_and_adopted(
     (cache / NAME / MANIFEST).unlink()
     assert main(["models", "pull", NAME, "--repository", down]) == 1
     assert "cannot fetch" in capsys.readouterr().err
+
+
+def test_a_hub_model_gone_after_the_build_is_an_error_not_a_stand_in() -> None:
+    # long-term memory off: built without the model, as if its cache was emptied since
+    config = MemoryConfig(embedding_model="snowflake/snowflake-arctic-embed-xs", enabled=False)
+    dense = create_dense_embeddings(config)
+    assert [type(f).__name__ for f in dense.fallbacks] == ["PackagedMiniLMEmbeddings"]
+    start = time.perf_counter()
+    with pytest.raises(ModelUnavailableError, match=r"models pull snowflake/snowflake-arctic"):
+        dense.embed_documents(["Alice prefers dark mode"])
+    assert time.perf_counter() - start < 15 and dense.last_model != "all-MiniLM-L6-v2-int8"
