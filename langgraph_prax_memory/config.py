@@ -276,6 +276,16 @@ class MemoryConfig(BaseSettings):
     )
     """``MEMORY_CONSOLIDATION_INTERVAL``: minimum seconds between scheduled consolidations."""
 
+    consolidation_extraction_timeout: float = Field(
+        120.0,
+        gt=0,
+        le=3600,
+        validation_alias=AliasChoices("MEMORY_CONSOLIDATION_EXTRACTION_TIMEOUT"),
+    )
+    """``MEMORY_CONSOLIDATION_EXTRACTION_TIMEOUT``: seconds one extraction by the consolidation
+    model may take (its re-ask included); after it the batch stays in the backlog and the next
+    run tries it again (a hung model never holds consolidation)."""
+
     max_content_chars: int = Field(
         20_000,
         gt=0,

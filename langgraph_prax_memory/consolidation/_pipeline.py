@@ -44,7 +44,6 @@ from langgraph_prax_memory.consolidation._batching import (
 )
 from langgraph_prax_memory.consolidation._candidates import find_candidates, resolve_replaces
 from langgraph_prax_memory.consolidation._llm import (
-    DEFAULT_EXTRACTION_TIMEOUT,
     DEFAULT_MAX_CANDIDATES,
     Extractor,
     LLMExtractor,
@@ -147,11 +146,7 @@ class Consolidator(LoadStage, WriteStage, MaintainStage):
             extractor = (
                 LLMExtractor(
                     self.chat_model,
-                    timeout=getattr(
-                        self.parts.config,
-                        "consolidation_extraction_timeout",
-                        DEFAULT_EXTRACTION_TIMEOUT,
-                    ),
+                    timeout=self.parts.config.consolidation_extraction_timeout,
                 )
                 if self.chat_model is not None
                 else RuleBasedExtractor()

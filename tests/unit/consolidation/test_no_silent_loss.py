@@ -30,6 +30,7 @@ from langgraph_prax_memory.consolidation import (
 )
 from langgraph_prax_memory.consolidation._llm import merge_reask
 from langgraph_prax_memory.consolidation._models import ConsolidationResult, ExtractedFact
+from langgraph_prax_memory.errors import ConfigError
 from tests.scripted import ScriptedChatModel, tool_call
 from tests.unit.consolidation.conftest import NOW, write_lines
 
@@ -365,3 +366,25 @@ def test_merge_reask_keeps_the_first_answers_items() -> None:
     assert merge_reask(first, Extraction()).rejected == ["facts: x"]
     fixed = merge_reask(first, Extraction(facts=[fact, ExtractedFact(content=OTHER)]))
     assert [f.content for f in fixed.facts] == [FACT, OTHER] and fixed.rejected == []
+
+
+def test_the_extraction_timeout_is_a_setting_with_a_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert MemoryConfig(data_dir=tmp_path).consolidation_extraction_timeout == 120.0
+    monkeypatch.setenv("MEMORY_CONSOLIDATION_EXTRACTION_TIMEOUT", "7.5")
+    config = MemoryConfig(data_dir=tmp_path / "data")
+    assert config.consolidation_extraction_timeout == 7.5
+    memory = PraxMemory(config)
+    try:
+        consolidator = Consolidator(memory, chat_model=ScriptedChatModel())
+        assert isinstance(consolidator.extractor, LLMExtractor)
+        assert consolidator.extractor.timeout == 7.5
+    finally:
+        memory.close()
+    for bad in ("0", "-1", "soon", "7200"):
+        monkeypatch.setenv("MEMORY_CONSOLIDATION_EXTRACTION_TIMEOUT", bad)
+        with pytest.raises(ConfigError, match="MEMORY_CONSOLIDATION_EXTRACTION_TIMEOUT"):
+            MemoryConfig(data_dir=tmp_path)
+    with pytest.raises(ConfigError):
+        LLMExtractor(ScriptedChatModel(), timeout=0)

@@ -17,7 +17,6 @@ from langchain_core.messages import AIMessage
 
 from langgraph_prax_memory import agents
 from langgraph_prax_memory.consolidation import Extraction, LLMExtractor
-from langgraph_prax_memory.prompts.extraction import CandidateMemory
 from langgraph_prax_memory.consolidation._summary import (
     summarise_day,
     summarise_global,
@@ -25,6 +24,7 @@ from langgraph_prax_memory.consolidation._summary import (
 )
 from langgraph_prax_memory.knowledge.extract import ConceptExtraction, LLMConceptExtractor
 from langgraph_prax_memory.models import Memory
+from langgraph_prax_memory.prompts.extraction import CandidateMemory
 from langgraph_prax_memory.retrieval import _precision
 from langgraph_prax_memory.stm import StmEntry
 from langgraph_prax_memory.stm.compaction import summary_messages
