@@ -449,11 +449,9 @@ class PraxMemory:
         user_id: str | None = None,
         progress: ProgressCallback | None = None,
     ) -> ImportReceipt:
-        """Import an :meth:`export_user` file into ``user_id`` (required).
+        """Import an :meth:`export_user` file into ``user_id`` (required; never the header's).
 
-        The records go into ``user_id`` only, never into the user the file's header names
-        (``None`` raises :class:`MemoryValidationError`); every record is checked before the
-        first write. Importing the same file twice changes nothing.
+        Every record is checked before the first write; importing twice changes nothing.
         ``progress(done, total, "records")`` follows the records imported.
         """
         from langgraph_prax_memory._portable import import_user

@@ -285,7 +285,12 @@ def _stats(call: _Call, mem: PraxMemory) -> int:
 @_command(cli, "export", short_help="Export a user as portable JSONL.")
 @click.option("-o", "--output", metavar="FILE", help="File to write (default: stdout).")
 def _export(call: _Call, mem: PraxMemory, output: str | None) -> int:
-    """A user's memories, graph, scratchpad and notes as portable JSONL."""
+    """A user's memories, graph, scratchpad and notes as portable JSONL.
+
+    Every record is read, page after page; an export that cannot be complete (long-term
+    memory disabled, a graph that lists fewer records than it counts) is still written, with
+    "complete": false in its header, and the command exits with 3 (disabled) or 1.
+    """
     from langgraph_prax_memory._portable import export_user
 
     user = call.user()
@@ -309,7 +314,14 @@ def _export(call: _Call, mem: PraxMemory, output: str | None) -> int:
         )
     for warning in summary.warnings:
         call.out.err.print(f"[yellow]warning:[/] {_m(warning)}")
-    return EXIT_OK
+    if summary.complete:
+        return EXIT_OK
+    # what was read is written (its header says "complete": false); the exit code says so too
+    call.out.err.print(
+        f"[red]incomplete:[/] the export of {_m(user)} lacks records "
+        f"({_m('; '.join(summary.warnings))}); do not rely on it as a full copy"
+    )
+    return EXIT_BACKEND if not mem.available else EXIT_ERROR
 
 
 @_command(cli, "import", opens=False, short_help="Load an export into a user (idempotent).")

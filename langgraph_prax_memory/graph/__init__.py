@@ -86,11 +86,20 @@ __all__ = [
     "should_prune_relation",
 ]
 
-# used by the other packages of langgraph_prax_memory (not re-exported at the root)
-from langgraph_prax_memory.graph._inputs import Moment
+# used by the other packages of langgraph_prax_memory (not re-exported at the root): the
+# checks a write makes, run without writing (an import checks every record first)
+from langgraph_prax_memory.graph._inputs import Moment, prep_causal, prep_event
+from langgraph_prax_memory.graph._ops import build_add_relation, build_merge_entity
 from langgraph_prax_memory.graph._outage import OutageLog
 
-__all__ += ["Moment", "OutageLog"]
+__all__ += [
+    "Moment",
+    "OutageLog",
+    "build_add_relation",
+    "build_merge_entity",
+    "prep_causal",
+    "prep_event",
+]
 
 if TYPE_CHECKING:
     from langgraph_prax_memory.graph.neo4j import AsyncNeo4jGraphStore, Neo4jGraphStore

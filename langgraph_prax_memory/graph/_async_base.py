@@ -20,6 +20,10 @@ from langgraph_prax_memory.graph._ops import (
     AddCausalLink,
     EntityIdsFor,
     GraphOp,
+    ListCausalLinks,
+    ListEntities,
+    ListEvents,
+    ListRelations,
     MergeEvent,
     build_add_relation,
     build_current_targets,
@@ -30,6 +34,7 @@ from langgraph_prax_memory.graph._ops import (
     build_links,
     build_merge_entity,
     build_neighbours,
+    build_page,
     build_relations_among,
     build_search,
     build_stats,
@@ -156,6 +161,30 @@ class AsyncGraphStore(metaclass=StructuralMeta):
     async def top_entities(self, user_id: str, *, limit: int = 80) -> list[Entity]:
         """See :meth:`GraphStore.top_entities`."""
         return await self.arun(build_top_entities(user_id, limit))
+
+    async def list_entities(
+        self, user_id: str, *, after: str | None = None, limit: int = 1000
+    ) -> list[Entity]:
+        """See :meth:`GraphStore.list_entities`."""
+        return await self.arun(build_page(ListEntities, user_id, after, limit))
+
+    async def list_relations(
+        self, user_id: str, *, after: str | None = None, limit: int = 1000
+    ) -> list[Relation]:
+        """See :meth:`GraphStore.list_relations`."""
+        return await self.arun(build_page(ListRelations, user_id, after, limit))
+
+    async def list_events(
+        self, user_id: str, *, after: str | None = None, limit: int = 1000
+    ) -> list[TemporalEvent]:
+        """See :meth:`GraphStore.list_events`."""
+        return await self.arun(build_page(ListEvents, user_id, after, limit))
+
+    async def list_causal_links(
+        self, user_id: str, *, after: str | None = None, limit: int = 1000
+    ) -> list[CausalLink]:
+        """See :meth:`GraphStore.list_causal_links`."""
+        return await self.arun(build_page(ListCausalLinks, user_id, after, limit))
 
     async def relations_among(
         self,

@@ -25,6 +25,10 @@ from langgraph_prax_memory.graph._ops import (
     AddCausalLink,
     EntityIdsFor,
     GraphOp,
+    ListCausalLinks,
+    ListEntities,
+    ListEvents,
+    ListRelations,
     MergeEvent,
     build_add_relation,
     build_current_targets,
@@ -35,6 +39,7 @@ from langgraph_prax_memory.graph._ops import (
     build_links,
     build_merge_entity,
     build_neighbours,
+    build_page,
     build_relations_among,
     build_search,
     build_stats,
@@ -212,6 +217,45 @@ class GraphStore(metaclass=StructuralMeta):
             ['alice', 'prax']
         """
         return self.run(build_top_entities(user_id, limit))
+
+    def list_entities(
+        self, user_id: str, *, after: str | None = None, limit: int = 1000
+    ) -> list[Entity]:
+        """A page of the user's entities in id order: those whose id sorts after ``after``.
+
+        Pass the id of the last entity of one page as ``after`` to read the next; a page
+        shorter than ``limit`` is the last. Every entity is listed once, whatever its name is
+        written in (what :func:`~langgraph_prax_memory.export_user` reads).
+
+        Example:
+            >>> from langgraph_prax_memory.graph import SQLiteGraphStore
+            >>> store = SQLiteGraphStore(":memory:")
+            >>> for name in ("Alice", "東京", "Москва"):
+            ...     _ = store.merge_entity("u1", name)
+            >>> first = store.list_entities("u1", limit=2)
+            >>> rest = store.list_entities("u1", after=first[-1].id, limit=2)
+            >>> sorted(e.display_name for e in first + rest)
+            ['Alice', 'Москва', '東京']
+        """
+        return self.run(build_page(ListEntities, user_id, after, limit))
+
+    def list_relations(
+        self, user_id: str, *, after: str | None = None, limit: int = 1000
+    ) -> list[Relation]:
+        """A page of the user's relations, superseded ones too, in id order (see above)."""
+        return self.run(build_page(ListRelations, user_id, after, limit))
+
+    def list_events(
+        self, user_id: str, *, after: str | None = None, limit: int = 1000
+    ) -> list[TemporalEvent]:
+        """A page of the user's temporal events in id order (as :meth:`list_entities`)."""
+        return self.run(build_page(ListEvents, user_id, after, limit))
+
+    def list_causal_links(
+        self, user_id: str, *, after: str | None = None, limit: int = 1000
+    ) -> list[CausalLink]:
+        """A page of the user's causal links in id order (as :meth:`list_entities`)."""
+        return self.run(build_page(ListCausalLinks, user_id, after, limit))
 
     def relations_among(
         self,

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Generic, TypeVar
 
 from langgraph_prax_memory._validation import check_limit, check_user_id
+from langgraph_prax_memory.errors import MemoryValidationError
 from langgraph_prax_memory.graph._decay import check_halflife, decay_lambda
 from langgraph_prax_memory.graph._inputs import (
     CausalIn,
@@ -119,6 +120,50 @@ class TopEntities(GraphOp[list[Entity]]):
     name = "top_entities"
     user_id: str
     limit: int
+
+
+@dataclass(frozen=True)
+class ListEntities(GraphOp[list[Entity]]):
+    """A page of the user's entities in id order: ids after ``after``, at most ``limit``."""
+
+    name = "list_entities"
+    user_id: str
+    after: str
+    limit: int
+
+
+@dataclass(frozen=True)
+class ListRelations(GraphOp[list[Relation]]):
+    """A page of the user's relations (superseded ones too) in id order."""
+
+    name = "list_relations"
+    user_id: str
+    after: str
+    limit: int
+
+
+@dataclass(frozen=True)
+class ListEvents(GraphOp[list[TemporalEvent]]):
+    """A page of the user's temporal events in id order."""
+
+    name = "list_events"
+    user_id: str
+    after: str
+    limit: int
+
+
+@dataclass(frozen=True)
+class ListCausalLinks(GraphOp[list[CausalLink]]):
+    """A page of the user's causal links in id order."""
+
+    name = "list_causal_links"
+    user_id: str
+    after: str
+    limit: int
+
+
+#: The page ops, by the kind of record they list.
+Page = ListEntities | ListRelations | ListEvents | ListCausalLinks
 
 
 @dataclass(frozen=True)
@@ -299,6 +344,20 @@ def build_top_entities(user_id: str, limit: int) -> TopEntities:
     """The :class:`TopEntities` of ``GraphStore.top_entities``'s arguments."""
     check_user_id(user_id)
     return TopEntities(user_id, check_limit(limit))
+
+
+P = TypeVar("P", ListEntities, ListRelations, ListEvents, ListCausalLinks)
+
+
+def build_page(kind: type[P], user_id: str, after: str | None, limit: int) -> P:
+    """The page op ``kind`` of a ``list_*`` method's arguments (``after=None``: the first)."""
+    check_user_id(user_id)
+    if after is not None and not isinstance(after, str):
+        raise MemoryValidationError(
+            f"after must be the id of the last record of the previous page, got "
+            f"{type(after).__name__}"
+        )
+    return kind(user_id, after or "", check_limit(limit))
 
 
 def build_relations_among(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -934,6 +935,63 @@ class GraphStoreContract:
         assert store.get_causal_links(user) == []
         # The user can start again from scratch.
         assert store.merge_entity(user, "a", now=T0).mention_count == 1
+
+
+    # ------------------------------------------------------------------ paged listings
+
+    def test_pages_list_every_record_once_in_any_script(
+        self, store: GraphStore, user: str, other_user: str
+    ) -> None:
+        """Issue 40, item 8: ``list_*`` page through everything (an export reads them)."""
+        names = [
+            f"{word} {i}"
+            for i in range(4)
+            for word in ("თბილისი", "አዲስ አበባ", "กรุงเทพ", "東京", "Москва", "Zürich")
+        ]
+        for name in names:
+            store.merge_entity(user, name, now=T0)
+        for a, b in itertools.pairwise(names):
+            store.add_relation(user, a, b, "related_to", now=T0)
+        store.supersede_relation(user, names[0], names[1], "related_to", now=days(1))
+        for i in range(5):
+            store.merge_temporal_event(user, f"event {i}", participants=[names[i]], now=T0)
+            store.add_causal_link(user, f"cause {i}", f"effect {i}", now=T0)
+        store.merge_entity(other_user, names[0], now=T0)  # another user's: never listed
+        store.add_relation(other_user, "x", "y", "related_to", now=T0)
+
+        def every(list_page: Callable[..., list[Any]]) -> list[Any]:
+            got: list[Any] = []
+            while True:
+                page = list_page(user, after=got[-1].id if got else None, limit=7)
+                assert [r.id for r in page] == sorted(r.id for r in page)
+                got.extend(page)
+                if len(page) < 7:
+                    return got
+
+        entities = every(store.list_entities)
+        assert sorted(e.display_name for e in entities) == sorted(names)
+        assert {e.user_id for e in entities} == {user}
+        relations = every(store.list_relations)
+        assert len({r.id for r in relations}) == len(relations) == len(names) - 1
+        assert sum(r.valid_until is not None for r in relations) == 1
+        assert {r.user_id for r in relations} == {user}
+        events = every(store.list_events)
+        assert sorted(e.description for e in events) == [f"event {i}" for i in range(5)]
+        assert all(len(e.participants) == 1 for e in events)
+        links = every(store.list_causal_links)
+        assert sorted(c.cause for c in links) == [f"cause {i}" for i in range(5)]
+        stats = store.stats(user)
+        assert (len(entities), len(relations), len(events), len(links)) == (
+            stats.entities,
+            stats.relations,
+            stats.temporal_events,
+            stats.causal_links,
+        )
+        assert store.list_entities(user, after=entities[-1].id) == []
+        with pytest.raises(MemoryValidationError, match="after"):
+            store.list_entities(user, after=3)  # type: ignore[arg-type]
+        with pytest.raises(MemoryValidationError, match="limit"):
+            store.list_relations(user, limit=1001)
 
 
 class AsyncGraphStoreContract:

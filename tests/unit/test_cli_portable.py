@@ -217,3 +217,39 @@ def test_a_string_version_is_not_called_newer(
     code, _, err = run(memory, capsys, "import", str(path), "-u", "carol")
     assert code == EXIT_ERROR
     assert "not a number" in err and "newer" not in err
+
+
+# ------------------------------------------------- exports that cannot be complete (item 8)
+
+
+def test_an_export_that_cannot_be_complete_exits_non_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from langgraph_prax_memory import MemoryConfig
+
+    config = MemoryConfig(enabled=False, data_dir=tmp_path / "data")
+    with PraxMemory(config) as disabled:
+        disabled.stm.write("alice", "goal", "ship")
+        disabled.graph.merge_entity("alice", "Tbilisi")
+        out = tmp_path / "alice.jsonl"
+        code, _, err = run(disabled, capsys, "export", "-u", "alice", "-o", str(out))
+        assert code == 3
+        assert "incomplete" in err and "long-term memory is disabled" in err
+        header = json.loads(out.read_text().splitlines()[0])
+        assert header["complete"] is False  # what was read is written, and says so
+        code, stdout, err = run(disabled, capsys, "export", "-u", "alice")
+        assert code == 3 and json.loads(stdout.splitlines()[0])["complete"] is False
+
+
+def test_a_complete_export_of_many_entities_in_any_script_exits_zero(
+    memory: PraxMemory, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    for i in range(1200):
+        memory.graph.merge_entity("alice", f"topic {i}", importance=0.9)
+    memory.graph.merge_entity("alice", "กรุงเทพ", importance=0.01)
+    out = tmp_path / "alice.jsonl"
+    code, _, err = run(memory, capsys, "export", "-u", "alice", "-o", str(out))
+    assert code == EXIT_OK, err
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows[0]["complete"] is True and rows[0]["counts"]["entity"] == 1201
+    assert "กรุงเทพ" in {r.get("display_name") for r in rows}

@@ -83,6 +83,23 @@ RETURN e {.*} AS e
 ORDER BY e.importance DESC, e.mention_count DESC, e.name
 """
 
+# Pages of a user's records in id order (``list_entities`` and its siblings): cut on the id
+# first, so only the kept records are projected.
+ENTITIES_PAGE = """
+MATCH (e:Entity {user_id: $user_id})
+WHERE e.id > $after
+WITH e ORDER BY e.id LIMIT $limit
+RETURN e {.*} AS e
+ORDER BY e.id
+"""
+RELATIONS_PAGE = """
+MATCH (a:Entity {user_id: $user_id})-[r:RELATES_TO]->(b:Entity)
+WHERE r.id > $after
+WITH a, r, b ORDER BY r.id LIMIT $limit
+RETURN r {.*} AS r, a.name AS source, b.name AS target, a.id AS source_id, b.id AS target_id
+ORDER BY r.id
+"""
+
 # Each relation touching one of the ids once (``DISTINCT``), then ``$both`` keeps those whose
 # other end is among them too; every node and the edge must be the user's. The hint keeps the
 # id lookup on the unique index: left to itself the planner has been seen to scan the user
@@ -197,6 +214,15 @@ RETURN t {.*} AS t, participants
 ORDER BY t.occurred_at_ts DESC, t.created_at_ts DESC, t.id
 """
 EVENT_BY_ID = "MATCH (t:TemporalEvent {id: $id})" + EVENTS_TAIL
+EVENTS_PAGE = """
+MATCH (t:TemporalEvent {user_id: $user_id})
+WHERE t.id > $after
+WITH t ORDER BY t.id LIMIT $limit
+OPTIONAL MATCH (p:Entity)-[:PARTICIPATED_IN]->(t)
+WITH t, collect(p.name) AS participants
+RETURN t {.*} AS t, participants
+ORDER BY t.id
+"""
 EVENTS_OF_USER = "MATCH (t:TemporalEvent {user_id: $user_id})" + EVENTS_TAIL
 EVENTS_OF_ENTITY = (
     "MATCH (:Entity {id: $entity_id})-[:PARTICIPATED_IN]->(t:TemporalEvent {user_id: $user_id})"
@@ -213,6 +239,17 @@ RETURN c {.*} AS c, causes, effects
 ORDER BY c.created_at_ts DESC, c.id
 """
 LINK_BY_ID = "MATCH (c:CausalLink {id: $id})" + LINKS_TAIL
+LINKS_PAGE = """
+MATCH (c:CausalLink {user_id: $user_id})
+WHERE c.id > $after
+WITH c ORDER BY c.id LIMIT $limit
+OPTIONAL MATCH (ce:Entity)-[:CAUSED_BY {direction: 'cause'}]->(c)
+WITH c, collect(DISTINCT ce.name) AS causes
+OPTIONAL MATCH (c)-[:CAUSED_BY {direction: 'effect'}]->(ee:Entity)
+WITH c, causes, collect(DISTINCT ee.name) AS effects
+RETURN c {.*} AS c, causes, effects
+ORDER BY c.id
+"""
 LINKS_OF_USER = "MATCH (c:CausalLink {user_id: $user_id})" + LINKS_TAIL
 LINKS_OF_ENTITY = (
     "MATCH (:Entity {id: $entity_id})-[:CAUSED_BY]-(c:CausalLink {user_id: $user_id})" + LINKS_TAIL

@@ -10,7 +10,7 @@ transaction, so the two stores cannot drift apart.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from langgraph_prax_memory._text import append_evidence
@@ -43,8 +43,13 @@ from langgraph_prax_memory.graph._ops import (
     GetEvents,
     GetNeighbours,
     GraphOp,
+    ListCausalLinks,
+    ListEntities,
+    ListEvents,
+    ListRelations,
     MergeEntity,
     MergeEvent,
+    Page,
     RelationsAmong,
     SearchEntities,
     Stats,
@@ -177,6 +182,8 @@ class CypherOps:
                 return self.op_search(op.user_id, op.needle, op.limit)
             case TopEntities():
                 return self.op_top_entities(op.user_id, op.limit)
+            case ListEntities() | ListRelations() | ListEvents() | ListCausalLinks():
+                return self.op_page(op)
             case RelationsAmong():
                 return self.op_relations_among(op)
             case AddRelation():
@@ -388,6 +395,21 @@ class CypherOps:
     def op_top_entities(self, user_id: str, limit: int) -> Op[list[Entity]]:
         rows = yield Query(cy.TOP_ENTITIES, {"user_id": user_id, "limit": limit})
         return [to_entity(row["e"]) for row in rows]
+
+    def op_page(self, op: Page) -> Op[list[Any]]:
+        params = {"user_id": op.user_id, "after": op.after, "limit": op.limit}
+        convert: Callable[[Mapping[str, Any]], Any]
+        match op:
+            case ListEntities():
+                text, convert = cy.ENTITIES_PAGE, lambda row: to_entity(row["e"])
+            case ListRelations():
+                text, convert = cy.RELATIONS_PAGE, to_relation
+            case ListEvents():
+                text, convert = cy.EVENTS_PAGE, to_event
+            case ListCausalLinks():
+                text, convert = cy.LINKS_PAGE, to_link
+        rows = yield Query(text, params)
+        return [convert(row) for row in rows]
 
     def op_relations_among(self, op: RelationsAmong) -> Op[list[Relation]]:
         rows = yield Query(

@@ -85,6 +85,12 @@ CREATE TABLE IF NOT EXISTS causal_edges (
     PRIMARY KEY (link_id, entity_id, direction)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS causal_edges_entity ON causal_edges (entity_id);
+-- list_entities / list_relations / list_events / list_causal_links: a user's records in id
+-- order, page after page (what an export reads)
+CREATE INDEX IF NOT EXISTS entities_user_id ON entities (user_id, id);
+CREATE INDEX IF NOT EXISTS relations_user_id ON relations (user_id, id);
+CREATE INDEX IF NOT EXISTS temporal_events_user_id ON temporal_events (user_id, id);
+CREATE INDEX IF NOT EXISTS causal_links_user_id ON causal_links (user_id, id);
 """
 
 ENTITY_COLS = (
@@ -179,6 +185,18 @@ ORDER BY e.importance DESC, e.mention_count DESC, e.name
 LIMIT :limit
 """
 
+#: Pages of a user's records in id order (``list_entities`` and its siblings).
+ENTITIES_PAGE = f"""
+SELECT {ENTITY_COLS} FROM entities e
+WHERE e.user_id = :user_id AND e.id > :after
+ORDER BY e.id
+LIMIT :limit
+"""
+RELATIONS_PAGE = (
+    f"SELECT {RELATION_COLS} {RELATION_FROM} WHERE r.user_id = :user_id AND r.id > :after "
+    "ORDER BY r.id LIMIT :limit"
+)
+
 #: The relations of ``relations_among``'s ids (one JSON array parameter, any number of ids),
 #: found from the ids through the source and target indexes (``CROSS JOIN`` keeps the ids
 #: the outer loop): the read grows with the relations of those entities, not the user's.
@@ -263,6 +281,10 @@ EVENTS_WHERE = {
     "user": "t.user_id = :user_id",
     "entity": "t.user_id = :user_id AND EXISTS (SELECT 1 FROM participations p "
     "WHERE p.event_id = t.id AND p.entity_id = :eid)",
+    "page": "t.user_id = :user_id AND t.id > :after",
+}
+_EVENTS_ORDER = {
+    "page": "t.id",
 }
 
 
@@ -273,7 +295,7 @@ def events(where: str) -> str:
             SELECT e.name FROM participations p JOIN entities e ON e.id = p.entity_id
             WHERE p.event_id = t.id ORDER BY e.name)) AS participants
     FROM temporal_events t WHERE {EVENTS_WHERE[where]}
-    ORDER BY t.occurred_at_ts DESC, t.created_at_ts DESC, t.id
+    ORDER BY {_EVENTS_ORDER.get(where, "t.occurred_at_ts DESC, t.created_at_ts DESC, t.id")}
     LIMIT :limit
     """
 
@@ -283,6 +305,7 @@ LINKS_WHERE = {
     "user": "c.user_id = :user_id",
     "entity": "c.user_id = :user_id AND EXISTS (SELECT 1 FROM causal_edges x "
     "WHERE x.link_id = c.id AND x.entity_id = :eid)",
+    "page": "c.user_id = :user_id AND c.id > :after",
 }
 _SIDE = """(SELECT json_group_array(name) FROM (
     SELECT e.name FROM causal_edges x JOIN entities e ON e.id = x.entity_id
@@ -294,7 +317,7 @@ def links(where: str) -> str:
     return f"""
     SELECT c.*, {_SIDE.format("cause")} AS causes, {_SIDE.format("effect")} AS effects
     FROM causal_links c WHERE {LINKS_WHERE[where]}
-    ORDER BY c.created_at_ts DESC, c.id
+    ORDER BY {"c.id" if where == "page" else "c.created_at_ts DESC, c.id"}
     LIMIT :limit
     """
 

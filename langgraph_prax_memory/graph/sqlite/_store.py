@@ -49,6 +49,10 @@ from langgraph_prax_memory.graph._ops import (
     GetEvents,
     GetNeighbours,
     GraphOp,
+    ListCausalLinks,
+    ListEntities,
+    ListEvents,
+    ListRelations,
     MergeEntity,
     MergeEvent,
     RelationsAmong,
@@ -178,6 +182,18 @@ class SQLiteGraphStore(SQLiteDatabase, GraphStore):
             case TopEntities():
                 params = {"user_id": op.user_id, "limit": op.limit}
                 return [_entity(r) for r in conn.execute(sql.TOP_ENTITIES, params)]
+            case ListEntities():
+                params = {"user_id": op.user_id, "after": op.after, "limit": op.limit}
+                return [_entity(r) for r in conn.execute(sql.ENTITIES_PAGE, params)]
+            case ListRelations():
+                params = {"user_id": op.user_id, "after": op.after, "limit": op.limit}
+                return [_relation(r) for r in conn.execute(sql.RELATIONS_PAGE, params)]
+            case ListEvents():
+                page = {"user_id": op.user_id, "after": op.after}
+                return self._events(conn, "page", page, op.limit)
+            case ListCausalLinks():
+                page = {"user_id": op.user_id, "after": op.after}
+                return self._links(conn, "page", page, op.limit)
             case RelationsAmong():
                 text = sql.RELATIONS_AMONG[op.both_ends, op.include_superseded]
                 ids = json.dumps(op.entity_ids)
