@@ -38,6 +38,7 @@ from langgraph_prax_memory.inspector._render import (
 )
 
 if TYPE_CHECKING:
+    from langgraph_prax_memory.context import MemoryContext
     from langgraph_prax_memory.memory import PraxMemory
     from langgraph_prax_memory.models import Memory, MemoryHit
 
@@ -143,14 +144,19 @@ class ContextView:
 
     block: str
     query: str = ""
+    context: MemoryContext | None = None
+    """The block tier by tier (:func:`~langgraph_prax_memory.context.assemble_context`):
+    with it, each line is shown with the rule that put it there, and each hit left out
+    with why not."""
 
     @classmethod
     def of(cls, memory: PraxMemory, user_id: str, message: str, *, k: int = 5) -> ContextView:
-        """``build_memory_context(memory, user_id, message, k=k)``, without reinforcing."""
-        return cls(_data.playground(memory, user_id, message, k=k)[1], message)
+        """``build_memory_context(memory, user_id, message, k=k)`` and each line's rule."""
+        built = _data.playground(memory, user_id, message, k=k)[1]
+        return cls(built.text, message, built)
 
     def __str__(self) -> str:
         return self.block
 
     def _repr_html_(self) -> str:
-        return notebook_html(context_fragment(self.block, query=self.query))
+        return notebook_html(context_fragment(self.block, query=self.query, context=self.context))

@@ -21,7 +21,6 @@ and its content security policy allows the inspector's own files only (no inline
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -32,15 +31,11 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from langgraph_prax_memory.errors import (
-    BackendUnavailable,
-    MemoryValidationError,
-    PraxMemoryError,
-)
+from langgraph_prax_memory.errors import MemoryValidationError, PraxMemoryError
 from langgraph_prax_memory.inspector import _data
 from langgraph_prax_memory.inspector._render import (
     PAGE_SIZE,
@@ -113,7 +108,10 @@ class _Guard(BaseHTTPMiddleware):
         if _host_name(request.headers.get("host", "")) not in s.allowed_hosts:
             return _refuse(403, "forbidden: the inspector answers on the loopback only")
         if request.method in ("GET", "HEAD"):
-            if not _same(request.query_params.get("token"), s.token):
+            # the one public path: a browser asks for /favicon.ico itself, without the token
+            # (an icon, no data); a 403 there is a console error on every page
+            public = request.url.path == "/favicon.ico"
+            if not public and not _same(request.query_params.get("token"), s.token):
                 return _refuse(403, "forbidden: missing or wrong token (use the URL printed)")
         elif request.method == "POST":
             if not s.allow_changes:
@@ -202,48 +200,52 @@ class _Pages:
     def memories(self, request: Request) -> Response:
         p = request.query_params
         user = None
+        keep = {k: p.get(k, "") for k in ("q", "source", "tag", "state", "sort")}
+        keep["state"] = keep["state"] or "all"
+        keep["sort"] = keep["sort"] or "newest"
         try:
             user = self.user(p.get("user"))
-            choice: dict[str, Any] = {
-                "source": p.get("source", ""),
-                "tag": p.get("tag", ""),
-                "sort": p.get("sort", "newest"),
-                "page": _int(p.get("page"), 1),
-                "page_size": PAGE_SIZE,
-            }
-            q, state = p.get("q", ""), p.get("state", "all")
-            got = None
-            if _data.engine_pageable(
-                q=q, state=state, sort=choice["sort"], page=choice["page"], page_size=PAGE_SIZE
-            ):
-                with contextlib.suppress(BackendUnavailable):
-                    got = _data.engine_page(self.mem, user, **choice)
-            if got is None:
-                got = _data.scan_page(self.mem, user, q=q, state=state, **choice)
+            got = _data.memory_page(
+                self.mem,
+                user,
+                q=keep["q"],
+                source=keep["source"],
+                tag=keep["tag"],
+                state=keep["state"],
+                sort=keep["sort"],
+                page=_int(p.get("page"), 1),
+                after=p.get("after", ""),
+                before=p.get("before", ""),
+                page_size=PAGE_SIZE,
+            )
         except PraxMemoryError as exc:
             return self.error(exc, user)
-        start = (got.page - 1) * PAGE_SIZE
         return self.page(
             "memories.html",
             title=f"Memories of {user}",
             user=user,
             active="memories",
             table=_markup(memories_fragment(got.rows, total=got.matched)),
-            q=p.get("q", ""),
-            source=p.get("source", ""),
-            tag=p.get("tag", ""),
-            state=p.get("state", "all"),
-            sort=p.get("sort", "newest"),
             sorts=list(_data.SORTS.items()),
+            sort_label=_data.SORTS[keep["sort"]],
             sources=got.sources,
             tags=got.tags,
             page=got.page,
             pages=got.pages,
+            page_numbers=page_window(got.page, got.pages),
             page_size=PAGE_SIZE,
             matched=got.matched,
             total=got.total,
-            shown_from=start + 1 if got.rows else 0,
-            shown_to=start + len(got.rows),
+            shown_from=got.start + 1 if got.rows else 0,
+            shown_to=got.start + len(got.rows),
+            first=got.first.text() if got.first else None,
+            last=got.last.text() if got.last else None,
+            keep={"user": user, **keep},
+            q=keep["q"],
+            source=keep["source"],
+            tag=keep["tag"],
+            state=keep["state"],
+            sort=keep["sort"],
         )
 
     def playground(self, request: Request) -> Response:
@@ -256,11 +258,14 @@ class _Pages:
             hits = context = ""
             details = None
             if q:
-                details, block = _data.playground(self.mem, user, q, k=k)
+                details, built = _data.playground(self.mem, user, q, k=k)
                 hits = hits_fragment(
-                    details.hits, query=q, floor=self.mem.config.retrieval.relevance_floor
+                    details.hits,
+                    query=q,
+                    floor=self.mem.config.retrieval.relevance_floor,
+                    context=built,
                 )
-                context = context_fragment(block, query=q)
+                context = context_fragment(built.text, query=q, context=built)
         except PraxMemoryError as exc:
             return self.error(exc, user)
         return self.page(
@@ -290,11 +295,14 @@ class _Pages:
             graph=_markup(fragment),
         )
 
-    def consolidation(
-        self, request: Request, *, user: str | None = None, message: str = ""
-    ) -> Response:
+    def consolidation(self, request: Request) -> Response:
+        user = None
+        p = request.query_params
+        # after a decision the POST redirects here (post/redirect/get: a reload does not
+        # post again); the notice is rebuilt from what was decided
+        message = _data.decision_notice(p.get("decided", ""), p.get("key", ""), p.get("memory", ""))
         try:
-            user = user or self.user(request.query_params.get("user"))
+            user = self.user(p.get("user"))
             state = _data.read_state(self.mem, user)
             queue = _data.pending(self.mem, user)
         except PraxMemoryError as exc:
@@ -325,12 +333,16 @@ class _Pages:
         try:
             form = await self.form(request)
             user = self.user(form.get("user"))
-            message = _data.decide(self.mem, user, form.get("key", ""), form.get("decision", ""))
+            key, decision = form.get("key", ""), form.get("decision", "")
+            memory_id = _data.decide(self.mem, user, key, decision)
         except _BadToken:
             return _refuse(403, "forbidden: missing or wrong token in the form")
         except PraxMemoryError as exc:
             return self.error(exc, user)
-        return self.consolidation(request, user=user, message=message)
+        done = self.url(
+            "/consolidation", user=user, decided=decision, key=key, memory=memory_id or ""
+        )
+        return RedirectResponse(done, status_code=303)
 
     async def forget_post(self, request: Request) -> Response:
         user = None
@@ -367,6 +379,31 @@ class _BadToken(Exception):
     """A form without the right token."""
 
 
+def page_window(page: int, pages: int, *, around: int = 2) -> list[int | None]:
+    """The page numbers a pager links: the first and last two, and ``around`` each side.
+
+    ``None`` stands where numbers are left out.
+
+    Example:
+        >>> page_window(10, 200)
+        [1, 2, None, 8, 9, 10, 11, 12, None, 199, 200]
+        >>> page_window(2, 4)
+        [1, 2, 3, 4]
+    """
+    shown = sorted(
+        {n for n in (1, 2, pages - 1, pages) if 1 <= n <= pages}
+        | set(range(max(1, page - around), min(pages, page + around) + 1))
+    )
+    out: list[int | None] = []
+    previous = 0
+    for n in shown:
+        if previous and n > previous + 1:
+            out.append(None)
+        out.append(n)
+        previous = n
+    return out
+
+
 def _int(value: str | None, default: int) -> int:
     try:
         return int(value) if value is not None else default
@@ -379,6 +416,14 @@ def _markup(fragment: str) -> Any:
     from markupsafe import Markup
 
     return Markup(fragment)
+
+
+def _favicon(request: Request) -> Response:
+    """The inspector's icon at the path browsers ask for by themselves (no token needed)."""
+    from importlib import resources
+
+    icon = resources.files("langgraph_prax_memory.inspector").joinpath("static/favicon.svg")
+    return Response(icon.read_bytes(), media_type="image/svg+xml")
 
 
 def create_app(
@@ -414,6 +459,7 @@ def create_app(
     pages = _Pages(memory, settings)
     routes = [
         Route("/", pages.users, methods=["GET"]),
+        Route("/favicon.ico", _favicon, methods=["GET"]),
         Route("/memories", pages.memories, methods=["GET"]),
         Route("/playground", pages.playground, methods=["GET"]),
         Route("/graph", pages.graph, methods=["GET"]),

@@ -9,19 +9,25 @@ capped at :data:`GRAPH_NODE_CAP` entities, with the cap shown.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
+from markupsafe import Markup
 
+from langgraph_prax_memory._untrusted import safe_for_terminal
 from langgraph_prax_memory.graph import CausalLink, Entity, Relation, TemporalEvent
 from langgraph_prax_memory.models import Memory, MemoryHit
 from langgraph_prax_memory.vectors import VECTOR_PRUNE_THRESHOLD, decay_factor
+
+if TYPE_CHECKING:
+    from langgraph_prax_memory.context import ContextLine, MemoryContext
 
 #: At most this many entities are drawn (the most important); the page says how many exist.
 GRAPH_NODE_CAP = 80
@@ -31,6 +37,8 @@ GRAPH_RELATION_CAP = 400
 TIMELINE_CAP = 200
 #: Rows per page of the memories table.
 PAGE_SIZE = 50
+#: Stored text longer than this shows its start, and the whole behind "show all".
+CLIP_CHARS = 400
 
 _SVG_WIDTH = 900
 _SVG_HEIGHT = 560
@@ -46,10 +54,30 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=visible,
     )
     env.filters["when"] = _when
     env.filters["num"] = _num
+    env.globals["CLIP_CHARS"] = CLIP_CHARS
     return env
+
+
+def visible(value: Any) -> Any:
+    r"""Stored text with invisible and direction-changing characters shown as escapes.
+
+    Every ``{{ ... }}`` of the templates goes through this (Jinja2's ``finalize``) before it
+    is HTML-escaped: a right-to-left override (U+202E), a zero-width space or joiner, a
+    control character is written ``\u202e``, ``\u200b``, ``\x1b``, as the command line
+    shows them, so a memory cannot reorder or hide what the page shows. Our own fragments
+    (``Markup``) are left alone: the text inside them went through here already.
+
+    Example:
+        >>> visible("abc\u202edcba")
+        'abc\\u202edcba'
+    """
+    if isinstance(value, str) and not isinstance(value, Markup) and not value.isprintable():
+        return safe_for_terminal(value)
+    return value
 
 
 @functools.cache
@@ -79,9 +107,11 @@ def _when(value: datetime | None) -> str:
 
 
 def _num(value: float | None, digits: int = 3) -> str:
+    """``value`` with ``digits`` decimals; a value that rounds to zero is never ``-0.000``."""
     if value is None:
         return "—"
-    return f"{value:.{digits}f}"
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0.0 else text
 
 
 # -- memories ---------------------------------------------------------------------------
@@ -183,19 +213,54 @@ def hit_bars(hit: MemoryHit) -> list[Bar]:
     return bars
 
 
-def hits_fragment(hits: Sequence[MemoryHit], *, query: str = "", floor: bool = True) -> str:
-    """The ranked hits, best first, each with its signals drawn and ``explain()``."""
+def _roles(context: MemoryContext | None) -> dict[str, ContextLine]:
+    """Each recalled memory's part in the block: its line (and rule), or why it is left out."""
+    if context is None:
+        return {}
+    roles: dict[str, ContextLine] = {}
+    for line in (*context.lines, *context.omitted):
+        if line.hit is not None:
+            roles.setdefault(line.hit.memory.id, line)
+    return roles
+
+
+def hits_fragment(
+    hits: Sequence[MemoryHit],
+    *,
+    query: str = "",
+    floor: bool = True,
+    context: MemoryContext | None = None,
+) -> str:
+    """The ranked hits, best first, each with its signals drawn and ``explain()``.
+
+    With ``context`` (the block built from these hits) each hit says whether it is in the
+    block and by which rule (relevant, companion, standing fact...) or why it is left out;
+    without it, a hit below the floor is only marked so.
+    """
+    roles = _roles(context)
     return render(
         "_hits.html",
-        hits=[(hit, hit_bars(hit)) for hit in hits],
+        hits=[(hit, hit_bars(hit), roles.get(hit.memory.id)) for hit in hits],
         query=query,
         floor=floor,
+        with_context=context is not None,
     )
 
 
-def context_fragment(block: str, *, query: str = "") -> str:
-    """The exact context block an agent's system prompt would receive."""
-    return render("_context.html", block=block, query=query)
+def context_fragment(block: str, *, query: str = "", context: MemoryContext | None = None) -> str:
+    """The exact context block an agent's system prompt would receive.
+
+    With ``context`` (:func:`~langgraph_prax_memory.context.assemble_context`'s result for
+    ``block``), each line is listed with the rule that put it there, then each recalled hit
+    left out with why not.
+    """
+    return render(
+        "_context.html",
+        block=block,
+        query=query,
+        lines=context.lines if context is not None else (),
+        omitted=context.omitted if context is not None else (),
+    )
 
 
 # -- graph ------------------------------------------------------------------------------
@@ -229,6 +294,9 @@ class _Node:
     y: float
     r: float
     title: str
+    lx: float = 0.0
+    ly: float = 0.0
+    anchor: str = "middle"
 
 
 @dataclass(frozen=True)
@@ -242,6 +310,90 @@ class _Edge:
     title: str
     lx: float
     ly: float
+
+
+#: Font sizes (px) of the picture's node and edge labels (the stylesheet's).
+_NODE_FONT = 11.0
+_EDGE_FONT = 10.0
+_NODE_LABEL_CHARS = 28
+_EDGE_LABEL_CHARS = 24
+Box = tuple[float, float, float, float]
+
+
+def _text_width(text: str, size: float) -> float:
+    """A generous estimate of ``text``'s drawn width at ``size`` px (no font is measured).
+
+    Per character class, at the widest of the sans-serif fonts a browser picks here
+    (DejaVu Sans): wide capitals, other capitals and digits, narrow letters, the rest; a
+    character of a wide script (CJK) a full em.
+    """
+    em = 0.0
+    for ch in text:
+        if ch in "MWmw@%":
+            em += 0.95
+        elif ch.isupper() or ch.isdigit():
+            em += 0.74
+        elif ch in "iljtf.,:;'|!() ":
+            em += 0.4
+        elif ord(ch) >= 0x1100:
+            em += 1.05
+        else:
+            em += 0.64
+    return em * size + 2.0
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _inside(box: Box, width: float, height: float) -> bool:
+    return box[0] >= 1 and box[1] >= 1 and box[2] <= width - 1 and box[3] <= height - 1
+
+
+def _label_box(x: float, y: float, w: float, size: float, anchor: str) -> Box:
+    """The box of a text drawn at ``(x, y)`` (its baseline) with ``anchor``."""
+    left = {"start": x, "middle": x - w / 2, "end": x - w}[anchor]
+    return (left, y - size, left + w, y + 0.3 * size)
+
+
+class _Labels:
+    """Labels placed one by one where they overlap no placed label and no node, in the picture.
+
+    A label that fits nowhere is shortened, then left out (its node or edge keeps its
+    hover title with the full text): a label is never drawn over another or cut by the edge.
+    """
+
+    def __init__(self, width: float, height: float, circles: Sequence[Box]) -> None:
+        self.width, self.height = width, height
+        self.placed: list[Box] = []
+        self.circles = list(circles)
+
+    def _free(self, box: Box, own: Box | None) -> bool:
+        return (
+            _inside(box, self.width, self.height)
+            and not any(_overlaps(box, b) for b in self.placed)
+            and not any(_overlaps(box, c) for c in self.circles if c != own)
+        )
+
+    def place(
+        self,
+        text: str,
+        size: float,
+        spots: Sequence[tuple[float, float, str]],
+        own: Box | None = None,
+    ) -> tuple[str, float, float, str] | None:
+        """The first free spot for ``text`` (then its shorter forms): text, x, y, anchor."""
+        tries = [text]
+        if len(text) > 12:
+            tries.append(text[:11] + "…")
+        for shown in tries:
+            w = _text_width(shown, size)
+            for x, y, anchor in spots:
+                box = _label_box(x, y, w, size, anchor)
+                if self._free(box, own):
+                    self.placed.append(box)
+                    return shown, x, y, anchor
+        return None
 
 
 def _interval(rel: Relation) -> str:
@@ -282,13 +434,13 @@ def layout(data: GraphData, *, cap: int = GRAPH_NODE_CAP) -> tuple[list[_Node], 
             px, py = _SVG_WIDTH / 2, _SVG_HEIGHT / 2
         return round(px, 1), round(py, 1)
 
-    nodes = []
+    raw_nodes = []
     for ent in chosen:
         x, y = place(ent.name)
-        nodes.append(
+        raw_nodes.append(
             _Node(
                 name=ent.name,
-                label=ent.display_name[:28],
+                label=ent.display_name[:_NODE_LABEL_CHARS],
                 x=x,
                 y=y,
                 r=round(6 + 10 * max(0.0, min(1.0, ent.importance)), 1),
@@ -299,6 +451,31 @@ def layout(data: GraphData, *, cap: int = GRAPH_NODE_CAP) -> tuple[list[_Node], 
                 ),
             )
         )
+    circle = {n.name: (n.x - n.r, n.y - n.r, n.x + n.r, n.y + n.r) for n in raw_nodes}
+    labels = _Labels(_SVG_WIDTH, _SVG_HEIGHT, list(circle.values()))
+    nodes = []
+    for n in raw_nodes:  # the most important first: they get the best spots
+        gap, f = n.r + 4, _NODE_FONT
+        spots = [
+            (n.x, n.y - gap, "middle"),
+            (n.x, n.y + gap + f, "middle"),
+            (n.x + gap, n.y + f / 3, "start"),
+            (n.x - gap, n.y + f / 3, "end"),
+            (n.x, n.y - gap - f - 2, "middle"),
+            (n.x, n.y + gap + 2 * f + 2, "middle"),
+            (n.x + gap, n.y - gap, "start"),
+            (n.x - gap, n.y - gap, "end"),
+            (n.x + gap, n.y + gap + f, "start"),
+            (n.x - gap, n.y + gap + f, "end"),
+        ]
+        at = labels.place(n.label, f, spots, own=circle[n.name])
+        if at is None:
+            nodes.append(dataclasses.replace(n, label=""))
+        else:
+            shown, lx, ly, anchor = at
+            nodes.append(
+                dataclasses.replace(n, label=shown, lx=round(lx, 1), ly=round(ly, 1), anchor=anchor)
+            )
     radius = {n.name: n.r for n in nodes}
     edges = []
     for rel in sorted(drawn, key=lambda r: r.is_current):  # current ones drawn on top
@@ -316,15 +493,34 @@ def layout(data: GraphData, *, cap: int = GRAPH_NODE_CAP) -> tuple[list[_Node], 
                 x2=x2,
                 y2=y2,
                 current=rel.is_current,
-                label=rel.type,
+                label=rel.type[:_EDGE_LABEL_CHARS],
                 title=(
                     f"{rel.source} —{rel.type}→ {rel.target} ({state}; valid "
                     f"{_interval(rel)}; weight {rel.weight:.2f})"
                 ),
-                lx=round((x1 + x2) / 2, 1),
-                ly=round((y1 + y2) / 2 - 4, 1),
+                lx=0.0,
+                ly=0.0,
             )
         )
+    placed_edges = []
+    for e in sorted(edges, key=lambda e: not e.current):  # current labels placed first
+        mx, my = (e.x1 + e.x2) / 2, (e.y1 + e.y2) / 2
+        f = _EDGE_FONT
+        spots = [
+            (mx, my - 4, "middle"),
+            (mx, my + f + 2, "middle"),
+            (mx, my - f - 6, "middle"),
+            (mx, my + 2 * f + 4, "middle"),
+        ]
+        at = labels.place(e.label, f, spots) if e.label else None
+        if at is None:
+            placed_edges.append(dataclasses.replace(e, label=""))
+        else:
+            shown, lx, ly, _ = at
+            placed_edges.append(
+                dataclasses.replace(e, label=shown, lx=round(lx, 1), ly=round(ly, 1))
+            )
+    edges = sorted(placed_edges, key=lambda e: e.current)  # current ones drawn on top
     return nodes, edges
 
 

@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.context import build_memory_context
-from langgraph_prax_memory.errors import MemoryValidationError
+from langgraph_prax_memory.errors import BackendUnavailable, MemoryValidationError
 from langgraph_prax_memory.inspector import (
     ContextView,
     GraphView,
@@ -29,9 +29,14 @@ from langgraph_prax_memory.inspector._data import (
     STATES,
     MemoryPage,
     graph_data,
-    scan_page,
+    memory_page,
 )
-from langgraph_prax_memory.inspector._render import GRAPH_NODE_CAP, GraphData, memory_row
+from langgraph_prax_memory.inspector._render import (
+    GRAPH_NODE_CAP,
+    GraphData,
+    MemoryRow,
+    memory_row,
+)
 from langgraph_prax_memory.models import Memory
 
 TOKEN = "t0k3n-" + "a" * 26
@@ -342,11 +347,12 @@ def test_pages_of_fifty(fresh: PraxMemory) -> None:
             for i in range(120)
         ],
     )
-    third = scan_page(fresh, "dave", page=3, sort="newest")
-    assert third.pages == 3 and len(third.rows) == 20 and third.page == 3
-    assert third.rows[-1].memory.content == "Dave note 0"
-    assert scan_page(fresh, "dave", page=99).page == 3
-    assert scan_page(fresh, "nobody-here").rows == []
+    for how in ("scan", "auto"):
+        third = memory_page(fresh, "dave", page=3, sort="newest", how=how)
+        assert third.pages == 3 and len(third.rows) == 20 and third.page == 3
+        assert third.rows[-1].memory.content == "Dave note 0"
+        assert memory_page(fresh, "dave", page=99, how=how).page == 3
+        assert memory_page(fresh, "nobody-here", how=how).rows == []
 
 
 # -- notebook views ---------------------------------------------------------------------------
@@ -449,23 +455,16 @@ def test_a_recall_shows_on_the_next_page_view(fresh: PraxMemory) -> None:
     assert int(after.group(1)) == int(before.group(1)) + 1
 
 
-def _expected(
-    mem: PraxMemory,
-    user: str,
+def _reference(
+    rows: list[MemoryRow],
     *,
     q: str = "",
     source: str = "",
     tag: str = "",
     state: str = "all",
     sort: str = "newest",
-    page: int = 1,
-    now: datetime,
-) -> tuple[list[str], int, int]:
-    """Ids of the page, matched and pages, from every memory read in full (the reference)."""
-    rows = [
-        memory_row(m, now, mem.config.decay_halflife_days)
-        for m in mem.list_memories(user, limit=10_000)
-    ]
+) -> list[str]:
+    """Every matching id in the sort's order, from every memory read in full (the reference)."""
     words = q.casefold().split()
     chosen = [
         r
@@ -480,20 +479,27 @@ def _expected(
             or (state == "due" and r.due)
         )
     ]
+    # every sort is total: its key, then the memory id (ascending) among equal keys
     keys = {
-        "newest": (lambda r: r.memory.created_at, True),
-        "oldest": (lambda r: r.memory.created_at, False),
-        "importance": (lambda r: r.memory.importance, True),
-        "effective": (lambda r: r.effective, False),
-        "recalled": (lambda r: (r.memory.access_count > 0, r.memory.last_accessed), True),
-        "recalls": (lambda r: r.memory.access_count, True),
+        "newest": lambda r: (-r.memory.created_at.timestamp(),),
+        "oldest": lambda r: (r.memory.created_at.timestamp(),),
+        "importance": lambda r: (-r.memory.importance,),
+        "effective": lambda r: (r.effective,),
+        "recalled": lambda r: (
+            0 if r.memory.access_count > 0 else 1,
+            -r.memory.last_accessed.timestamp(),
+        ),
+        "recalls": lambda r: (-r.memory.access_count,),
     }
-    key, reverse = keys[sort]
-    chosen.sort(key=key, reverse=reverse)  # type: ignore[arg-type]
-    pages = max(1, -(-len(chosen) // 50))
+    chosen.sort(key=lambda r: (keys[sort](r), r.memory.id))
+    return [r.memory.id for r in chosen]
+
+
+def _page_of(everything: list[str], page: int, size: int = 50) -> tuple[list[str], int, int]:
+    """The ids of page ``page`` (clamped), how many match, how many pages."""
+    pages = max(1, -(-len(everything) // size))
     page = min(max(1, page), pages)
-    ids = [r.memory.id for r in chosen[(page - 1) * 50 : page * 50]]
-    return ids, len(chosen), pages
+    return everything[(page - 1) * size : page * size], len(everything), pages
 
 
 def _same(got: MemoryPage, want: tuple[list[str], int, int]) -> None:
@@ -503,6 +509,7 @@ def _same(got: MemoryPage, want: tuple[list[str], int, int]) -> None:
 
 @pytest.mark.parametrize("engine", ["edge", "local"])
 def test_every_page_agrees_with_reading_every_memory(tmp_path: Path, engine: str) -> None:
+    """Every sort, filter, search and state, read every way, by page number and by cursor."""
     fresh = PraxMemory(MemoryConfig(data_dir=tmp_path / "data", vector_engine=engine))  # type: ignore[arg-type]
     try:
         _pages_agree(fresh, engine)
@@ -510,10 +517,18 @@ def test_every_page_agrees_with_reading_every_memory(tmp_path: Path, engine: str
         fresh.close()
 
 
-def _pages_agree(fresh: PraxMemory, engine: str) -> None:
-    from langgraph_prax_memory.errors import BackendUnavailable
-    from langgraph_prax_memory.inspector._data import engine_page
+#: The read each sort takes besides the scan (the "due" state: the index read).
+_WAYS = {
+    "newest": "engine",
+    "oldest": "engine",
+    "importance": "engine",
+    "effective": "index",
+    "recalled": "recalled",
+    "recalls": "recalled",
+}
 
+
+def _pages_agree(fresh: PraxMemory, engine: str) -> None:
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     now = datetime(2026, 3, 1, tzinfo=UTC)
     ids = fresh.remember_many(
@@ -524,7 +539,8 @@ def _pages_agree(fresh: PraxMemory, engine: str) -> None:
                 "importance": (i % 10) / 10 + 0.01,
                 "tags": ["even" if i % 2 == 0 else "odd"],
                 "source": "import" if i % 3 == 0 else "conversation",
-                "created_at": (t0 + timedelta(hours=i)).isoformat(),
+                # every creation time shared by three memories: ties at every page's edge
+                "created_at": (t0 + timedelta(hours=i // 3)).isoformat(),
             }
             for i in range(130)
         ],
@@ -535,42 +551,82 @@ def _pages_agree(fresh: PraxMemory, engine: str) -> None:
     fresh.vectors.reinforce("carol", ids[5:20:3], now=t0 + timedelta(days=30))
     fresh.flush()
     total = fresh.count("carol")
+    halflife = fresh.config.decay_halflife_days
+    rows = [memory_row(m, now, halflife) for m in fresh.list_memories("carol", limit=10_000)]
+    cases: list[dict[str, str]] = [
+        {},
+        {"tag": "odd"},
+        {"source": "import", "tag": "even"},
+        {"q": "RUST note"},
+        {"q": "nothing-like-this"},
+        *({"state": s} for s in STATES),
+    ]
+    if engine == "local":  # pure Python, slow: the same reads on fewer cases
+        cases = [{}, {"source": "import", "tag": "even"}, {"q": "RUST note"}, {"state": "due"}]
     for sort in SORTS:
-        for kwargs in (
-            {},
-            {"tag": "odd"},
-            {"source": "import", "tag": "even"},
-            {"q": "RUST note"},
-            {"q": "nothing-like-this"},
-            *({"state": s} for s in STATES),
-        ):
-            for page in (1, 2, 3, 9):
-                want = _expected(fresh, "carol", sort=sort, page=page, now=now, **kwargs)
-                got = scan_page(fresh, "carol", sort=sort, page=page, now=now, **kwargs)
-                _same(got, want)
-                assert got.total == total and got.page == min(page, want[2])
-                if not {"q", "state"} & set(kwargs) and sort in ("newest", "oldest"):
-                    try:
-                        fast = engine_page(fresh, "carol", sort=sort, page=page, now=now, **kwargs)
-                    except BackendUnavailable:
-                        assert engine == "local"  # no ordered scroll: the page scans instead
-                        continue
-                    _same(fast, want)
-                    assert (fast.total, fast.sources, fast.tags) == (
-                        got.total,
-                        got.sources,
-                        got.tags,
-                    )
+        for kwargs in cases:
+            everything = _reference(rows, sort=sort, **kwargs)
+            ways = ["scan", "auto"]
+            if "q" not in kwargs and engine == "edge":
+                ways.append("index" if kwargs.get("state") == "due" else _WAYS[sort])
+            for how in ways:
+                try:
+                    for page in (1, 2, 3, 9):
+                        want = _page_of(everything, page)
+                        got = memory_page(
+                            fresh, "carol", sort=sort, page=page, now=now, how=how, **kwargs
+                        )
+                        _same(got, want)
+                        assert got.total == total and got.page == min(page, want[2])
+                        if how not in ("scan", "auto"):
+                            assert got.how == how
+                    if engine == "edge" or how == "auto":  # local mode is slow: one walk
+                        _cursors_walk(fresh, everything, sort, how, now, kwargs)
+                except BackendUnavailable:  # pragma: no cover - reported by the assertion
+                    pytest.fail(f"{sort} {kwargs} could not be read as {how!r}")
     if engine == "edge":
-        top = engine_page(fresh, "carol", sort="importance")
+        top = memory_page(fresh, "carol", sort="importance")
+        assert top.how == "engine"
         assert [r.memory.importance for r in top.rows] == sorted(
             (r.memory.importance for r in top.rows), reverse=True
         )
-        assert engine_page(fresh, "nobody-here", sort="newest").rows == []
+        assert memory_page(fresh, "nobody-here", sort="newest").rows == []
     with pytest.raises(MemoryValidationError, match="unknown sort"):
-        scan_page(fresh, "carol", sort="nope")
+        memory_page(fresh, "carol", sort="nope")
     with pytest.raises(MemoryValidationError, match="unknown state"):
-        scan_page(fresh, "carol", state="nope")
+        memory_page(fresh, "carol", state="nope")
+    with pytest.raises(MemoryValidationError, match="not a cursor"):
+        memory_page(fresh, "carol", sort="recalled", after="1.0,abc")
+
+
+def _cursors_walk(
+    mem: PraxMemory,
+    everything: list[str],
+    sort: str,
+    how: str,
+    now: datetime,
+    kwargs: dict[str, str],
+) -> None:
+    """Next links (``after=``) walk every memory once, in order; previous links walk back."""
+    seen: list[str] = []
+    got = memory_page(mem, "carol", sort=sort, now=now, how=how, page_size=17, **kwargs)
+    seen += [r.memory.id for r in got.rows]
+    while got.last is not None and got.start + len(got.rows) < got.matched:
+        after = got.last.text()
+        got = memory_page(
+            mem, "carol", sort=sort, now=now, how=how, after=after, page_size=17, **kwargs
+        )
+        assert got.start == len(seen)
+        seen += [r.memory.id for r in got.rows]
+    assert seen == everything
+    back = [r.memory.id for r in got.rows]
+    while got.first is not None and got.start > 0:
+        before = got.first.text()
+        got = memory_page(
+            mem, "carol", sort=sort, now=now, how=how, before=before, page_size=17, **kwargs
+        )
+        back = [r.memory.id for r in got.rows if r.memory.id not in back] + back
+    assert back == everything
 
 
 def test_the_cli_serves_only_the_named_user(

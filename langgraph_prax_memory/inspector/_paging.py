@@ -1,0 +1,698 @@
+"""The memories page's listing: one total order per sort, read as cheaply as the sort allows.
+
+Every sort orders by its key **and then by the memory id**, so no two memories ever tie: a
+page holds the same memories however it was reached, and walking the pages shows every
+memory exactly once (2,000 memories stored in one batch share one creation time; sorted by
+it alone, the engine returned them in any order, and pages overlapped).
+
+Pages are reached by number (``page=N``) or by cursor (``after=`` / ``before=`` a memory's
+key and id, what the next / previous links carry): a cursor keeps its place when memories are
+added or removed meanwhile (an agent writing while someone pages), so following "next"
+never repeats or skips one.
+
+How a page is read (nothing is kept between requests; every view shows the memories as they
+are now):
+
+- **engine**: sorted by creation or importance, without a text search or the "due" state:
+  the engine orders by the indexed field and reads only the page (ties at a page's edge
+  are read by value and ordered by id);
+- **index**: "closest to pruning" (effective importance) and the "due" state need the
+  importance and the last recall of every matching memory: read from the engine's payload
+  index, not the payloads;
+- **recalled**: "last recalled" / "most recalled": the recalled memories (``access_count`` ≥
+  1, an engine filter) first, then the never-recalled ones read by the engine in order;
+- **scan**: a text search (the words are matched here), or an engine that cannot order (the
+  pure-Python local mode): the few payload fields the sort needs are read for every matching
+  memory and sorted here.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from langgraph_prax_memory._validation import utcnow
+from langgraph_prax_memory.errors import BackendUnavailable, MemoryValidationError
+from langgraph_prax_memory.inspector._render import MemoryRow, memory_row
+from langgraph_prax_memory.vectors import VECTOR_PRUNE_THRESHOLD
+
+if TYPE_CHECKING:
+    from qdrant_client.http import models
+
+    from langgraph_prax_memory.memory import PraxMemory
+    from langgraph_prax_memory.vectors import QdrantVectorStore
+
+#: Sort orders of the memories page: key → label.
+SORTS: dict[str, str] = {
+    "newest": "newest first",
+    "oldest": "oldest first",
+    "importance": "importance, highest first",
+    "effective": "closest to pruning first",
+    "recalled": "last recalled first",
+    "recalls": "most recalled first",
+}
+STATES = ("all", "current", "superseded", "due")
+#: Sorts the engine orders itself: the indexed payload field and whether it runs high to low.
+ENGINE_SORTS: dict[str, tuple[str, bool]] = {
+    "newest": ("created_ts", True),
+    "oldest": ("created_ts", False),
+    "importance": ("importance", True),
+}
+_HISTORY = "valid_until_ts"
+_ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
+#: The most one ordered read returns (a user with more memories is read in steps).
+_READ = 100_000
+
+Key = tuple[float, ...]
+Item = tuple[Key, str]
+
+
+class Cursor(NamedTuple):
+    """A place in a sort's total order: a memory's sort key and its id."""
+
+    key: Key
+    id: str
+
+    def text(self) -> str:
+        """``key,...,id`` for a URL (floats as Python writes them back exactly)."""
+        return ",".join([*(repr(float(v)) for v in self.key), self.id])
+
+    @classmethod
+    def parse(cls, text: str, sort: str) -> Cursor:
+        """The cursor written by :meth:`text` for ``sort``.
+
+        Raises:
+            MemoryValidationError: Not a cursor of this sort.
+        """
+        parts = text.split(",")
+        width = _KEY_WIDTH[sort]
+        bad = MemoryValidationError(
+            f"not a cursor of the {sort!r} sort: {text[:80]!r} (follow the page's own links)"
+        )
+        if len(parts) != width + 1 or not _ID.match(parts[-1]):
+            raise bad
+        try:
+            key = tuple(float(v) for v in parts[:-1])
+        except ValueError:
+            raise bad from None
+        if any(math.isnan(v) for v in key):
+            raise bad
+        return cls(key, parts[-1])
+
+
+_KEY_WIDTH = {s: (2 if s == "recalled" else 1) for s in SORTS}
+
+
+@dataclass
+class MemoryPage:
+    """One page of the memories table and what the filters matched.
+
+    Attributes:
+        rows: The page's memories, in the sort's order.
+        total: The user's memories.
+        matched: Those the search and filters match.
+        page: The page number (of ``page_size`` rows; with a cursor, where the page starts).
+        pages: How many pages the matched memories fill.
+        start: The 0-based position of the first row among the matched memories.
+        first: The first row's cursor (the previous link's ``before=``), ``None`` when empty.
+        last: The last row's cursor (the next link's ``after=``).
+        sources: Every source of the user's memories (the filter's choices).
+        tags: Every tag of the user's memories.
+        how: How the page was read: ``engine``, ``index``, ``recalled`` or ``scan``.
+    """
+
+    rows: list[MemoryRow]
+    total: int
+    matched: int
+    page: int
+    pages: int
+    sources: list[str]
+    tags: list[str]
+    start: int = 0
+    first: Cursor | None = None
+    last: Cursor | None = None
+    how: str = "scan"
+
+
+# -- engine reads (pinned to one user) ----------------------------------------------------
+
+
+def _and(flt: models.Filter, *conds: Any, must_not: Sequence[Any] = ()) -> models.Filter:
+    from qdrant_client.http import models
+
+    return models.Filter(
+        must=[*(flt.must or []), *conds],  # type: ignore[misc]
+        must_not=[*(flt.must_not or []), *must_not] or None,  # type: ignore[misc]
+        should=flt.should,
+    )
+
+
+def _range(field: str, **bounds: float) -> Any:
+    from qdrant_client.http import models
+
+    return models.FieldCondition(key=field, range=models.Range(**bounds))
+
+
+def _empty(field: str) -> Any:
+    from qdrant_client.http import models
+
+    return models.IsEmptyCondition(is_empty=models.PayloadField(key=field))
+
+
+class _Reader:
+    """The few reads the listing makes, each pinned to the user (raw on the embedded engine).
+
+    On the embedded engine the ordered and id-only reads skip qdrant-client's models (one
+    per point), which cost more than the read itself for 10,000 memories.
+    """
+
+    def __init__(self, store: QdrantVectorStore, user_id: str) -> None:
+        from langgraph_prax_memory.vectors._edge import EdgeClient
+
+        self.store, self.user = store, user_id
+        self.edge = isinstance(store.client, EdgeClient)
+
+    def _check(self, flt: models.Filter) -> None:
+        from langgraph_prax_memory.vectors._plan import assert_pinned
+
+        assert_pinned(flt, self.user)
+
+    def count(self, flt: models.Filter) -> int:
+        return self.store.count(self.user, flt)
+
+    def ordered(
+        self, flt: models.Filter, field: str, descending: bool, limit: int
+    ) -> list[tuple[float, str]]:
+        """``(value, id)`` of the first ``limit`` points by ``field`` (ties in any order).
+
+        Raises:
+            BackendUnavailable: The engine cannot order by ``field`` (local mode).
+        """
+        from qdrant_client.http import models
+
+        self._check(flt)
+        if limit < 1:
+            return []
+        store = self.store
+        order = models.OrderBy(
+            key=field, direction=models.Direction.DESC if descending else models.Direction.ASC
+        )
+
+        def read() -> list[tuple[float, str]]:
+            if self.edge:
+                from langgraph_prax_memory.vectors._edge_convert import _order_by
+
+                records, _ = store.client._scroll(  # type: ignore[union-attr]
+                    store.collection, flt, limit, None, False, False, _order_by(order)
+                )
+            else:
+                records, _ = store.client.scroll(
+                    store.collection,
+                    scroll_filter=flt,
+                    limit=limit,
+                    order_by=order,
+                    with_payload=False,
+                    with_vectors=False,
+                )
+            return [(float(r.order_value or 0.0), str(r.id)) for r in records]
+
+        return store.call("ordered scroll", read)
+
+    def ids(self, flt: models.Filter) -> list[str]:
+        """The ids of every point matching ``flt``, in id order."""
+        self._check(flt)
+        store, offset = self.store, None
+        out: list[str] = []
+        while True:
+
+            def read(after: Any = offset) -> tuple[list[Any], Any]:
+                if self.edge:
+                    return store.client._scroll(  # type: ignore[union-attr,no-any-return]
+                        store.collection, flt, _READ, after, False, False, None
+                    )
+                return store.client.scroll(  # type: ignore[no-any-return]
+                    store.collection,
+                    scroll_filter=flt,
+                    limit=_READ,
+                    offset=after,
+                    with_payload=False,
+                    with_vectors=False,
+                )
+
+            records, offset = store.call("scroll", read)
+            out.extend(str(r.id) for r in records)
+            if not records or offset is None:
+                return sorted(out)
+
+    def payloads(
+        self, flt: models.Filter, fields: Sequence[str]
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """``(id, payload)`` of every point matching ``flt``, with only ``fields``."""
+        return self.store.scan(self.user, fields, flt=flt)
+
+
+# -- sources: one sort's matching memories in order ---------------------------------------
+
+
+class _Source(Protocol):
+    def count(self) -> int: ...
+
+    def after(self, cursor: Item | None, n: int) -> list[Item]:
+        """The ``n`` items just after ``cursor`` (from the first without one)."""
+
+    def before(self, cursor: Item, n: int) -> list[Item]:
+        """The ``n`` items just before ``cursor``, in order."""
+
+    def rank(self, item: Item) -> int:
+        """How many items come before ``item``."""
+
+    def skip(self, offset: int, n: int) -> list[Item]:
+        """The items at positions ``offset`` .. ``offset + n - 1``."""
+
+
+class _Listed:
+    """Items read and sorted here."""
+
+    def __init__(self, items: list[Item]) -> None:
+        items.sort()
+        self.items = items
+
+    def count(self) -> int:
+        return len(self.items)
+
+    def after(self, cursor: Item | None, n: int) -> list[Item]:
+        i = 0 if cursor is None else bisect.bisect_right(self.items, cursor)
+        return self.items[i : i + n]
+
+    def before(self, cursor: Item, n: int) -> list[Item]:
+        j = bisect.bisect_left(self.items, cursor)
+        return self.items[max(0, j - n) : j]
+
+    def rank(self, item: Item) -> int:
+        return bisect.bisect_left(self.items, item)
+
+    def skip(self, offset: int, n: int) -> list[Item]:
+        return self.items[offset : offset + n]
+
+
+class _Ordered:
+    """Items the engine orders by an indexed field; ties at a page's edge read by value.
+
+    The key of a point is ``prefix + (±value,)`` (negated when the field runs high to low),
+    its id breaks ties: the engine's own order among equal values is not used.
+    """
+
+    def __init__(
+        self,
+        reader: _Reader,
+        flt: models.Filter,
+        field: str,
+        descending: bool,
+        prefix: Key = (),
+    ) -> None:
+        self.reader, self.flt, self.field = reader, flt, field
+        self.desc, self.prefix = descending, prefix
+        self._count: int | None = None
+        self._tied: dict[float, list[str]] = {}
+
+    def _key(self, value: float) -> Key:
+        return (*self.prefix, -value if self.desc else value)
+
+    def _value(self, key: Key) -> float:
+        v = key[len(self.prefix)]
+        return -v if self.desc else v
+
+    def count(self) -> int:
+        if self._count is None:
+            self._count = self.reader.count(self.flt)
+        return self._count
+
+    def _ties(self, value: float) -> list[str]:
+        """The ids of every point holding ``value`` (read once per request)."""
+        if value not in self._tied:
+            equal = _range(self.field, gte=value, lte=value)
+            self._tied[value] = self.reader.ids(_and(self.flt, equal))
+        return self._tied[value]
+
+    def _beyond(self, value: float, forward: bool) -> models.Filter:
+        later = forward == self.desc  # high to low: later values are lower
+        bound = {"lt": value} if later else {"gt": value}
+        return _and(self.flt, _range(self.field, **bound))
+
+    def _first(self, flt: models.Filter, n: int, forward: bool) -> list[Item]:
+        """The first ``n`` items of ``flt`` walking ``forward`` (or back), in that walk's order."""
+        descending = self.desc if forward else not self.desc
+        got = self.reader.ordered(flt, self.field, descending, n)
+        if len(got) == n and got:
+            # every point of the last value, not the engine's pick of them (``flt`` is this
+            # source's filter, or it narrowed to values past a cursor: the same points there)
+            edge = got[-1][0]
+            got = [g for g in got if g[0] != edge] + [(edge, i) for i in self._ties(edge)]
+        items = sorted(((self._key(v), i) for v, i in got), reverse=not forward)
+        return items[:n]
+
+    def after(self, cursor: Item | None, n: int) -> list[Item]:
+        if cursor is None:
+            return self._first(self.flt, n, True)
+        value = self._value(cursor[0])
+        out = [(cursor[0], i) for i in self._ties(value) if i > cursor[1]][:n]
+        if len(out) < n:
+            out += self._first(self._beyond(value, True), n - len(out), True)
+        return out
+
+    def before(self, cursor: Item, n: int) -> list[Item]:
+        value = self._value(cursor[0])
+        out = [(cursor[0], i) for i in reversed(self._ties(value)) if i < cursor[1]][:n]
+        if len(out) < n:
+            out += self._first(self._beyond(value, False), n - len(out), False)
+        return out[::-1]
+
+    def rank(self, item: Item) -> int:
+        value = self._value(item[0])
+        earlier = self.reader.count(self._beyond(value, False))
+        return earlier + sum(1 for i in self._ties(value) if i < item[1])
+
+    def skip(self, offset: int, n: int) -> list[Item]:
+        return self._first(self.flt, offset + n, True)[offset:]
+
+
+class _Chain:
+    """Two sources one after the other: every key of the first sorts before ``split``."""
+
+    def __init__(self, head: _Source, tail: _Source, split: Key) -> None:
+        self.head, self.tail, self.split = head, tail, split
+
+    def count(self) -> int:
+        return self.head.count() + self.tail.count()
+
+    def after(self, cursor: Item | None, n: int) -> list[Item]:
+        if cursor is not None and cursor[0] >= self.split:
+            return self.tail.after(cursor, n)
+        out = self.head.after(cursor, n)
+        return out + (self.tail.after(None, n - len(out)) if len(out) < n else [])
+
+    def before(self, cursor: Item, n: int) -> list[Item]:
+        if cursor[0] < self.split:
+            return self.head.before(cursor, n)
+        out = self.tail.before(cursor, n)
+        wanted, a = n - len(out), self.head.count()
+        if wanted > 0 and a:
+            out = self.head.skip(max(0, a - wanted), min(wanted, a)) + out
+        return out
+
+    def rank(self, item: Item) -> int:
+        if item[0] < self.split:
+            return self.head.rank(item)
+        return self.head.count() + self.tail.rank(item)
+
+    def skip(self, offset: int, n: int) -> list[Item]:
+        a = self.head.count()
+        if offset >= a:
+            return self.tail.skip(offset - a, n)
+        out = self.head.skip(offset, n)
+        return out + (self.tail.skip(0, n - len(out)) if len(out) < n else [])
+
+
+# -- keys of each sort ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Clock:
+    """What the decay sorts need: now and the decay rate."""
+
+    now_ts: float
+    per_second: float
+
+    def log_effective(self, importance: float, last: float) -> float:
+        """``log(effective importance)`` up to a constant: the order of "closest to pruning".
+
+        ``importance · 2^(-(now - last)/halflife)`` orders as ``log(importance) + rate ·
+        min(last, now)``, which does not change as time passes: a cursor keeps its place.
+        """
+        if importance <= 0.0:
+            return -math.inf
+        return math.log(importance) + self.per_second * min(last, self.now_ts)
+
+    def due(self, importance: float, last: float) -> bool:
+        threshold = VECTOR_PRUNE_THRESHOLD
+        effective = importance * math.exp(-self.per_second * max(0.0, self.now_ts - last))
+        return importance < threshold or effective < threshold
+
+
+def _scan_key(sort: str, p: dict[str, Any], clock: _Clock) -> Key:
+    created = float(p.get("created_ts") or 0.0)
+    if sort == "newest":
+        return (-created,)
+    if sort == "oldest":
+        return (created,)
+    importance = float(p.get("importance", 0.5))
+    if sort == "importance":
+        return (-importance,)
+    last = float(p.get("last_accessed_ts") or created)
+    recalls = int(p.get("access_count") or 0)
+    if sort == "effective":
+        return (clock.log_effective(importance, last),)
+    if sort == "recalled":
+        return (0.0 if recalls > 0 else 1.0, -last)
+    return (-float(recalls),)
+
+
+_SCAN_FIELDS = ("importance", "created_ts", "last_accessed_ts", "access_count", _HISTORY)
+
+
+def _scanned(
+    reader: _Reader,
+    flt: models.Filter,
+    *,
+    sort: str,
+    state: str,
+    words: Sequence[str],
+    clock: _Clock,
+) -> _Listed:
+    """Every matching memory's key from its payload (the text search, local mode)."""
+    fields = [*_SCAN_FIELDS, "content"] if words else list(_SCAN_FIELDS)
+    items: list[Item] = []
+    for point_id, p in reader.payloads(flt, fields):
+        if words:
+            content = str(p.get("content", "")).casefold()
+            if not all(w in content for w in words):
+                continue
+        if state != "all":
+            superseded = p.get(_HISTORY) is not None
+            if superseded != (state == "superseded") and state != "due":
+                continue
+            if state == "due":
+                created = float(p.get("created_ts") or 0.0)
+                last = float(p.get("last_accessed_ts") or created)
+                if not clock.due(float(p.get("importance", 0.5)), last):
+                    continue
+        items.append((_scan_key(sort, p, clock), point_id))
+    return _Listed(items)
+
+
+def _indexed(
+    reader: _Reader, flt: models.Filter, *, sort: str, state: str, clock: _Clock
+) -> _Source:
+    """The decay sorts and the "due" state from the payload index (no payload is read).
+
+    Raises:
+        BackendUnavailable: The engine cannot order, or some memory lacks an indexed field
+            (written before it existed): the caller scans instead.
+    """
+    matched = reader.count(flt)
+    if reader.count(_and(flt, _empty("last_accessed_ts"))):
+        raise BackendUnavailable("a memory without last_accessed_ts: scanned instead")
+    importance = {i: v for v, i in reader.ordered(flt, "importance", True, matched)}
+    last = {i: v for v, i in reader.ordered(flt, "last_accessed_ts", True, matched)}
+    if len(importance) != matched or len(last) != matched:
+        raise BackendUnavailable("a memory without an indexed field: scanned instead")
+    ids = importance.keys()
+    if state == "due":
+        ids = [i for i in ids if clock.due(importance[i], last[i])]  # type: ignore[assignment]
+    key: Callable[[str], Key]
+    if sort == "effective":
+        key = lambda i: (clock.log_effective(importance[i], last[i]),)  # noqa: E731
+    elif sort == "importance":
+        key = lambda i: (-importance[i],)  # noqa: E731
+    elif sort in ("newest", "oldest"):
+        created = {i: v for v, i in reader.ordered(flt, "created_ts", True, matched)}
+        if len(created) != matched:
+            raise BackendUnavailable("a memory without created_ts: scanned instead")
+        sign = -1.0 if sort == "newest" else 1.0
+        key = lambda i: (sign * created[i],)  # noqa: E731
+    else:  # recalled / recalls among the due: the recalled ones' counts
+        counts = {
+            i: int(p.get("access_count") or 0)
+            for i, p in reader.payloads(_and(flt, _range("access_count", gte=1)), ["access_count"])
+        }
+        if sort == "recalled":
+            key = lambda i: (0.0 if counts.get(i) else 1.0, -last[i])  # noqa: E731
+        else:
+            key = lambda i: (-float(counts.get(i, 0)),)  # noqa: E731
+    return _Listed([(key(i), i) for i in ids])
+
+
+def _recalled(reader: _Reader, flt: models.Filter, *, sort: str) -> _Source:
+    """The "last recalled" / "most recalled" sorts: recalled memories first, then the others.
+
+    The recalled ones (``access_count`` ≥ 1: the one filter the engine evaluates on every
+    payload) are read with their count and last recall; the others are excluded by id, which
+    the engine checks in its id index, and read in order (by last recall) or by id.
+    """
+    from qdrant_client.http import models
+
+    recalled = _and(flt, _range("access_count", gte=1))
+    head: list[Item] = []
+    for point_id, p in reader.payloads(recalled, ["access_count", "last_accessed_ts"]):
+        if sort == "recalled":
+            head.append(((0.0, -float(p.get("last_accessed_ts") or 0.0)), point_id))
+        else:
+            head.append(((-float(p.get("access_count") or 0),), point_id))
+    if sort == "recalls":
+        taken = {i for _, i in head}
+        rest: list[Item] = [((0.0,), i) for i in reader.ids(flt) if i not in taken]
+        return _Chain(_Listed(head), _Listed(rest), (0.0,))
+    never = flt
+    if head:
+        never = _and(flt, must_not=[models.HasIdCondition(has_id=[i for _, i in head])])
+    if reader.count(_and(never, _empty("last_accessed_ts"))):
+        raise BackendUnavailable("a memory without last_accessed_ts: scanned instead")
+    tail = _Ordered(reader, never, "last_accessed_ts", True, prefix=(1.0,))
+    return _Chain(_Listed(head), tail, (1.0,))
+
+
+def _state_filter(flt: models.Filter, state: str) -> models.Filter:
+    if state == "current":
+        return _and(flt, _empty(_HISTORY))
+    if state == "superseded":
+        return _and(flt, must_not=[_empty(_HISTORY)])
+    return flt
+
+
+def _source(
+    reader: _Reader,
+    flt: models.Filter,
+    *,
+    sort: str,
+    state: str,
+    words: Sequence[str],
+    clock: _Clock,
+    how: str,
+) -> tuple[_Source, str]:
+    """The cheapest way to list this sort, filter and search (``how``: force one)."""
+    if how == "scan" or words:
+        return _scanned(reader, flt, sort=sort, state=state, words=words, clock=clock), "scan"
+    narrowed = _state_filter(flt, state)
+    try:
+        if how in ("auto", "engine") and sort in ENGINE_SORTS and state != "due":
+            field, desc = ENGINE_SORTS[sort]
+            source: _Source = _Ordered(reader, narrowed, field, desc)
+            source.after(None, 1)  # the engine can order: or BackendUnavailable now
+            return source, "engine"
+        if how in ("auto", "recalled") and sort in ("recalled", "recalls") and state != "due":
+            return _recalled(reader, narrowed, sort=sort), "recalled"
+        if how in ("auto", "index"):
+            return _indexed(reader, narrowed, sort=sort, state=state, clock=clock), "index"
+    except BackendUnavailable:
+        if how != "auto":
+            raise
+    return _scanned(reader, flt, sort=sort, state=state, words=words, clock=clock), "scan"
+
+
+def memory_page(
+    mem: PraxMemory,
+    user_id: str,
+    *,
+    q: str = "",
+    source: str = "",
+    tag: str = "",
+    state: str = "all",
+    sort: str = "newest",
+    page: int = 1,
+    after: str = "",
+    before: str = "",
+    page_size: int = 50,
+    now: datetime | None = None,
+    how: str = "auto",
+) -> MemoryPage:
+    """One page of any search, filter and sort (see the module's docstring).
+
+    Args:
+        mem: The memory.
+        user_id: Whose memories (every read is pinned to this user).
+        q: Words the content must hold (case-insensitive), all of them.
+        source: Only memories of this source.
+        tag: Only memories with this tag.
+        state: ``all``, ``current``, ``superseded`` or ``due`` (pruned by a pass run now).
+        sort: One of :data:`SORTS`; ties in the sort's key are ordered by id.
+        page: The page number (1-based; clamped to the last page).
+        after: A cursor (:meth:`Cursor.text`): the page just after that memory.
+        before: A cursor: the page just before that memory.
+        how: ``auto`` (the cheapest read), or force ``engine``, ``index``, ``recalled`` or
+            ``scan`` (tests compare them).
+        page_size: Rows per page.
+        now: The clock of the decay arithmetic (default: now).
+
+    Raises:
+        MemoryValidationError: An unknown sort or state, or a cursor of another sort.
+        BackendUnavailable: The engine cannot answer (or cannot answer as ``how`` asked).
+    """
+    from langgraph_prax_memory.models import Memory
+    from langgraph_prax_memory.retrieval import ltm_filter
+
+    if sort not in SORTS:
+        raise MemoryValidationError(f"unknown sort {sort!r}; use one of {sorted(SORTS)}")
+    if state not in STATES:
+        raise MemoryValidationError(f"unknown state {state!r}; use one of {list(STATES)}")
+    if how not in ("auto", "engine", "index", "recalled", "scan"):
+        raise MemoryValidationError(f"unknown way to read {how!r}")
+    size = max(1, page_size)
+    cursor_after = Cursor.parse(after, sort) if after else None
+    cursor_before = Cursor.parse(before, sort) if before and not after else None
+    store = mem.vectors
+    reader = _Reader(store, user_id)
+    when = now or utcnow()
+    halflife = mem.config.decay_halflife_days
+    clock = _Clock(when.timestamp(), math.log(2) / (halflife * 86400.0))
+    words = [w for w in q.casefold().split() if w]
+    chosen = ltm_filter(user_id, tags=[tag] if tag else None, sources=[source] if source else None)
+    listing, how_read = _source(
+        reader, chosen, sort=sort, state=state, words=words, clock=clock, how=how
+    )
+    matched = listing.count()
+    pages = max(1, -(-matched // size))
+    items: list[Item] = []
+    if cursor_after is not None:
+        items = listing.after(cursor_after, size)
+    elif cursor_before is not None:
+        items = listing.before(cursor_before, size)
+        if len(items) < size:  # at the start: the first page, whole
+            items = listing.after(None, size)
+    if items:
+        start = listing.rank(items[0])
+    else:  # by number (or a cursor past either end: the nearest page)
+        number = pages if cursor_after is not None else min(max(1, page), pages)
+        start = (number - 1) * size
+        items = listing.skip(start, size)
+    shown = [i for _, i in items]
+    full = {p.id: p.payload for p in store.retrieve(user_id, shown)}
+    rows = [memory_row(Memory.from_payload(i, full[i]), when, halflife) for i in shown if i in full]
+    total = matched if not (tag or source or state != "all" or words) else None
+    return MemoryPage(
+        rows=rows,
+        total=total if total is not None else store.count(user_id, ltm_filter(user_id)),
+        matched=matched,
+        page=start // size + 1,
+        pages=pages,
+        sources=sorted(store.facet("source", user_id=user_id)),
+        tags=sorted(store.facet("tags", user_id=user_id)),
+        start=start,
+        first=Cursor(*items[0]) if items else None,
+        last=Cursor(*items[-1]) if items else None,
+        how=how_read,
+    )
