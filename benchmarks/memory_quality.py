@@ -6,7 +6,9 @@ the packaged embedding model unless ``--embeddings hash``), on two paths:
 
 * **rules** — the offline ``RuleBasedExtractor`` reads the raw turns;
 * **llm** — a scripted chat model answers each batch with the extraction a good model would
-  give (JSON text, the path of a model without tool calling).
+  give (JSON text, the path of a model without tool calling); in session 2 it reads the
+  current memories listed in its prompt and names in the fact's ``replaces`` those stating
+  the old value (issue 38).
 
 Measured, per path where it applies:
 
@@ -52,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.messages import AIMessage, BaseMessage
 
 from benchmarks._common import print_table
 from langgraph_prax_memory import MemoryConfig, PraxMemory
@@ -59,6 +62,7 @@ from langgraph_prax_memory.consolidation import Consolidator, LLMExtractor, Trac
 from langgraph_prax_memory.consolidation._normalize import third_person
 from langgraph_prax_memory.consolidation._supersession import mentions
 from langgraph_prax_memory.context import build_memory_context
+from tests.scripted import ScriptedChatModel
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
@@ -309,8 +313,38 @@ def _run(
     return consolidator.run(user, TraceLogSource(trace), now=NOW + timedelta(days=day))
 
 
+#: How the prompt lists the user's current memories the batch may change (issue 38).
+_CANDIDATE = re.compile(r"^(m\d+): (.*?)(?: \(\d{4}-\d\d-\d\d\))?$", re.M)
+
+
+def _ideal_model(drift: Drift, *sessions: int) -> ScriptedChatModel:
+    """A scripted good model answering ``sessions`` of ``drift`` in turn, reading its prompt.
+
+    Session 2 says in the fact's ``replaces`` which of the listed current memories it makes
+    untrue: those naming the old value and not the new one (a good model's judgement), as
+    the extraction prompt asks (issue 38).
+    """
+
+    def answer(session: int) -> Any:
+        def step(messages: list[BaseMessage]) -> AIMessage:
+            body = json.loads(_llm_answer(drift, session))
+            if session == 2:
+                human = next((str(m.content) for m in messages if m.type == "human"), "")
+                body["facts"][0]["replaces"] = [
+                    sid
+                    for sid, text in _CANDIDATE.findall(human)
+                    if mentions(text, drift.old)
+                    and not (drift.new is not None and mentions(text, drift.new))
+                ]
+            return AIMessage(content=json.dumps(body))
+
+        return step
+
+    return ScriptedChatModel(script=[answer(s) for s in sessions])
+
+
 def _llm_answer(drift: Drift, session: int) -> str:
-    """What a good model answers for one session of a drift."""
+    """What a good model answers for one session of a drift (without ``replaces``)."""
     rtype = drift.relation
     if session == 1:
         rels = [{"source": "User", "type": rtype, "target": drift.old, "confidence": 0.9}]
@@ -369,8 +403,7 @@ def measure_drifts(
         user = f"{path}-drift-{i}"
         extractor = None
         if path == "llm":
-            model = FakeListChatModel(responses=[_llm_answer(drift, 1), _llm_answer(drift, 2)])
-            extractor = LLMExtractor(model)
+            extractor = LLMExtractor(_ideal_model(drift, 1, 2), structured=False)
         t1, t2 = root / f"{user}-1.log", root / f"{user}-2.log"
         _run(memory, user, t1, [drift.before], 0, extractor)
         was = [e.name for e in memory.graph.current_targets(user, "User", drift.relation)]
@@ -512,12 +545,8 @@ def _replay_extractor(path: str, drift: Drift) -> Callable[..., Any]:
     def make(session: int | None = None) -> Any:
         if path != "llm":
             return None
-        answers = (
-            [_llm_answer(drift, session)]
-            if session
-            else [_llm_answer(drift, 1), _llm_answer(drift, 2)]
-        )
-        return LLMExtractor(FakeListChatModel(responses=answers))
+        sessions = (session,) if session else (1, 2)
+        return LLMExtractor(_ideal_model(drift, *sessions), structured=False)
 
     return make
 

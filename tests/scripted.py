@@ -33,7 +33,9 @@ class ScriptedChatModel(BaseChatModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    script: list[Step] = Field(default_factory=list)
+    # Steps are not validated as a union: pydantic would try a function as an AIMessage
+    # (whose validator fails on it with an AttributeError, not a validation error).
+    script: list[Any] = Field(default_factory=list)
     received: list[list[BaseMessage]] = Field(default_factory=list)
     bound_tools: list[str] = Field(default_factory=list)
 
