@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from qdrant_client.http import models
 
+from langgraph_prax_memory._classes import MemoryClasses
 from langgraph_prax_memory._prepare import PreparedMemory, prepare_memory
 from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import (
@@ -44,15 +45,7 @@ from langgraph_prax_memory.errors import (
     BackendUnavailable,
     EmbeddingError,
     MemoryValidationError,
-    MemoryWriteError,
     StoreLockedError,
-)
-from langgraph_prax_memory.facts import (
-    CLASS_FIELDS,
-    EPISODE,
-    FactClass,
-    FactClassifier,
-    resolve_class,
 )
 from langgraph_prax_memory.graph import GraphStore
 from langgraph_prax_memory.models import Memory, MemoryHit
@@ -63,7 +56,6 @@ from langgraph_prax_memory.retrieval import (
     ltm_namespace,
     profile_filter,
 )
-from langgraph_prax_memory.retrieval._feedback import indexed_text
 from langgraph_prax_memory.vectors import (
     QdrantVectorStore,
     StoredPoint,
@@ -73,7 +65,6 @@ from langgraph_prax_memory.vectors import (
     decay_victims,
     open_qdrant_client,
     point_id,
-    user_filter,
 )
 
 if TYPE_CHECKING:
@@ -86,9 +77,6 @@ __all__ = ["LongTermMemory", "PreparedMemory", "prepare_memory"]
 
 logger = logging.getLogger(__name__)
 _UPSERT_CHUNK = 256
-#: Collection metadata key recording that every memory has its class (:meth:`upgrade_classes`).
-CLASSES_KEY = "prax_fact_classes"
-CLASSES_VERSION = 1
 _MAX_K = 1000
 
 
@@ -142,9 +130,7 @@ class LongTermMemory:
         self._recaller_obj: Recaller | None = None
         self._scales: ScaleKeeper | None = None
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prax-reinforce")
-        self._facts: FactClassifier | None = None
-        self._upgraded = False
-        self._upgrading = threading.Lock()
+        self.classes = MemoryClasses(self)  #: classes, attributes, replacement (issues 37, 38)
         if self.enabled:
             try:
                 self._open(qdrant_client)
@@ -191,51 +177,6 @@ class LongTermMemory:
         except EmbeddingError as exc:
             logger.warning("storing %s without dense vectors: %s", what, exc)
             return None
-
-    def fact_classifier(self) -> FactClassifier:
-        """The memory-class classifier on this memory's embedding model (built on first use)."""
-        with self._lazy:
-            if self._facts is None:
-                self._facts = FactClassifier(self.dense.embed_documents, self.dense.model_name)
-            return self._facts
-
-    def annotate(
-        self,
-        payloads: Sequence[dict[str, Any]],
-        dense: Sequence[Sequence[float] | None] | None,
-    ) -> None:
-        """Add each memory's class and its distinct keyword terms to its payload, in place.
-
-        The class (``fact_class``, ``fact_kind``, ``fact_by``, ``fact_confidence``) comes
-        from the caller's tags or importance when they say it, else from the memory's text
-        and its dense vector (:func:`~langgraph_prax_memory.facts.resolve_class`). The terms
-        (the sparse encoder's tokens of the indexed text) let recall weigh each word of a
-        question by how many of the user's memories hold it. Points without text are left
-        alone.
-        """
-        cfg = self.config.retrieval
-        todo = [i for i, p in enumerate(payloads) if str(p.get("content") or "").strip()]
-        if not todo:
-            return
-        vectors = [dense[i] if dense else None for i in todo]
-        found = self.fact_classifier().classify(
-            [str(payloads[i]["content"]) for i in todo], vectors
-        )
-        for i, text_class in zip(todo, found, strict=True):
-            payload = payloads[i]
-            raw = payload.get("value")
-            value: dict[str, Any] = raw if isinstance(raw, dict) else {}
-            fact = resolve_class(
-                text_class,
-                {"tags": payload.get("tags"), "importance": value.get("importance")},
-                profile_tags=cfg.profile_tags,
-                min_importance=cfg.profile_min_importance,
-            )
-            if payload.get("summary_level", "raw") != "raw":  # what happened over a period
-                fact = FactClass(EPISODE, "event", 1.0, "summary")
-            if fact is not None:
-                payload.update(fact.payload())
-            payload["terms"] = sorted(set(self.sparse.tokens(indexed_text(payload))))
 
     def write_texts(
         self, store: QdrantVectorStore, user_id: str, points: Sequence[tuple[str, str, Any]]
@@ -330,67 +271,12 @@ class LongTermMemory:
         return self.sparse
 
     def store(self) -> QdrantVectorStore:
-        """The vector store, opened on first use (the embedded folder may have been held).
-
-        The first use in a process also gives memories written before classes existed
-        their class (:meth:`upgrade_classes`, once per collection).
-        """
+        """The vector store, opened on first use (its first use upgrades memory classes)."""
         if not self.enabled:
             raise BackendUnavailable("Memory system not available: MEMORY_ENABLED is false")
         store = self._vectors if self._vectors is not None else self._open()
-        if not self._upgraded:
-            with self._upgrading:
-                if not self._upgraded:
-                    self._upgraded = True
-                    try:
-                        self.upgrade_classes(store)
-                    except (BackendUnavailable, MemoryWriteError) as exc:
-                        self._upgraded = False  # try again on the next call
-                        logger.warning("memory classes not assigned yet: %s", exc)
+        self.classes.upgrade_once(store)
         return store
-
-    def upgrade_classes(
-        self, store: QdrantVectorStore | None = None, *, progress: ProgressCallback | None = None
-    ) -> int:
-        """Give every memory written before classes existed its class and keyword terms.
-
-        The migration of issue 37 (docs/context.md, "Memory classes"): each user's points
-        without a ``fact_class`` are classified from their text and stored dense vector
-        (:meth:`annotate`; the caller's tags and importance count as at write time), then
-        the collection records :data:`CLASSES_VERSION` so later opens skip the scan. An
-        interrupted run resumes where it stopped (only unclassified points are read).
-        ``progress(done, None, "memories")`` is told after each user.
-
-        Returns:
-            How many memories were classified.
-        """
-        store = store or self.store()
-        store.ensure_collection()
-        if store.metadata().get(CLASSES_KEY) == CLASSES_VERSION:
-            return 0
-        done = 0
-        unclassified = models.IsEmptyCondition(is_empty=models.PayloadField(key="fact_class"))
-        for user in sorted(store.facet("user_id")):
-            points = store.scroll(
-                user, flt=user_filter(user, unclassified), limit=10**9, with_vector=True
-            )
-            for start in range(0, len(points), _UPSERT_CHUNK):
-                chunk = points[start : start + _UPSERT_CHUNK]
-                payloads = [dict(p.payload) for p in chunk]
-                self.annotate(payloads, [p.extras.get("vector") for p in chunk])
-                fields = (*CLASS_FIELDS, "terms")
-                updates = {
-                    p.id: {f: new[f] for f in fields if f in new}
-                    for p, new in zip(chunk, payloads, strict=True)
-                    if any(f in new for f in fields)
-                }
-                store.set_payloads(user, updates)
-                done += len(updates)
-            notify(progress, done, None, "memories")
-        store.merge_metadata({CLASSES_KEY: CLASSES_VERSION})
-        if done:
-            logger.info("memory classes: %d memories written before classes classified", done)
-        return done
 
     def _records(
         self,
@@ -418,7 +304,7 @@ class LongTermMemory:
                 dense_pending=dense is None,
             )
             out.append(VectorRecord(pid, payload, dense[i] if dense else None, sparse[i]))
-        self.annotate([r.payload for r in out], dense)
+        self.classes.annotate([r.payload for r in out], dense)
         return out
 
     def remember_many(self, user_id: str, items: Sequence[Mapping[str, Any] | str]) -> list[str]:
@@ -653,13 +539,9 @@ class LongTermMemory:
     def standing_facts(
         self, user_id: str, query: str, *, k: int | None = None, now: datetime | None = None
     ) -> list[MemoryHit]:
-        """The user's current standing facts, each scored for ``query`` (the profile tier).
+        """The user's standing facts scored for ``query`` (docs/context.md, "Memory classes").
 
-        Standing facts are memories tagged with one of ``retrieval.profile_tags``
-        (preference, profile, identity, constraint, relationship) or at least
-        ``profile_min_importance`` important; superseded ones are left out. They come in the
-        ranker's order with calibrated scores, at most ``k`` (``profile_candidates``);
-        nothing is reinforced.
+        In the ranker's order, at most ``k`` (``profile_candidates``), nothing reinforced.
         """
         cfg = self.config.retrieval
         where = profile_filter(

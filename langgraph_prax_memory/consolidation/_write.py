@@ -337,6 +337,18 @@ class WriteStage(SupersedeStage):
                 result.errors.append(f"replaced memories: {exc}")
                 # written again (a no-op by content) and retired by the next run's retry
                 self._queue_memories(user_id, [i for i in items if i.get("_replaces")])
+        judged = state.get("judged") or []
+        try:  # by meaning: a new value of a single-valued attribute (docs/consolidation.md)
+            replaced_pairs = self.parts.ltm.classes.replace_by_attribute(
+                user_id, written.ids, never=[*judged, *written.landed, *retired]
+            )
+        except (MemoryWriteError, BackendUnavailable, EmbeddingError) as exc:
+            logger.error("retiring replaced values of %r failed: %s", user_id, exc)
+            result.errors.append(f"replaced values: {exc}")
+            replaced_pairs = []
+        if replaced_pairs:
+            result.memories_superseded += len(replaced_pairs)
+            retired = [*retired, *(old for old, _ in replaced_pairs)]
         if sups or retired:
             try:
                 self._retire(
@@ -344,7 +356,7 @@ class WriteStage(SupersedeStage):
                     sups,
                     written.ids,
                     result,
-                    judged=state.get("judged") or [],
+                    judged=judged,
                     retired=retired,
                 )
             except (MemoryWriteError, BackendUnavailable, EmbeddingError) as exc:

@@ -12,13 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from langgraph_prax_memory.facts._attributes import ATTRIBUTES as ATTRIBUTES
+from langgraph_prax_memory.facts._attributes import Attribute, AttributeModel, Reading
+from langgraph_prax_memory.facts._classifier import EPISODE as EPISODE
+from langgraph_prax_memory.facts._classifier import EPISODE_KINDS as EPISODE_KINDS
+from langgraph_prax_memory.facts._classifier import KINDS as KINDS
+from langgraph_prax_memory.facts._classifier import SMALL_TALK as SMALL_TALK
+from langgraph_prax_memory.facts._classifier import STANDING as STANDING
+from langgraph_prax_memory.facts._classifier import STANDING_KINDS as STANDING_KINDS
 from langgraph_prax_memory.facts._classifier import (
-    EPISODE,
-    EPISODE_KINDS,
-    KINDS,
-    SMALL_TALK,
-    STANDING,
-    STANDING_KINDS,
     FactClass,
     FactClassifier,
     class_of_kind,
@@ -26,16 +28,14 @@ from langgraph_prax_memory.facts._classifier import (
     training_statements,
 )
 
+# the class names (STANDING, EPISODE, SMALL_TALK), KINDS and CLASS_FIELDS are importable
+# constants, not part of __all__ (a public __all__ exports no constants)
 __all__ = [
-    "CLASS_FIELDS",
-    "EPISODE",
-    "EPISODE_KINDS",
-    "KINDS",
-    "SMALL_TALK",
-    "STANDING",
-    "STANDING_KINDS",
+    "Attribute",
+    "AttributeModel",
     "FactClass",
     "FactClassifier",
+    "Reading",
     "class_of_kind",
     "cue_features",
     "resolve_class",

@@ -72,7 +72,7 @@ EPISODE_KINDS: Final = ("event", "plan")
 KINDS: Final = (*STANDING_KINDS, *EPISODE_KINDS, SMALL_TALK)
 
 _DATA = Path(__file__).with_name("statements.txt")
-_CACHE_VERSION = "1"
+_CACHE_VERSION = "3"  # bump when the features change
 _RIDGE = 1.0  # L2 penalty of the ridge classifier (the embedding rows have unit length)
 _CUE_WEIGHT = 1.0  # scale of the cue block beside the unit-length embedding
 
@@ -156,7 +156,8 @@ _MONTHS = frozenset(
     ]
 )
 _DEICTIC_PAST = frozenset(["yesterday", "ago", "earlier", "recently", "lately"])
-_DEICTIC_NOW = frozenset(["today", "tonight", "now", "currently", "moment"])
+_DEICTIC_NOW = frozenset(["today", "tonight", "moment"])  # "right now": see cue_features
+_LONG_PERIODS = frozenset(["years", "decades", "months"])
 _DEICTIC_FUTURE = frozenset(["tomorrow", "soon", "upcoming"])
 _RELATIVE = frozenset(["last", "next", "this", "coming"])
 _PERIODS = (
@@ -301,7 +302,11 @@ def cue_features(text: str) -> list[float]:
     dated = any(w[:1].isdigit() and w[-2:] in ("st", "nd", "rd", "th") for w in words) or any(
         (a == "the" and b[:1].isdigit()) for a, b in pairs
     )
-    anchor = bool(toks & (_WEEKDAYS | _MONTHS)) or relative or dated or bool(toks & _DEICTIC_PAST)
+    # a long-ago anchor ("five years ago", "since she was a child") is the history of a
+    # standing fact, not the date of an episode
+    distant = any(a in _LONG_PERIODS and b in ("ago", "old") for a, b in pairs) or "since" in toks
+    near_past = bool(toks & _DEICTIC_PAST) and not distant
+    anchor = bool(toks & (_WEEKDAYS | _MONTHS)) or relative or dated or near_past
     future = bool(toks & (_DEICTIC_FUTURE | _FUTURE)) or any(
         a in ("next", "coming") and b in _PERIODS for a, b in pairs
     )
@@ -313,8 +318,9 @@ def cue_features(text: str) -> list[float]:
     )
     return [
         float(anchor),
-        float(bool(toks & _DEICTIC_PAST)),
-        float(bool(toks & _DEICTIC_NOW)),
+        float(near_past),
+        # "now" alone also marks a current standing state ("lives in Leith now")
+        float(bool(toks & _DEICTIC_NOW) or ("right", "now") in pairs),
         float(future),
         float(bool(toks & _HABITUAL)),
         float(bool(toks & _PAST) or regular_past),
@@ -470,15 +476,30 @@ class FactClassifier:
         return out
 
 
+#: The confidence a text needs to be called a standing fact. A standing fact shows on every
+#: turn and never decays, so one taken wrongly costs more than one missed (a missed one is
+#: still recalled when it is relevant): the bar is the lowest at which 10-fold
+#: cross-validation on the training statements gives a standing precision of at least 0.98
+#: (0.75: precision 0.991, recall 0.851; measured on the statements alone, no benchmark).
+STANDING_CONFIDENCE = 0.75
+
+
 def _decide(scores: np.ndarray, by: str = "text") -> FactClass:
-    order = np.argsort(scores)[::-1]
-    kind = KINDS[int(order[0])]
-    # the classes' own evidence: the best kind of each class
     best = {
-        c: max(scores[i] for i, k in enumerate(KINDS) if class_of_kind(k) == c) for c in CLASSES
+        c: max(float(scores[i]) for i, k in enumerate(KINDS) if class_of_kind(k) == c)
+        for c in CLASSES
     }
-    fact_class = class_of_kind(kind)
+    kind_of = {
+        c: KINDS[
+            max((i for i, k in enumerate(KINDS) if class_of_kind(k) == c), key=lambda i: scores[i])
+        ]
+        for c in CLASSES
+    }
+    fact_class = max(CLASSES, key=lambda c: best[c])
     runner_up = max(v for c, v in best.items() if c != fact_class)
-    margin = float(best[fact_class] - runner_up)
-    confidence = float(1.0 / (1.0 + np.exp(-4.0 * margin)))
-    return FactClass(fact_class=fact_class, kind=kind, confidence=confidence, by=by)
+    confidence = float(1.0 / (1.0 + np.exp(-4.0 * (best[fact_class] - runner_up))))
+    if fact_class == STANDING and confidence < STANDING_CONFIDENCE:
+        # not sure enough: the likelier of the other two, as sure as the standing was not
+        fact_class = max((EPISODE, SMALL_TALK), key=lambda c: best[c])
+        confidence = 1.0 - confidence
+    return FactClass(fact_class=fact_class, kind=kind_of[fact_class], confidence=confidence, by=by)

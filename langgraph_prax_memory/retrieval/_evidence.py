@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 
 import numpy as np
 
-from langgraph_prax_memory.embeddings._sparse import STOP_WORDS
+from langgraph_prax_memory.embeddings import tokenize
 
 __all__ = [
     "MIN_MEMORIES",
@@ -148,8 +148,8 @@ def _is_name(word: str) -> bool:
     return (
         bool(bare)
         and bare[0].isupper()
-        and bare.casefold() not in STOP_WORDS
         and bare.casefold() not in _NOT_NAMES
+        and bool(tokenize(bare))  # a stop word ("The", "What") names no one
     )
 
 

@@ -230,5 +230,5 @@ def write_puts(memory: PraxMemory, user: str, writes: Sequence[_Put]) -> None:
         dense = dense_by_text.get(p.text) if p.text else None
         sv = sparse.encode(p.text) if p.text else None
         records.append(VectorRecord(pid, payload, dense, sv))
-    memory.ltm.annotate([r.payload for r in records], [r.dense for r in records])
+    memory.ltm.classes.annotate([r.payload for r in records], [r.dense for r in records])
     memory.ltm.write(user, records, chunk_size=None)

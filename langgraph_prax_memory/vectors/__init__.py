@@ -45,6 +45,7 @@ from langgraph_prax_memory.vectors._plan import (
     decay_victims,
     existing_dimension,
     ids_condition,
+    payloads_plan,
     unexpired,
 )
 
@@ -57,6 +58,7 @@ __all__ += [
     "decay_victims",
     "existing_dimension",
     "ids_condition",
+    "payloads_plan",
     "unexpired",
     "VectorClient",
 ]

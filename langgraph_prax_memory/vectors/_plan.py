@@ -328,6 +328,20 @@ def reinforce_plan(
     return ops
 
 
+def payloads_plan(
+    user_id: str, payloads: Mapping[str, dict[str, Any]]
+) -> list[models.SetPayloadOperation]:
+    """One ``set_payload`` per point, each filtered on ``user_id`` as well as the point's id."""
+    return [
+        models.SetPayloadOperation(
+            set_payload=models.SetPayload(
+                payload=payload, filter=user_filter(user_id, ids_condition([pid]))
+            )
+        )
+        for pid, payload in payloads.items()
+    ]
+
+
 class OwnedElsewhere(Exception):
     """Some of the ids an upsert would write belong to another user."""
 

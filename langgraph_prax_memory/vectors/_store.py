@@ -1,8 +1,7 @@
 """The Qdrant vector store: one class over ``qdrant-client`` (or the embedded engine).
 
-It serves a server URL, an embedded on-disk folder or ``:memory:``. Embedded means
-qdrant-edge (:class:`~langgraph_prax_memory.vectors.EdgeClient`, the default) or
-qdrant-client's local mode (``MEMORY_VECTOR_ENGINE=local``).
+It serves a server URL, ``:memory:`` or an embedded folder: qdrant-edge
+(:class:`~langgraph_prax_memory.vectors.EdgeClient`, the default) or qdrant-client's local mode.
 """
 
 from __future__ import annotations
@@ -331,17 +330,12 @@ class QdrantVectorStore:
         )
 
     def set_payload(
-        self,
-        user_id: str,
-        ids: Sequence[str],
-        payload: dict[str, Any],
-        *,
-        key: str | None = None,
+        self, user_id: str, ids: Sequence[str], payload: dict[str, Any], *, key: str | None = None
     ) -> None:
         """Merge ``payload`` into points of ``user_id`` (others' points are never touched).
 
-        ``key`` merges into a nested object (``"value"``) instead of the top level. Used by
-        consolidation to mark superseded memories (``valid_until`` / ``superseded_by``).
+        ``key`` merges into a nested object (``"value"``) instead of the top level (marking a
+        superseded memory's ``valid_until`` / ``superseded_by``).
         """
         if not ids:
             return
@@ -402,29 +396,6 @@ class QdrantVectorStore:
         ops = reinforce_plan(points, now or utcnow())
         self.call("reinforce", lambda: self.client.batch_update_points(self.collection, ops))
 
-    def set_payloads(self, user_id: str, payloads: Mapping[str, dict[str, Any]]) -> None:
-        """Merge a payload of its own into each point of ``user_id`` (one batched request).
-
-        Points of another user among the ids are left alone (each operation is filtered on
-        ``user_id`` as well as the id).
-
-        Raises:
-            MemoryWriteError: The engine did not take the batch.
-        """
-        if not payloads:
-            return
-        ops = [
-            models.SetPayloadOperation(
-                set_payload=models.SetPayload(
-                    payload=payload, filter=user_filter(user_id, ids_condition([pid]))
-                )
-            )
-            for pid, payload in payloads.items()
-        ]
-        self.run_write(
-            "payload update", lambda: self.client.batch_update_points(self.collection, ops)
-        )
-
     def decay_memories(
         self,
         user_id: str,
@@ -465,8 +436,7 @@ class QdrantVectorStore:
         """Up to ``limit`` points matching ``flt`` (which must pin ``user_id``).
 
         With ``order_by`` (an integer payload field) points come in ascending order of it,
-        starting at ``start_from``; ``with_vector``: each point's dense vector in
-        ``extras["vector"]``.
+        starting at ``start_from``; ``with_vector``: dense vectors in ``extras["vector"]``.
         """
         flt = flt or user_filter(user_id)
         assert_pinned(flt, user_id)
@@ -474,11 +444,8 @@ class QdrantVectorStore:
         offset: Any = None
         while len(out) < limit:
             page = min(_SCROLL_PAGE, limit - len(out))
-            kwargs: dict[str, Any] = {
-                "scroll_filter": flt,
-                "limit": page,
-                "with_vectors": [DENSE] if with_vector else False,
-            }
+            vectors = [DENSE] if with_vector else False
+            kwargs: dict[str, Any] = {"scroll_filter": flt, "limit": page, "with_vectors": vectors}
             if order_by:
                 kwargs["order_by"] = models.OrderBy(key=order_by, start_from=start_from)
             else:

@@ -268,11 +268,14 @@ def test_one_ranked_search_path_for_long_term_memories() -> None:
     assert {f"{ROOT}.{d}" for d in doors} <= ranked
     arms = callers(r"\.search_dense\(|\.search_sparse\(|\.search_hybrid\(")
     arms -= {f"{ROOT}.vectors._store", f"{ROOT}.vectors._edge"}
-    # consolidation's lookups are not rankings: superseded-fact candidates, near-duplicates;
-    # knowledge concepts are searched by the long-term memory's search_texts
+    # consolidation's lookups are not rankings: superseded-fact candidates, near-duplicates,
+    # the memories shown to the model (_candidates), the older values a new one replaces
+    # (_classes); knowledge concepts are searched by the long-term memory's search_texts
     assert arms == {
         f"{ROOT}.retrieval._recaller",
         f"{ROOT}.consolidation._supersession",
         f"{ROOT}.consolidation._write",
+        f"{ROOT}.consolidation._candidates",
+        f"{ROOT}._classes",
         f"{ROOT}.ltm",
     }

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory, PraxMemoryStore
+from langgraph_prax_memory._classes import CLASSES_KEY
 from langgraph_prax_memory._validation import utcnow
 from langgraph_prax_memory.facts import (
     EPISODE,
@@ -23,7 +24,6 @@ from langgraph_prax_memory.facts import (
     resolve_class,
     training_statements,
 )
-from langgraph_prax_memory.ltm import CLASSES_KEY
 from langgraph_prax_memory.vectors import VectorRecord, build_payload, point_id
 
 STANDING_TEXTS = [
@@ -65,7 +65,7 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PraxMemory]:
 
 
 def _classes(mem: PraxMemory, texts: list[str]) -> list[str]:
-    return [c.fact_class for c in mem.ltm.fact_classifier().classify(texts)]
+    return [c.fact_class for c in mem.ltm.classes.classifier().classify(texts)]
 
 
 def test_none_of_the_test_statements_is_a_training_statement() -> None:
@@ -218,7 +218,7 @@ def test_memories_written_before_classes_get_theirs_on_upgrade(tmp_path: Path) -
         assert "hazelnut" in point.payload["terms"]
         assert upgraded.ltm.store().metadata()[CLASSES_KEY] == 1
         # a second pass finds nothing left to do
-        assert upgraded.ltm.upgrade_classes() == 0
+        assert upgraded.ltm.classes.upgrade() == 0
     finally:
         upgraded.close()
 

@@ -1,0 +1,319 @@
+"""Memory classes and attributes on a long-term memory: classify, upgrade, replace.
+
+:class:`MemoryClasses` is the long-term memory's service for issues 37 and 38: every memory
+written gets its class (standing fact, episode, small talk) and keyword terms
+(:meth:`MemoryClasses.annotate`), memories written before classes existed get theirs
+(:meth:`MemoryClasses.upgrade`), and a newer value of a single-valued attribute retires the
+older ones (:meth:`MemoryClasses.replace_by_attribute`). The models themselves live in
+:mod:`langgraph_prax_memory.facts`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from qdrant_client.http import models
+
+from langgraph_prax_memory._progress import ProgressCallback, notify
+from langgraph_prax_memory._validation import check_user_id, to_utc
+from langgraph_prax_memory.errors import BackendUnavailable, MemoryWriteError
+from langgraph_prax_memory.facts import (
+    CLASS_FIELDS,
+    EPISODE,
+    STANDING,
+    AttributeModel,
+    FactClass,
+    FactClassifier,
+    resolve_class,
+)
+from langgraph_prax_memory.retrieval import (
+    HISTORY_FIELD,
+    indexed_text,
+    ltm_filter,
+    validity_filter,
+)
+from langgraph_prax_memory.vectors import QdrantVectorStore, payloads_plan, user_filter
+
+
+class _LongTermMemory(Protocol):
+    """What the service reads of its long-term memory (no import cycle with ``ltm``)."""
+
+    @property
+    def dense(self) -> Any: ...
+
+    @property
+    def sparse(self) -> Any: ...
+
+    @property
+    def config(self) -> Any: ...
+
+    @property
+    def retrieval_config(self) -> Any: ...
+
+    def store(self) -> QdrantVectorStore: ...
+
+__all__ = ["CLASSES_KEY", "CLASSES_VERSION", "MemoryClasses"]
+
+logger = logging.getLogger(__name__)
+_CHUNK = 256
+#: Collection metadata key recording that every memory has its class (:meth:`upgrade`).
+CLASSES_KEY = "prax_fact_classes"
+CLASSES_VERSION = 1
+
+
+class MemoryClasses:
+    """The class, attribute and replacement service of one long-term memory.
+
+    Args:
+        ltm: The long-term memory (its store, encoders and settings are read when used).
+
+    Example:
+        >>> from langgraph_prax_memory import PraxMemory  # doctest: +SKIP
+        >>> mem = PraxMemory()  # doctest: +SKIP
+        >>> clf = mem.ltm.classes.classifier()  # doctest: +SKIP
+        >>> clf.classify(["User is vegan."])[0].fact_class  # doctest: +SKIP
+        'standing'
+    """
+
+    def __init__(self, ltm: _LongTermMemory) -> None:
+        self.ltm = ltm
+        self._lock = threading.Lock()
+        self._facts: FactClassifier | None = None
+        self._attributes: AttributeModel | None = None
+        self._upgraded = False
+        self._upgrading = threading.Lock()
+
+    def upgrade_once(self, store: QdrantVectorStore) -> None:
+        """:meth:`upgrade` the first time a process uses the store (again after a failure)."""
+        if self._upgraded:
+            return
+        with self._upgrading:
+            if self._upgraded:
+                return
+            try:
+                self.upgrade(store)
+            except (BackendUnavailable, MemoryWriteError) as exc:  # again on the next call
+                logger.warning("memory classes not assigned yet: %s", exc)
+            else:
+                self._upgraded = True
+
+    def classifier(self) -> FactClassifier:
+        """The class classifier on the memory's embedding model (built on first use)."""
+        with self._lock:
+            if self._facts is None:
+                dense = self.ltm.dense
+                self._facts = FactClassifier(dense.embed_documents, dense.model_name)
+            return self._facts
+
+    def attributes(self) -> AttributeModel:
+        """The attribute reader on the memory's model (built on first use; issue 38)."""
+        if self._attributes is None:
+            floor = self.ltm.retrieval_config.min_cosine  # the model's floor
+            with self._lock:
+                if self._attributes is None:
+                    self._attributes = AttributeModel(
+                        self.ltm.dense.embed_documents, floor, self.ltm.sparse.tokens
+                    )
+        return self._attributes
+
+    def replace_by_attribute(
+        self,
+        user_id: str,
+        ids: Sequence[str],
+        *,
+        candidates: int = 20,
+        never: Iterable[str] = (),
+    ) -> list[tuple[str, str]]:
+        """Retire the older memories whose value a newer one replaces; ``(old, new)`` pairs.
+
+        For each memory of ``ids`` that sets a single-valued attribute of the person (home,
+        employer, partner, diet...; :mod:`~langgraph_prax_memory.facts._attributes`), the
+        user's current memories nearest to it that set the same attribute to another value,
+        and were written before it, are marked superseded at its creation time (they stay
+        in history: ``recall(include_history=True)``). A memory that *ends* a value ("broke
+        up with Sam", "quit the job at Initech", "our cat Pip died") retires the older ones
+        stating that value (any value, when it names none) and stays current itself. An
+        addition to a many-valued attribute (a hobby, a language) retires nothing; summaries
+        are left to the summary pass. ``never``: memories not to retire (those an extraction
+        model was shown and judged, those the batch's facts landed on). Calling it again
+        changes nothing.
+        """
+        check_user_id(user_id)
+        if not ids:
+            return []
+        store = self.ltm.store()
+        model = self.attributes()
+        current = validity_filter(ltm_filter(user_id))
+        new_points = store.scroll(
+            user_id,
+            flt=user_filter(user_id, models.HasIdCondition(has_id=list(ids))),
+            limit=len(ids),
+            with_vector=True,
+        )
+        new_points = [p for p in new_points if p.extras.get("vector") is not None]
+        readings = model.read(
+            [str(p.payload.get("content", "")) for p in new_points],
+            [p.extras["vector"] for p in new_points],
+        )
+        batch = set(ids) | set(never)
+        retired: list[tuple[str, str]] = []
+        for point, reading in zip(new_points, readings, strict=True):
+            if reading is None:
+                continue
+            if reading.polarity == "states" and (
+                not reading.single or point.payload.get("fact_class") != STANDING
+            ):
+                continue  # an addition, or an episode or small talk near a template
+            when = float(point.payload.get("created_ts", 0.0))
+            new_value = model.value_terms(reading.attribute, point.payload.get("terms") or [])
+            near = [
+                c
+                for c in store.search_dense(
+                    user_id,
+                    point.extras["vector"],
+                    limit=candidates,
+                    flt=current,
+                    with_vector=True,
+                )
+                if (c.score or 0.0) >= model.floor  # about the same thing as the new one
+                and c.payload.get("fact_class") == STANDING
+                and c.id not in batch
+                and c.extras.get("vector") is not None
+                and float(c.payload.get("created_ts", 0.0)) < when
+                and c.payload.get("summary_level", "raw") == "raw"
+                and c.payload.get(HISTORY_FIELD) is None
+            ]
+            theirs = model.read(
+                [str(c.payload.get("content", "")) for c in near],
+                [c.extras["vector"] for c in near],
+            )
+            victims = []
+            for cand, r in zip(near, theirs, strict=True):
+                if r is None or r.attribute != reading.attribute or r.polarity != "states":
+                    continue
+                old_value = model.value_terms(r.attribute, cand.payload.get("terms") or [])
+                if reading.polarity == "ends":
+                    if not new_value or new_value & old_value:
+                        victims.append(cand.id)
+                elif new_value and old_value and not new_value & old_value:
+                    victims.append(cand.id)
+            if victims:
+                until = to_utc(when)
+                self.mark_superseded(user_id, victims, until, str(point.payload.get("content")))
+                retired += [(v, point.id) for v in victims]
+                logger.info(
+                    "%s replaced %d memor%s of %s (valid_until %s)",
+                    point.id,
+                    len(victims),
+                    "y" if len(victims) == 1 else "ies",
+                    reading.attribute,
+                    until.isoformat(),
+                )
+        return retired
+
+    def mark_superseded(
+        self, user_id: str, ids: Sequence[str], until: datetime, by: str | None
+    ) -> None:
+        """Mark memories superseded at ``until`` (top-level payload and the stored value)."""
+        if not ids:
+            return
+        top: dict[str, Any] = {
+            "valid_until": until.isoformat(),
+            HISTORY_FIELD: until.timestamp(),
+        }
+        value: dict[str, Any] = {"valid_until": until.isoformat()}
+        if by:
+            top["superseded_by"] = by
+            value["superseded_by"] = by
+        store = self.ltm.store()
+        store.set_payload(user_id, list(ids), top)
+        store.set_payload(user_id, list(ids), value, key="value")
+
+    def annotate(
+        self,
+        payloads: Sequence[dict[str, Any]],
+        dense: Sequence[Sequence[float] | None] | None,
+    ) -> None:
+        """Add each memory's class and its distinct keyword terms to its payload, in place.
+
+        The class (``fact_class``, ``fact_kind``, ``fact_by``, ``fact_confidence``) comes
+        from the caller's tags or importance when they say it, else from the memory's text
+        and its dense vector (:func:`~langgraph_prax_memory.facts.resolve_class`). The terms
+        (the sparse encoder's tokens of the indexed text) let recall weigh each word of a
+        question by how many of the user's memories hold it. Points without text are left
+        alone.
+        """
+        cfg = self.ltm.config.retrieval
+        todo = [i for i, p in enumerate(payloads) if str(p.get("content") or "").strip()]
+        if not todo:
+            return
+        vectors = [dense[i] if dense else None for i in todo]
+        found = self.classifier().classify([str(payloads[i]["content"]) for i in todo], vectors)
+        for i, text_class in zip(todo, found, strict=True):
+            payload = payloads[i]
+            raw = payload.get("value")
+            value: dict[str, Any] = raw if isinstance(raw, dict) else {}
+            fact = resolve_class(
+                text_class,
+                {"tags": payload.get("tags"), "importance": value.get("importance")},
+                profile_tags=cfg.profile_tags,
+                min_importance=cfg.profile_min_importance,
+            )
+            if payload.get("summary_level", "raw") != "raw":  # what happened over a period
+                fact = FactClass(EPISODE, "event", 1.0, "summary")
+            if fact is not None:
+                payload.update(fact.payload())
+            payload["terms"] = sorted(set(self.ltm.sparse.tokens(indexed_text(payload))))
+
+    def upgrade(
+        self, store: QdrantVectorStore | None = None, *, progress: ProgressCallback | None = None
+    ) -> int:
+        """Give every memory written before classes existed its class and keyword terms.
+
+        The migration of issue 37 (docs/context.md, "Memory classes"): each user's points
+        without a ``fact_class`` are classified from their text and stored dense vector
+        (:meth:`annotate`; the caller's tags and importance count as at write time), then
+        the collection records :data:`CLASSES_VERSION` so later opens skip the scan. An
+        interrupted run resumes where it stopped (only unclassified points are read).
+        ``progress(done, None, "memories")`` is told after each user.
+
+        Returns:
+            How many memories were classified.
+        """
+        store = store or self.ltm.store()
+        store.ensure_collection()
+        if store.metadata().get(CLASSES_KEY) == CLASSES_VERSION:
+            return 0
+        done = 0
+        unclassified = models.IsEmptyCondition(is_empty=models.PayloadField(key="fact_class"))
+        for user in sorted(store.facet("user_id")):
+            points = store.scroll(
+                user, flt=user_filter(user, unclassified), limit=10**9, with_vector=True
+            )
+            for start in range(0, len(points), _CHUNK):
+                chunk = points[start : start + _CHUNK]
+                payloads = [dict(p.payload) for p in chunk]
+                self.annotate(payloads, [p.extras.get("vector") for p in chunk])
+                fields = (*CLASS_FIELDS, "terms")
+                updates = {
+                    p.id: {f: new[f] for f in fields if f in new}
+                    for p, new in zip(chunk, payloads, strict=True)
+                    if any(f in new for f in fields)
+                }
+                ops = payloads_plan(user, updates)
+                if ops:  # one request per chunk, each operation pinned to the user
+                    write = functools.partial(
+                        store.client.batch_update_points, store.collection, ops
+                    )
+                    store.run_write("class upgrade", write)
+                done += len(updates)
+            notify(progress, done, None, "memories")
+        store.merge_metadata({CLASSES_KEY: CLASSES_VERSION})
+        if done:
+            logger.info("memory classes: %d memories written before classes classified", done)
+        return done

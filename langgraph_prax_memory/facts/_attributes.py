@@ -1,0 +1,338 @@
+"""What attribute of a person a statement sets, and whether the attribute holds one value.
+
+One place knows what an attribute is (issue 38): each attribute is a few statement templates
+("User lives in {X}."), filled with a couple of values and embedded with the memory's own
+model. A statement's attribute is its nearest template sentence, when that is at least as near as
+the model's relevance floor. One reading alone is weak evidence (small talk about coffee
+lands near "usual drink"), so a replacement asks for more (see
+:meth:`~langgraph_prax_memory._classes.MemoryClasses.replace_by_attribute`): the new statement
+a standing fact, the old one a standing fact read as the same attribute, the two near each
+other, and their values apart. Nothing here is a
+phrase list per change: "we finally moved into the new place in Leith" finds *home* by
+meaning, "I'm at Globex now" finds *employer*.
+
+A **single-valued** attribute (home, employer, partner, diet, editor, phone...) holds one
+value at a time: a newer statement of another value replaces the older ones. A
+**many-valued** one (hobbies, languages, pets, allergies, friends) only grows. An attribute's
+*ending* templates ("User broke up with {X}.", "User quit the job at {X}.") record a change
+that ends the value they name (or every value, when they name none); the statement stays
+current itself (it is an event).
+
+The *value* of a statement is what remains of its keyword terms once the attribute's own
+template words are taken out ("User lives in Glasgow" → ``{"glasgow"}``): two statements of
+one attribute state the same value when their values share a term.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+
+__all__ = ["ATTRIBUTES", "Attribute", "AttributeModel", "Reading"]
+
+STATES: Final = "states"
+ENDS: Final = "ends"
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """An attribute of a person: its name, whether it holds one value, its templates."""
+
+    name: str
+    single: bool
+    states: tuple[str, ...]
+    values: tuple[str, ...]
+    ends: tuple[str, ...] = ()
+
+
+#: The attributes the memory knows. Templates are written in the voices memories come in.
+ATTRIBUTES: Final[tuple[Attribute, ...]] = (
+    Attribute(
+        "home",
+        True,
+        (
+            "User lives in {X}.",
+            "I live in {X}.",
+            "User's home is in {X}.",
+            "User moved to {X}.",
+            "User is based in {X} now.",
+            "We just moved into a new flat in {X}.",
+        ),
+        ("Glasgow", "Osaka", "the suburbs of Lyon"),
+    ),
+    Attribute(
+        "employer",
+        True,
+        (
+            "User works at {X}.",
+            "I work for {X}.",
+            "User's employer is {X}.",
+            "User started a new job at {X}.",
+            "User joined {X} last month.",
+        ),
+        ("Siemens", "a small bakery", "the city council"),
+        (
+            "User quit the job at {X}.",
+            "User left {X}.",
+            "User was laid off from {X}.",
+            "I handed in my notice at {X}.",
+        ),
+    ),
+    Attribute(
+        "partner",
+        True,
+        (
+            "User's partner is {X}.",
+            "User is dating {X}.",
+            "My girlfriend is {X}.",
+            "User is married to {X}.",
+            "User's boyfriend {X} moved in with them.",
+        ),
+        ("Sam", "Priya", "Jonas"),
+        (
+            "User broke up with {X}.",
+            "User and {X} split up.",
+            "User is divorced from {X}.",
+            "I'm single again since {X} and I separated.",
+        ),
+    ),
+    Attribute(
+        "diet",
+        True,
+        (
+            "User is {X}.",
+            "I eat a {X} diet.",
+            "User has gone {X}.",
+            "User follows a {X} diet now.",
+        ),
+        ("vegetarian", "vegan", "pescatarian", "keto"),
+        ("User eats meat again.", "I gave up being {X}."),
+    ),
+    Attribute(
+        "editor",
+        True,
+        ("User's code editor is {X}.", "I write code in {X}.", "User switched to {X} for coding."),
+        ("VS Code", "Vim", "Emacs"),
+    ),
+    Attribute(
+        "operating_system",
+        True,
+        ("User's laptop runs {X}.", "I use {X} as my operating system.", "User moved to {X}."),
+        ("Linux", "macOS", "Windows 11"),
+    ),
+    Attribute(
+        "phone",
+        True,
+        ("User's phone is a {X}.", "I have an {X}.", "User got a new {X} phone."),
+        ("iPhone 15", "Pixel 8", "Samsung Galaxy"),
+    ),
+    Attribute(
+        "manager",
+        True,
+        ("User's manager is {X}.", "User reports to {X}.", "My boss is {X}."),
+        ("Deepa", "Mark Olsen"),
+    ),
+    Attribute(
+        "timezone",
+        True,
+        ("User is in the {X} time zone.", "User's timezone is {X}."),
+        ("Central European", "Pacific"),
+    ),
+    Attribute(
+        "usual_drink",
+        True,
+        (
+            "User drinks {X} every morning.",
+            "User's usual drink is {X}.",
+            "I always order {X}.",
+        ),
+        ("black coffee", "green tea", "an oat flat white"),
+        ("User stopped drinking {X}.", "I quit {X}."),
+    ),
+    Attribute(
+        "commute",
+        True,
+        ("User commutes by {X}.", "User gets to work by {X}.", "I take the {X} to the office."),
+        ("bike", "train", "car"),
+    ),
+    Attribute(
+        "car",
+        True,
+        ("User drives a {X}.", "User's car is a {X}.", "I bought a {X}."),
+        ("Toyota Corolla", "Tesla Model 3"),
+        ("User sold the {X}.",),
+    ),
+    Attribute(
+        "gym",
+        True,
+        ("User trains at {X}.", "User's gym is {X}.", "I have a membership at {X}."),
+        ("PureGym", "the YMCA"),
+        ("User cancelled the {X} membership.",),
+    ),
+    Attribute(
+        "bank",
+        True,
+        ("User banks with {X}.", "User's bank is {X}.", "I moved my account to {X}."),
+        ("Monzo", "HSBC"),
+    ),
+    Attribute(
+        "doctor",
+        True,
+        ("User's GP is Dr {X}.", "User's doctor is {X}.", "I see Dr {X} at the practice."),
+        ("Patel", "Okafor"),
+    ),
+    Attribute(
+        "child_school",
+        True,
+        ("User's son goes to {X}.", "User's daughter attends {X}.", "The kids are at {X}."),
+        ("St Mary's primary", "Hillside Academy"),
+    ),
+    # many-valued: a new value adds, nothing is replaced
+    Attribute(
+        "hobby",
+        False,
+        ("User enjoys {X}.", "User took up {X}.", "I've got into {X} lately."),
+        ("pottery", "bouldering", "birdwatching"),
+    ),
+    Attribute(
+        "language",
+        False,
+        ("User speaks {X}.", "User is learning {X}.", "I'm taking {X} classes."),
+        ("Spanish", "Japanese"),
+    ),
+    Attribute(
+        "pet",
+        False,
+        ("User has a dog called {X}.", "User adopted a cat named {X}.", "Our new puppy is {X}."),
+        ("Biscuit", "Miso"),
+        ("User's dog {X} died.", "Our cat {X} passed away."),
+    ),
+    Attribute(
+        "allergy",
+        False,
+        ("User is allergic to {X}.", "I can't eat {X}.", "User has a {X} allergy."),
+        ("peanuts", "penicillin", "shellfish"),
+    ),
+    Attribute(
+        "taste",
+        False,
+        ("User's favourite {X} is blue.", "User likes {X} a lot.", "I'm really into {X}."),
+        ("colour", "jazz", "spicy food"),
+    ),
+    Attribute(
+        "friend",
+        False,
+        ("User's friend {X} is a nurse.", "I met a new friend, {X}.", "{X} is User's best friend."),
+        ("Omar", "Lena"),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A statement's attribute, as the model read it."""
+
+    attribute: str
+    single: bool
+    polarity: str  # "states" | "ends"
+    similarity: float
+
+
+def _sentences() -> list[tuple[str, str, str]]:
+    """(attribute, polarity, sentence): the templates, each filled with one value."""
+    out: list[tuple[str, str, str]] = []
+    for attr in ATTRIBUTES:
+        for polarity, templates in ((STATES, attr.states), (ENDS, attr.ends)):
+            for i, template in enumerate(templates):
+                if "{X}" not in template:
+                    out.append((attr.name, polarity, template))
+                    continue
+                # each template with one value, turn by turn (the values vary, not the frame)
+                value = attr.values[i % len(attr.values)]
+                out.append((attr.name, polarity, template.replace("{X}", value)))
+    return out
+
+
+def template_words(tokens: Callable[[str], Sequence[str]]) -> dict[str, frozenset[str]]:
+    """Each attribute's frame words (its templates' terms without the values')."""
+    out: dict[str, frozenset[str]] = {}
+    for attr in ATTRIBUTES:
+        words: set[str] = set()
+        for template in (*attr.states, *attr.ends):
+            words.update(tokens(template.replace("{X}", " ")))
+        out[attr.name] = frozenset(words)
+    return out
+
+
+class AttributeModel:
+    """Reads the attribute a statement sets, by its nearest template (thread-safe, lazy).
+
+    Args:
+        embed: Embeds documents with the memory's model.
+        floor: The least cosine to the nearest template for a statement to have an
+            attribute (the model's relevance floor, ``min_cosine``).
+        tokens: The keyword tokenizer (the sparse encoder's), for values.
+
+    Example:
+        >>> model = AttributeModel(embed, 0.3, tokens)  # doctest: +SKIP
+        >>> model.read(["User moved to Leith last month."])[0].attribute  # doctest: +SKIP
+        'home'
+    """
+
+    def __init__(
+        self,
+        embed: Callable[[list[str]], list[list[float]]],
+        floor: float,
+        tokens: Callable[[str], Sequence[str]],
+    ) -> None:
+        self._embed = embed
+        self.floor = floor
+        self._tokens = tokens
+        self._lock = threading.Lock()
+        self._matrix: np.ndarray | None = None
+        self._labels: list[tuple[str, str]] = []
+        self._single = {a.name: a.single for a in ATTRIBUTES}
+        self._frames = template_words(tokens)
+
+    def _ready(self) -> np.ndarray:
+        with self._lock:
+            if self._matrix is None:
+                rows = _sentences()
+                m = np.asarray(self._embed([text for _, _, text in rows]), dtype=np.float64)
+                m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+                self._labels = [(a, p) for a, p, _ in rows]
+                self._matrix = m
+            return self._matrix
+
+    def read(
+        self, texts: Sequence[str], vectors: Sequence[Sequence[float]] | None = None
+    ) -> list[Reading | None]:
+        """The attribute each statement sets (``None``: nearer no template than the floor)."""
+        if not texts:
+            return []
+        m = self._ready()
+        v = np.asarray(
+            vectors if vectors is not None else self._embed(list(texts)), dtype=np.float64
+        )
+        if v.ndim != 2 or v.shape[1] != m.shape[1]:
+            return [None] * len(texts)
+        v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+        sims = v @ m.T
+        out: list[Reading | None] = []
+        for row in sims:
+            best = int(np.argmax(row))
+            attribute, polarity = self._labels[best]
+            if row[best] < self.floor:
+                out.append(None)
+                continue
+            out.append(Reading(attribute, self._single[attribute], polarity, float(row[best])))
+        return out
+
+    def value_terms(self, attribute: str, terms: Collection[str]) -> frozenset[str]:
+        """A statement's value: its terms without the attribute's frame words (and "user")."""
+        frame = self._frames.get(attribute, frozenset())
+        return frozenset(t for t in terms if t not in frame and t != "user")
