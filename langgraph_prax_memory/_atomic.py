@@ -54,12 +54,13 @@ def locked(path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[Non
 
     Raises:
         MemoryWriteError: A lock could not be taken within ``timeout``, or the disk refused
-            the folder or the lock file (read-only, full, no permission).
+            the folder or the lock file (read-only, no permission; full: a
+            :class:`DiskFullError`).
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise MemoryWriteError(f"cannot create the folder of {path}: {exc}") from exc
+        raise _refused(f"cannot create the folder of {path}", exc) from exc
     tlock = _thread_lock(path)
     if not tlock.acquire(timeout=timeout):
         raise MemoryWriteError(f"timed out after {timeout}s waiting for the lock of {path}")
@@ -80,9 +81,9 @@ def locked(path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[Non
                     with contextlib.suppress(OSError):
                         path.parent.mkdir(parents=True, exist_ok=True)
                     continue
-                raise MemoryWriteError(f"cannot create the lock file {path}.lock: {exc}") from exc
+                raise _refused(f"cannot create the lock file {path}.lock", exc) from exc
             except OSError as exc:
-                raise MemoryWriteError(f"cannot create the lock file {path}.lock: {exc}") from exc
+                raise _refused(f"cannot create the lock file {path}.lock", exc) from exc
             break
         try:
             yield
@@ -114,6 +115,20 @@ def disk_write_error(what: str, exc: OSError, then: str) -> MemoryWriteError:
     return MemoryWriteError(f"{what}: the disk refused a write ({exc}); {then}")
 
 
+def _refused(what: str, exc: OSError) -> MemoryWriteError:
+    """The error for a file the disk refused, before anything of it was changed.
+
+    :class:`DiskFullError` when the disk (or the quota) is full, saying so and what to do;
+    :class:`MemoryWriteError` with the system's reason otherwise.
+    """
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return DiskFullError(
+            f"{what}: not enough free disk space ({exc}); nothing was changed: free some space "
+            "and retry"
+        )
+    return MemoryWriteError(f"{what}: {exc}")
+
+
 def _fsync_dir(folder: Path) -> None:
     if os.name != "posix":  # directories cannot be opened for fsync on Windows
         return
@@ -132,6 +147,7 @@ def atomic_write_text(path: Path, text: str) -> None:
         text: The complete new content.
 
     Raises:
+        DiskFullError: The disk (or the quota) is full; the file is as it was.
         MemoryWriteError: The file could not be written.
     """
     folder = path.parent
@@ -139,7 +155,7 @@ def atomic_write_text(path: Path, text: str) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
-        raise MemoryWriteError(f"cannot write {path}: {exc}") from exc
+        raise _refused(f"cannot write {path}", exc) from exc
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
@@ -151,7 +167,7 @@ def atomic_write_text(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         if isinstance(exc, OSError):
-            raise MemoryWriteError(f"cannot write {path}: {exc}") from exc
+            raise _refused(f"cannot write {path}", exc) from exc
         raise
     try:
         _fsync_dir(folder)

@@ -62,6 +62,22 @@ class NotesDiskFullError(NotesGitError, DiskFullError):
 
 #: What git prints when the disk refuses a write (ENOSPC, EDQUOT).
 _DISK_FULL = ("no space left on device", "out of diskspace", "disk quota exceeded")
+#: What git prints when it could not write a file, often without saying why (a config or ref
+#: lock on a full disk: "failed to write new configuration file", "couldn't write ...lock").
+_WRITE_FAILED = (
+    "failed to write",
+    "couldn't write",
+    "could not write",
+    "unable to write",
+    "unable to create",
+    "could not create",
+    "cannot create",
+    "short write",
+    "unable to append",
+)
+#: Below this much free space (or these many free inodes) a failed write is a full disk.
+_NEARLY_FULL_BYTES = 1024 * 1024
+_NEARLY_FULL_INODES = 64
 #: A workspace repository whose initialisation stopped part-way is set aside under this name.
 _BROKEN_PREFIX = ".git.broken-"
 #: Where a new repository is made before it is moved into place in one rename.
@@ -140,7 +156,7 @@ class WorkspaceRepo:
             raise NotesGitError(f"git {' '.join(args)} timed out after {_TIMEOUT}s") from exc
         if check and proc.returncode != 0:
             said = proc.stderr.strip() or proc.stdout.strip()
-            if any(sign in said.lower() for sign in _DISK_FULL):
+            if _says_disk_full(said, self.root):
                 raise NotesDiskFullError(
                     f"not enough free disk space to write the notes repository in {self.root} "
                     f"(git {' '.join(args)}: {said}); nothing was changed: the notes "
@@ -230,6 +246,30 @@ class WorkspaceRepo:
             return None
         self.run("commit", "-q", "--no-verify", "-m", message, "--", relpath)
         return self.run("rev-parse", "HEAD").stdout.strip()
+
+
+def _says_disk_full(said: str, root: Path) -> bool:
+    """Whether git's failure ``said`` is a full disk (or quota) under ``root``.
+
+    Git says so for some writes ("No space left on device") and not for others (a config or
+    ref lock it could not write): those count when the disk is (nearly) out of space or
+    inodes as well.
+    """
+    text = said.lower()
+    if any(sign in text for sign in _DISK_FULL):
+        return True
+    if not any(sign in text for sign in _WRITE_FAILED):
+        return False
+    folder = root
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return False
+    if st.f_bavail * st.f_frsize < _NEARLY_FULL_BYTES:
+        return True
+    return bool(st.f_files) and st.f_favail < _NEARLY_FULL_INODES
 
 
 def _usable(git_dir: Path) -> bool:

@@ -33,6 +33,7 @@ in ``_edge_convert.py`` and ``_edge_filters.py``.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import math
@@ -55,7 +56,12 @@ from qdrant_client.http import models
 from qdrant_client.http.models import QueryResponse
 from qdrant_client.hybrid.fusion import distribution_based_score_fusion, reciprocal_rank_fusion
 
-from langgraph_prax_memory.errors import DiskFullError, MemoryWriteError, StoreLockedError
+from langgraph_prax_memory.errors import (
+    BackendUnavailable,
+    DiskFullError,
+    MemoryWriteError,
+    StoreLockedError,
+)
 from langgraph_prax_memory.vectors._edge_convert import (
     _SCHEMA_TYPES_BACK,
     _check_sparse,
@@ -217,7 +223,10 @@ class EdgeClient:
         self._debt: tuple[float, int] = (-math.inf, 0)  # (measured at, bytes), cached briefly
         self._temporary = str(path) == ":memory:"
         root = Path(tempfile.mkdtemp(prefix="prax-qdrant-edge-")) if self._temporary else Path(path)
-        root.mkdir(parents=True, exist_ok=True)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _unwritable(root, exc) from exc
         self.path = root
         self._registry = threading.RLock()
         self._shards: dict[str, qe.EdgeShard] = {}
@@ -235,6 +244,8 @@ class EdgeClient:
             if self._temporary:
                 shutil.rmtree(root, ignore_errors=True)
             raise _locked(root) from exc
+        except OSError as exc:  # the lock file cannot be made: read-only, no permission, full
+            raise _unwritable(root, exc) from exc
         _write_owner(root)
         #: Holders of a shared client (:func:`open_shared_edge`); the last close releases it.
         self._holders = 1
@@ -1242,6 +1253,22 @@ def _close_error(root: Path, exc: Exception) -> MemoryWriteError:
             f"enough free disk space ({said}); {then}. Free some space before opening it again"
         )
     return MemoryWriteError(f"closing the embedded Qdrant store at {root} failed ({said}); {then}")
+
+
+def _unwritable(root: Path, exc: OSError) -> BackendUnavailable:
+    """The error for a store folder the disk does not let this process write (its lock)."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return DiskFullError(
+            f"the embedded Qdrant store at {root} cannot be opened: not enough free disk space "
+            f"for its lock file ({exc}). Free some space and retry"
+        )
+    why = {errno.EROFS: "is read-only", errno.EACCES: "is not writable by this user"}
+    return BackendUnavailable(
+        f"the embedded Qdrant store at {root} cannot be opened: its folder "
+        f"{why.get(exc.errno or 0, 'cannot be written')} ({exc}). Long-term memory writes its "
+        "lock and write-ahead log there, even to read: mount the data folder read-write, or "
+        "set MEMORY_DATA_DIR (--data-dir) to a writable folder"
+    )
 
 
 def _locked(root: Path) -> StoreLockedError:

@@ -17,7 +17,12 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from langgraph_prax_memory.errors import BackendUnavailable, MemoryWriteError, PraxMemoryError
+from langgraph_prax_memory.errors import (
+    BackendUnavailable,
+    DiskFullError,
+    MemoryWriteError,
+    PraxMemoryError,
+)
 from langgraph_prax_memory.graph._decay import effective_value
 from langgraph_prax_memory.graph._outage import OutageLog
 from langgraph_prax_memory.graph.sqlite._sql import SCHEMA, SCHEMA_VERSION
@@ -25,6 +30,27 @@ from langgraph_prax_memory.graph.sqlite._sql import SCHEMA, SCHEMA_VERSION
 __all__ = ["SQLiteDatabase"]
 
 logger = logging.getLogger("langgraph_prax_memory.graph.sqlite")  # one logger for the backend
+
+
+#: SQLite's result codes of a full disk ("database or disk is full") and of a read-only file.
+_FULL = getattr(sqlite3, "SQLITE_FULL", 13)
+_READONLY = getattr(sqlite3, "SQLITE_READONLY", 8)
+
+
+def _write_failed(path: str, what: str, exc: BaseException) -> MemoryWriteError:
+    """The library's error for a write that failed (and was rolled back: nothing written)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(exc, sqlite3.Error) and (code == _FULL or "disk is full" in str(exc)):
+        return DiskFullError(
+            f"SQLite graph: {what} failed: not enough free disk space for {path} ({exc}); "
+            "nothing was written (rolled back). Free some space and retry"
+        )
+    if isinstance(exc, sqlite3.Error) and code == _READONLY:
+        return MemoryWriteError(
+            f"SQLite graph: {what} failed: {path} is read-only ({exc}); nothing was written. "
+            "Make the data directory writable (MEMORY_DATA_DIR) and retry"
+        )
+    return MemoryWriteError(f"{what} failed and was rolled back: {type(exc).__name__}: {exc}")
 
 
 class SQLiteDatabase:
@@ -111,13 +137,24 @@ class SQLiteDatabase:
                 yield self._conn
                 self._conn.execute("COMMIT")
             except BaseException as exc:
-                self._conn.execute("ROLLBACK")
+                self._roll_back(what)
                 if isinstance(exc, PraxMemoryError) or not isinstance(exc, Exception):
                     raise
-                raise MemoryWriteError(
-                    f"{what} failed and was rolled back: {type(exc).__name__}: {exc}"
-                ) from exc
+                raise _write_failed(self.path, what, exc) from exc
             self._outage.ok()
+
+    def _roll_back(self, what: str) -> None:
+        """Roll back the open transaction, unless SQLite already has.
+
+        A ``COMMIT`` that fails on a full disk rolls back by itself; a second ``ROLLBACK``
+        would raise "cannot rollback - no transaction is active".
+        """
+        if not self._conn.in_transaction:
+            return
+        try:
+            self._conn.execute("ROLLBACK")
+        except sqlite3.Error:  # the transaction is gone with the failure: nothing to undo
+            logger.warning("SQLite graph: rolling back %s failed", what, exc_info=True)
 
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
