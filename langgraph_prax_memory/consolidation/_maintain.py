@@ -257,14 +257,21 @@ class MaintainStage(ConsolidatorBase):
         superseded instead, so it leaves recall and never restates the retired fact.
         """
         points: dict[str, Any] = {str(p.id): p for p in marked}
+        gone = self.parts.ltm.vectors.retrieve(user_id, list(retired)) if retired else []
         if retired:
             for point in self._summaries_of(user_id, retired):
                 points.setdefault(str(point.id), point)
-            for point in self._legacy_dailies(user_id, retired):
+            for point in self._legacy_dailies(user_id, gone):
                 points.setdefault(str(point.id), point)
         if not points:
             return
-        until = utcnow()
+        # a summary left with nothing current ends when what it was built from ended
+        ends = [
+            float(p.payload["valid_until_ts"])
+            for p in [*gone, *marked]
+            if p.payload.get("valid_until_ts") is not None
+        ]
+        until = datetime.fromtimestamp(max(ends), UTC) if ends else utcnow()
         days: set[date] = set()
         weeks: set[str] = set()
         again_global = False
@@ -333,11 +340,11 @@ class MaintainStage(ConsolidatorBase):
         )
         return self.parts.ltm.vectors.scroll(user_id, flt=flt, limit=10_000)
 
-    def _legacy_dailies(self, user_id: str, ids: Sequence[str]) -> list[Any]:
-        """Daily summaries of the days of ``ids`` written before ``summary_of`` existed."""
+    def _legacy_dailies(self, user_id: str, gone: Sequence[Any]) -> list[Any]:
+        """Daily summaries of the days of ``gone`` written before ``summary_of`` existed."""
         out: list[Any] = []
         keys: set[str] = set()
-        for point in self.parts.ltm.vectors.retrieve(user_id, list(ids)):
+        for point in gone:
             created = point.payload.get("created_ts")
             if created is None or point.payload.get("summary_level", "raw") != "raw":
                 continue
