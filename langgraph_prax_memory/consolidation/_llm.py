@@ -404,6 +404,7 @@ class _Cut:
     prefix: str  # the answer up to the last complete item, closed again
     items: int  # items dropped because they were being written when the answer was cut
     note: str = ""
+    capped: bool = False  # the provider says the answer stopped at its output cap
 
     def describe(self, extraction: Extraction) -> str:
         what = f"{extraction.size} complete item(s) kept"
@@ -854,6 +855,15 @@ class LLMExtractor:
                 f"the model's answer was cut off ({said}) and the re-ask was unusable: {exc}",
             ) from exc
         if second.cut is not None:
+            if (
+                not (first.cut.items or second.cut.items)
+                and not (first.cut.capped or second.cut.capped)
+                and second.extraction.size
+                and not _added(second.extraction, first.extraction)
+            ):
+                # the same items twice, each answer ending on a whole item with only its
+                # closing brackets missing (a model that does not close its JSON)
+                return merge_reask(first.extraction, second.extraction)
             if len(items) > 1 and depth < MAX_SPLIT_DEPTH:
                 mid = len(items) // 2
                 logger.warning(
@@ -950,7 +960,8 @@ class LLMExtractor:
                     exc.raw = raw  # type: ignore[attr-defined]
                     raise
                 if ran_out:  # the provider parsed what it had: its last item may be cut
-                    return _Answer(_drop_last_item(got), raw, _Cut(prefix=raw, items=1))
+                    capped = _Cut(prefix=raw, items=1, capped=True)
+                    return _Answer(_drop_last_item(got), raw, capped)
                 return _Answer(got, raw)
         texts: list[str] = []
         for call in getattr(message, "invalid_tool_calls", None) or []:
@@ -970,8 +981,9 @@ class LLMExtractor:
         except ExtractionError as exc:
             exc.raw = text  # type: ignore[attr-defined]
             raise
-        if cut is None and ran_out:
-            cut = _Cut(prefix=text, items=0, note="the provider reports its output cap")
+        if ran_out:
+            note = "the provider reports its output cap"
+            cut = dataclasses.replace(cut or _Cut(prefix=text, items=0), note=note, capped=True)
             got = got.model_copy(update={"cut": 1})
         return _Answer(got, text, cut)
 

@@ -388,3 +388,17 @@ def test_the_extraction_timeout_is_a_setting_with_a_default(
             MemoryConfig(data_dir=tmp_path)
     with pytest.raises(ConfigError):
         LLMExtractor(ScriptedChatModel(), timeout=0)
+
+
+def test_a_model_that_leaves_its_json_unclosed_twice_is_believed(
+    real_memory: PraxMemory, tmp_path: Path
+) -> None:
+    """Only closing brackets missing, twice the same whole items (and no output cap
+    reported): a model that does not close its JSON, not a cut; the batch is consumed."""
+    unclosed = '{"facts": [' + GOOD + ", " + GOOD2 + "]"
+    user, result, _ = _run(real_memory, tmp_path, unclosed, unclosed)
+    assert result.batches == 1 and result.answers_cut == 2
+    assert sorted(_memories(real_memory, user)) == sorted([FACT, OTHER])
+    capped = AIMessage(content=unclosed, response_metadata={"finish_reason": "length"})
+    user, result, consolidator = _run(real_memory, tmp_path, capped, capped)
+    _in_backlog(consolidator, user, result)  # the provider says it stopped at its cap
