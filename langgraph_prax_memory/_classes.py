@@ -21,7 +21,7 @@ from qdrant_client.http import models
 
 from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import check_user_id, to_utc
-from langgraph_prax_memory.errors import BackendUnavailable, MemoryWriteError
+from langgraph_prax_memory.errors import BackendUnavailable, ConfigError, MemoryWriteError
 from langgraph_prax_memory.facts import (
     CLASS_FIELDS,
     EPISODE,
@@ -97,7 +97,8 @@ class MemoryClasses:
                 return
             try:
                 self.upgrade(store)
-            except (BackendUnavailable, MemoryWriteError) as exc:  # again on the next call
+            except (BackendUnavailable, MemoryWriteError, ConfigError) as exc:
+                # again on the next call (a collection of another model: after its migration)
                 logger.warning("memory classes not assigned yet: %s", exc)
             else:
                 self._upgraded = True

@@ -450,6 +450,10 @@ class FactClassifier:
             assert self._cue_weights is not None
             return self._weights, self._cue_weights, self._dim
 
+    def warm(self) -> None:
+        """Train (or load) the classifier now, not inside a later write."""
+        self._ready()
+
     # -- classification ---------------------------------------------------------------
     def classify(
         self,

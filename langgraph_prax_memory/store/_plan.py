@@ -207,6 +207,7 @@ def write_puts(memory: PraxMemory, user: str, writes: Sequence[_Put]) -> None:
         except EmbeddingError:
             pending = True
     sparse = memory.sparse_encoder
+    memory.ltm.classes.classifier().warm()  # its first training is not part of the TTL either
     # the TTL runs from the write: embedding (a model loading on first use) is not part of it
     now = utcnow()
     written = now.timestamp()

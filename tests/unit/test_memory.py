@@ -184,7 +184,10 @@ def test_reinforcement_restarts_the_decay_clock(memory: PraxMemory) -> None:
 
 def test_decay_pass_is_idempotent_and_never_writes_back(memory: PraxMemory) -> None:
     t0 = datetime(2024, 1, 1, tzinfo=UTC)
-    weak = memory.remember("alice", "minor mention of coffee", importance=0.1, created_at=t0)
+    # an episode (the caller says so): standing facts never decay (docs/context.md)
+    weak = memory.remember(
+        "alice", "minor mention of coffee", importance=0.1, created_at=t0, tags=["episode"]
+    )
     strong = memory.remember("alice", "allergic to shellfish", importance=0.9, created_at=t0)
     # 0.1·2^(-21/7) = 0.0125 < 0.02 ; 0.9·2^(-3) = 0.1125 stays
     now = t0 + timedelta(days=21)

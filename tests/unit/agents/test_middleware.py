@@ -107,7 +107,7 @@ def test_no_user_or_two_users_is_a_clear_error(memory: PraxMemory) -> None:
 def test_the_relevance_floor_still_applies(memory: PraxMemory) -> None:
     # an episode (no standing-fact tag, ordinary importance) must pass the floor; a standing
     # fact would be given by the profile tier whatever is asked (docs/context.md)
-    memory.remember("alice", POLARS, importance=0.5)
+    memory.remember("alice", POLARS, importance=0.5, tags=["episode"])
     floor_on = memory.config.retrieval.model_copy(
         update={"relevance_floor": True, "min_cosine": 1.01}
     )
