@@ -16,6 +16,30 @@ if TYPE_CHECKING:
 
 #: The only address the inspector binds.
 HOST = "127.0.0.1"
+#: The section of docs/inspector.md for a running agent.
+RECIPE = "Inspect a running agent"
+
+
+def _hold_embedded(mem: PraxMemory) -> bool:
+    """Open the long-term store now; whether it is the embedded one (held by this process).
+
+    Raises:
+        StoreLockedError: Another process (a running agent) holds the embedded store: taking
+            it over would fail that agent's recalls; the error says how to inspect it.
+    """
+    from langgraph_prax_memory.errors import StoreLockedError
+
+    if not mem.available or mem.config.qdrant_url:
+        return False
+    try:
+        mem.ltm.store()
+    except StoreLockedError as exc:
+        raise StoreLockedError(
+            f"{exc} To inspect a running agent's memory, serve the inspector from the agent's "
+            "own process: `from langgraph_prax_memory.inspector import serve; "
+            f"print(serve(memory).url)` (docs/inspector.md, {RECIPE!r})."
+        ) from exc
+    return True
 
 
 def bind(port: int) -> socket.socket:
@@ -71,6 +95,7 @@ def _inspect(
 
     from langgraph_prax_memory.inspector import create_app
 
+    embedded = _hold_embedded(mem)
     token = secrets.token_urlsafe(24)
     # `-u USER` (given on the command line, not from the environment) means one user too
     named = call.options.get("user")
@@ -83,6 +108,13 @@ def _inspect(
     sys.stdout.write(url + "\n")
     sys.stdout.flush()
     call.out.err.print(f"inspecting {mem.config.data_dir} ({mode}); Ctrl-C stops")
+    if embedded:
+        call.out.err.print(
+            "this process now holds the embedded store: an agent started on this folder while "
+            "it runs cannot recall. To inspect a running agent, serve the inspector from the "
+            "agent's own process (inspector.serve(memory); docs/inspector.md, "
+            f"{RECIPE!r})"
+        )
     if open_browser:
         import webbrowser
 

@@ -1,8 +1,10 @@
 """See the memory: a local inspector page and notebook views (docs/inspector.md).
 
 ``prax-memory inspect`` serves :func:`create_app` on 127.0.0.1 with a random token in the
-URL, read-only unless started with ``--allow-changes``. The notebook views below render in
-Jupyter (``_repr_html_``) from the same templates as the pages:
+URL, read-only unless started with ``--allow-changes``; :func:`serve` runs the same pages
+inside a running agent's own process, over its own memory (no second process holds the
+embedded store). The notebook views below render in Jupyter (``_repr_html_``) from the same
+templates as the pages:
 
 - :class:`RecallView`: ranked hits with each signal drawn and ``explain()``;
 - :class:`MemoryListView`: memories with effective importance, prune date and supersession;
@@ -36,6 +38,7 @@ from langgraph_prax_memory.inspector._render import (
     memory_row,
     notebook_html,
 )
+from langgraph_prax_memory.inspector._serve import InspectorServer, serve
 
 if TYPE_CHECKING:
     from langgraph_prax_memory.context import MemoryContext
@@ -46,11 +49,13 @@ __all__ = [
     "ContextView",
     "GraphData",
     "GraphView",
+    "InspectorServer",
     "InspectorSettings",
     "MemoryListView",
     "MemoryRow",
     "RecallView",
     "create_app",
+    "serve",
 ]
 
 

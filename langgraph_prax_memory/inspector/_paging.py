@@ -31,6 +31,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -69,7 +70,8 @@ _ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 _READ = 100_000
 
 Key = tuple[float, ...]
-Item = tuple[Key, str]
+#: A memory in a sort: its key and its id (the engine's id type, compared within a request).
+Item = tuple[Key, Any]
 
 
 class Cursor(NamedTuple):
@@ -167,8 +169,10 @@ def _empty(field: str) -> Any:
 class _Reader:
     """The few reads the listing makes, each pinned to the user (raw on the embedded engine).
 
-    On the embedded engine the ordered and id-only reads skip qdrant-client's models (one
-    per point), which cost more than the read itself for 10,000 memories.
+    On the embedded engine the reads skip qdrant-client's models and keep the engine's own
+    ids (``uuid.UUID``, which order as their text does): a model, or even a string, per point
+    cost more than the read itself for 10,000 memories. Other clients give text ids. Ids are
+    compared within one request only, and turned to text for the page's 50 and for cursors.
     """
 
     def __init__(self, store: QdrantVectorStore, user_id: str) -> None:
@@ -182,78 +186,99 @@ class _Reader:
 
         assert_pinned(flt, self.user)
 
+    def point_id(self, text: str) -> Any:
+        """A cursor's id as this reader's ids are (a ``UUID`` on the embedded engine).
+
+        Raises:
+            MemoryValidationError: Not a memory id.
+        """
+        if not self.edge:
+            return text
+        try:
+            return uuid.UUID(text)
+        except ValueError:
+            raise MemoryValidationError(f"not a memory id in the cursor: {text[:64]!r}") from None
+
     def count(self, flt: models.Filter) -> int:
         return self.store.count(self.user, flt)
 
-    def ordered(
-        self, flt: models.Filter, field: str, descending: bool, limit: int
-    ) -> list[tuple[float, str]]:
+    def _raw(
+        self, flt: models.Filter, limit: int, offset: Any, payload: Any, order: Any
+    ) -> tuple[list[Any], Any]:
+        """One scroll: the engine's records (raw on the embedded engine) and the next offset."""
+        store = self.store
+        if self.edge:
+            from langgraph_prax_memory.vectors._edge_convert import _order_by
+
+            return store.call(  # type: ignore[no-any-return]
+                "scroll",
+                lambda: store.client._scroll(  # type: ignore[union-attr]
+                    store.collection,
+                    flt,
+                    limit,
+                    offset,
+                    payload,
+                    False,
+                    _order_by(order) if order is not None else None,
+                ),
+            )
+        kwargs: dict[str, Any] = {"order_by": order} if order is not None else {"offset": offset}
+        return store.call(  # type: ignore[no-any-return]
+            "scroll",
+            lambda: store.client.scroll(
+                store.collection,
+                scroll_filter=flt,
+                limit=limit,
+                with_payload=payload,
+                with_vectors=False,
+                **kwargs,
+            ),
+        )
+
+    def _id(self, raw: Any) -> Any:
+        return raw if self.edge else str(raw)
+
+    def ordered(self, flt: models.Filter, field: str, descending: bool, limit: int) -> list[Any]:
         """``(value, id)`` of the first ``limit`` points by ``field`` (ties in any order).
 
         Raises:
-            BackendUnavailable: The engine cannot order by ``field`` (local mode).
+            BackendUnavailable: The engine cannot order by ``field``.
         """
         from qdrant_client.http import models
 
         self._check(flt)
         if limit < 1:
             return []
-        store = self.store
         order = models.OrderBy(
             key=field, direction=models.Direction.DESC if descending else models.Direction.ASC
         )
+        records, _ = self._raw(flt, limit, None, False, order)
+        if self.edge:
+            return [(r.order_value, r.id) for r in records]
+        return [(float(r.order_value or 0.0), str(r.id)) for r in records]
 
-        def read() -> list[tuple[float, str]]:
-            if self.edge:
-                from langgraph_prax_memory.vectors._edge_convert import _order_by
-
-                records, _ = store.client._scroll(  # type: ignore[union-attr]
-                    store.collection, flt, limit, None, False, False, _order_by(order)
-                )
-            else:
-                records, _ = store.client.scroll(
-                    store.collection,
-                    scroll_filter=flt,
-                    limit=limit,
-                    order_by=order,
-                    with_payload=False,
-                    with_vectors=False,
-                )
-            return [(float(r.order_value or 0.0), str(r.id)) for r in records]
-
-        return store.call("ordered scroll", read)
-
-    def ids(self, flt: models.Filter) -> list[str]:
-        """The ids of every point matching ``flt``, in id order."""
+    def ids(self, flt: models.Filter) -> list[Any]:
+        """The ids of every point matching ``flt``, in order."""
         self._check(flt)
-        store, offset = self.store, None
-        out: list[str] = []
+        out: list[Any] = []
+        offset = None
         while True:
-
-            def read(after: Any = offset) -> tuple[list[Any], Any]:
-                if self.edge:
-                    return store.client._scroll(  # type: ignore[union-attr,no-any-return]
-                        store.collection, flt, _READ, after, False, False, None
-                    )
-                return store.client.scroll(  # type: ignore[no-any-return]
-                    store.collection,
-                    scroll_filter=flt,
-                    limit=_READ,
-                    offset=after,
-                    with_payload=False,
-                    with_vectors=False,
-                )
-
-            records, offset = store.call("scroll", read)
-            out.extend(str(r.id) for r in records)
+            records, offset = self._raw(flt, _READ, offset, False, None)
+            out.extend(self._id(r.id) for r in records)
             if not records or offset is None:
                 return sorted(out)
 
-    def payloads(
-        self, flt: models.Filter, fields: Sequence[str]
-    ) -> list[tuple[str, dict[str, Any]]]:
+    def payloads(self, flt: models.Filter, fields: Sequence[str]) -> list[tuple[Any, Any]]:
         """``(id, payload)`` of every point matching ``flt``, with only ``fields``."""
-        return self.store.scan(self.user, fields, flt=flt)
+        self._check(flt)
+        out: list[tuple[Any, Any]] = []
+        offset = None
+        wanted = list(fields)
+        while True:
+            records, offset = self._raw(flt, _READ, offset, wanted, None)
+            out.extend((self._id(r.id), r.payload or {}) for r in records)
+            if not records or offset is None:
+                return out
 
 
 # -- sources: one sort's matching memories in order ---------------------------------------
@@ -559,7 +584,7 @@ def _recalled(reader: _Reader, flt: models.Filter, *, sort: str) -> _Source:
         return _Chain(_Listed(head), _Listed(rest), (0.0,))
     never = flt
     if head:
-        never = _and(flt, must_not=[models.HasIdCondition(has_id=[i for _, i in head])])
+        never = _and(flt, must_not=[models.HasIdCondition(has_id=[str(i) for _, i in head])])
     if reader.count(_and(never, _empty("last_accessed_ts"))):
         raise BackendUnavailable("a memory without last_accessed_ts: scanned instead")
     tail = _Ordered(reader, never, "last_accessed_ts", True, prefix=(1.0,))
@@ -664,22 +689,24 @@ def memory_page(
     listing, how_read = _source(
         reader, chosen, sort=sort, state=state, words=words, clock=clock, how=how
     )
+    at_after = (cursor_after.key, reader.point_id(cursor_after.id)) if cursor_after else None
+    at_before = (cursor_before.key, reader.point_id(cursor_before.id)) if cursor_before else None
     matched = listing.count()
     pages = max(1, -(-matched // size))
     items: list[Item] = []
-    if cursor_after is not None:
-        items = listing.after(cursor_after, size)
-    elif cursor_before is not None:
-        items = listing.before(cursor_before, size)
+    if at_after is not None:
+        items = listing.after(at_after, size)
+    elif at_before is not None:
+        items = listing.before(at_before, size)
         if len(items) < size:  # at the start: the first page, whole
             items = listing.after(None, size)
     if items:
         start = listing.rank(items[0])
     else:  # by number (or a cursor past either end: the nearest page)
-        number = pages if cursor_after is not None else min(max(1, page), pages)
+        number = pages if at_after is not None else min(max(1, page), pages)
         start = (number - 1) * size
         items = listing.skip(start, size)
-    shown = [i for _, i in items]
+    shown = [str(i) for _, i in items]
     full = {p.id: p.payload for p in store.retrieve(user_id, shown)}
     rows = [memory_row(Memory.from_payload(i, full[i]), when, halflife) for i in shown if i in full]
     total = matched if not (tag or source or state != "all" or words) else None
@@ -692,7 +719,7 @@ def memory_page(
         sources=sorted(store.facet("source", user_id=user_id)),
         tags=sorted(store.facet("tags", user_id=user_id)),
         start=start,
-        first=Cursor(*items[0]) if items else None,
-        last=Cursor(*items[-1]) if items else None,
+        first=Cursor(items[0][0], str(items[0][1])) if items else None,
+        last=Cursor(items[-1][0], str(items[-1][1])) if items else None,
         how=how_read,
     )
