@@ -233,3 +233,34 @@ def test_resolve_class_precedence() -> None:
     assert heavy is not None and heavy.by == "importance"
     assert resolve_class(text, {"tags": ["work"]}, profile_tags=profile, min_importance=0.8) is text
     assert resolve_class(None, {}, profile_tags=profile, min_importance=0.8) is None
+
+
+def test_the_memory_tool_classifies(real: PraxMemory) -> None:
+    from langgraph_prax_memory import create_memory_tools
+
+    [tool] = create_memory_tools(real, user_id="u-tool", include=["memory_remember"])
+    tool.invoke({"content": "User owns a red Vespa scooter."})
+    tool.invoke({"content": "User's boiler broke down on Sunday evening."})
+    got = {m.content: m.fact_class for m in real.ltm.list_memories("u-tool")}
+    assert got == {
+        "User owns a red Vespa scooter.": STANDING,
+        "User's boiler broke down on Sunday evening.": EPISODE,
+    }
+
+
+def test_rule_based_consolidation_classifies_and_drops_nothing_it_stores(
+    real: PraxMemory, tmp_path: Path
+) -> None:
+    from langgraph_prax_memory.consolidation import Consolidator, TraceLogSource
+
+    trace = tmp_path / "trace.log"
+    trace.write_text(
+        "user: I'm allergic to hazelnuts.\nuser: I went to a wine tasting in Porto last month.\n",
+        encoding="utf-8",
+    )
+    Consolidator(real).run("u-consolidated", TraceLogSource(trace))
+    raw = [m for m in real.ltm.list_memories("u-consolidated") if m.summary_level == "raw"]
+    assert raw, "the rule path stored nothing"
+    assert all(m.fact_class is not None for m in raw)
+    allergy = [m for m in raw if "hazelnut" in m.content.lower()]
+    assert allergy and all(m.fact_class == STANDING for m in allergy)
