@@ -95,11 +95,11 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
             progress(i, len(DEMO_FACTS), "storing facts")
     result = mem.recall_detailed(DEMO_USER, question, k=k, reinforce=False)
     # exactly what build_memory_context gives the agent: the recalled memories above the
-    # relevance floor, then the user's standing facts (the profile tier)
+    # relevance floor, then the user's standing facts (the profile tier), each line with the
+    # rule that put it there, and every recalled memory left out with why not
     ctx = assemble_context(mem, DEMO_USER, question, k=k)
     injected = list(ctx.memories)
     block = ctx.text
-    injected_ids = {h.memory.id for h in injected}
     profile_ids = {h.memory.id for h in ctx.profile}
     data = {
         "question": question,
@@ -110,6 +110,8 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
         "hits": [h.model_dump(mode="json") for h in result.hits],
         "injected": [h.memory.id for h in injected],
         "profile": sorted(profile_ids),
+        "lines": [_why_row(line) for line in ctx.lines],
+        "left_out": [_why_row(line) for line in ctx.omitted],
     }
 
     def render() -> None:
@@ -127,23 +129,29 @@ def _demo_run(call: _Call, mem: PraxMemory, question: str, k: int, *, kept: bool
                 ),
             )
         )
-        table = Table(title="Why each memory ranked where it did")
+        table = Table(title="Why each line of the context is there (and each other recall not)")
         table.add_column("#", justify="right")
         table.add_column("memory", overflow="fold")
+        table.add_column("in context")
         table.add_column("ranks")
         table.add_column("score", justify="right")
-        table.add_column("in context")
-        for i, h in enumerate(result.hits, 1):
-            if h.memory.id in profile_ids:
-                shown = "yes: standing fact (profile)"
-            elif h.memory.id in injected_ids:
-                shown = "yes"
-            else:
-                shown = "no: below the floor"
-            table.add_row(str(i), _text(h.memory.content), _ranks(h), f"{h.score:.2f}", shown)
+        rows = [(str(i), line) for i, line in enumerate(ctx.lines, 1)]
+        rows += [("-", line) for line in ctx.omitted]
+        for n, line in rows:
+            hit = line.hit
+            table.add_row(
+                n,
+                _text(hit.memory.content if hit is not None else line.text),
+                _in_context(line),
+                _ranks(hit) if hit is not None and hit.ranks else "-",
+                f"{hit.score:.2f}" if hit is not None else "-",
+            )
         con.print(table)
-        for i, h in enumerate(result.hits, 1):
-            con.print(_text(f"{i}. {h.explain()}", style="dim"))
+        for n, line in rows:
+            said = f"{n}. {line.tier}: {line.why}"
+            if line.hit is not None:
+                said += f" | {line.hit.explain()}"
+            con.print(_text(said, style="dim"))
         con.print(
             '\n[bold]Next:[/] prax-memory remember -u you "I prefer tea" · '
             'prax-memory recall -u you "what do I drink?" · prax-memory --help'
@@ -182,6 +190,32 @@ def _remember(
         lambda: call.out.console.print(f"[green]remembered[/] {memory_id}"),
     )
     return EXIT_OK
+
+
+def _in_context(line: Any) -> str:
+    """``yes: <rule>`` for a line of the block, ``no: <why>`` for a recalled memory left out."""
+    if line.tier != "left out":
+        return f"yes: {line.tier}"
+    why = line.why
+    for cue, short in (
+        ("model check", "dropped by the model check"),
+        ("profile tier was full", "below the floor; the profile tier was full"),
+        ("below the floor", "below the floor"),
+        ("section was full", "relevant, but no room (ltm_chars)"),
+    ):
+        if cue in why:
+            return f"no: {short}"
+    return "no"
+
+
+def _why_row(line: Any) -> dict[str, Any]:
+    """One line of the block (or a memory left out) for ``--json``."""
+    return {
+        "tier": line.tier,
+        "text": line.text,
+        "why": line.why,
+        "memory_id": line.hit.memory.id if line.hit is not None else None,
+    }
 
 
 def _ranks(hit: Any) -> str:
