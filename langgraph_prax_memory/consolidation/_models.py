@@ -260,6 +260,8 @@ class ConsolidationResult(BaseModel):
         "(invented, another user's, malformed): ignored and logged",
     )
     memories_created: int = 0
+    small_talk_dropped: int = 0
+    """Extracted facts not stored because they are small talk (their class, docs/context.md)."""
     memories_deduplicated: int = 0
     memories_failed: int = 0
     memories_retried: int = 0

@@ -161,6 +161,32 @@ def sentence_facts(
     return out
 
 
+_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:]|\s[-–—])\s+")
+
+
+def _without_trailing_question(sentence: str) -> str:
+    """A statement with a question tacked on loses only the question.
+
+    "we moved to Leith, any tips?": the clauses before the last break are kept when they
+    hold at least three words.
+
+    Example:
+        >>> _without_trailing_question("I moved to Leith last month, any tips for the bus?")
+        'I moved to Leith last month.'
+        >>> _without_trailing_question("Do you know a good dentist?")
+        'Do you know a good dentist?'
+    """
+    if not sentence.rstrip().endswith("?"):
+        return sentence
+    parts = _CLAUSE_BREAK.split(sentence.rstrip())
+    if len(parts) < 2:
+        return sentence
+    head = ", ".join(p.strip() for p in parts[:-1] if p.strip()).rstrip(" ,;:")
+    if len(re.findall(r"\w+", head)) < 3 or head.endswith("?"):
+        return sentence
+    return head + "."
+
+
 def _fact(
     subject: str,
     sentence: str,
@@ -169,6 +195,7 @@ def _fact(
     *,
     changed: bool = False,
 ) -> ExtractedFact | None:
+    sentence = _without_trailing_question(sentence)
     if sentence.endswith("?") or len(re.findall(r"\w+", sentence)) < 3:
         return None  # "I'm diabetic." is three words
     if not _FIRST_PERSON.search(sentence) and not changed:

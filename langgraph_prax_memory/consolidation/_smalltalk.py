@@ -8,10 +8,26 @@ sets in ``benchmarks/memory_quality.py`` (see docs/consolidation.md for how held
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["is_junk", "is_transient"]
+from langgraph_prax_memory.errors import EmbeddingError
+from langgraph_prax_memory.facts import SMALL_TALK, STANDING_CONFIDENCE, resolve_class
+
+if TYPE_CHECKING:
+    from langgraph_prax_memory._parts import MemoryParts
+    from langgraph_prax_memory.consolidation._models import ConsolidationResult
+
+__all__ = ["is_junk", "is_transient", "without_small_talk"]
+
+logger = logging.getLogger(__name__)
+
+#: How sure the classifier must be that a fact is small talk before consolidation drops it:
+#: a fact dropped is lost, small talk kept only costs a line, so the bar is the classifier's
+#: own bar for the costlier mistake (a standing fact must be as likely, STANDING_CONFIDENCE).
+DROP_CONFIDENCE = STANDING_CONFIDENCE
 
 _WORD = re.compile(r"[A-Za-z0-9][\w'’.+#-]*")
 
@@ -195,3 +211,42 @@ def is_junk(text: str, *, entities: Sequence[str] = (), change: bool = False) ->
     if not content:
         return True
     return _DEICTIC_OBJECT.search(body) is not None and len(content) <= 2
+
+
+def without_small_talk(
+    parts: MemoryParts, items: list[dict[str, Any]], result: ConsolidationResult
+) -> list[dict[str, Any]]:
+    """The facts to store: those that are not small talk by their class (both paths).
+
+    The class of each extracted fact (docs/context.md, "Memory classes"): its tags and
+    importance first, then its text by the memory-class classifier, the same judgement as
+    every other door. Small talk is counted in ``small_talk_dropped`` and logged, not
+    stored. A classifier that cannot run (the model down) keeps every fact.
+    """
+    texts = [str(i.get("content", "")) for i in items]
+    if not texts:
+        return items
+    cfg = parts.ltm.config.retrieval
+    try:
+        found = parts.ltm.classes.classifier().classify(texts)
+    except EmbeddingError as exc:
+        logger.debug("small-talk filter skipped: %s", exc)
+        return items
+    keep: list[dict[str, Any]] = []
+    for item, text_class in zip(items, found, strict=True):
+        fact = resolve_class(
+            text_class,
+            item,
+            profile_tags=cfg.profile_tags,
+            min_importance=cfg.profile_min_importance,
+        )
+        if (
+            fact is not None
+            and fact.fact_class == SMALL_TALK
+            and fact.confidence >= DROP_CONFIDENCE
+        ):
+            result.small_talk_dropped += 1
+            logger.info("not stored (small talk): %r", str(item.get("content", ""))[:80])
+            continue
+        keep.append(item)
+    return keep

@@ -36,6 +36,7 @@ from langgraph_prax_memory.consolidation._models import (
     InFlight,
     SourceState,
 )
+from langgraph_prax_memory.consolidation._smalltalk import without_small_talk
 from langgraph_prax_memory.consolidation._supersede import SupersedeStage
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
@@ -305,6 +306,7 @@ class WriteStage(SupersedeStage):
         if not accepted.facts and not sups:
             return {"result": result}
         items = self._memory_items(user_id, batch, accepted, now, result) if accepted.facts else []
+        items = without_small_talk(self.parts, items, result)
         try:
             written = self._write_memories(user_id, items, result, batch_time=when)
         except (MemoryWriteError, BackendUnavailable, EmbeddingError) as exc:

@@ -19,6 +19,7 @@ from langgraph_prax_memory.facts._classifier import EPISODE_KINDS as EPISODE_KIN
 from langgraph_prax_memory.facts._classifier import KINDS as KINDS
 from langgraph_prax_memory.facts._classifier import SMALL_TALK as SMALL_TALK
 from langgraph_prax_memory.facts._classifier import STANDING as STANDING
+from langgraph_prax_memory.facts._classifier import STANDING_CONFIDENCE as STANDING_CONFIDENCE
 from langgraph_prax_memory.facts._classifier import STANDING_KINDS as STANDING_KINDS
 from langgraph_prax_memory.facts._classifier import (
     FactClass,

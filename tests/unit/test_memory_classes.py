@@ -264,3 +264,41 @@ def test_rule_based_consolidation_classifies_and_drops_nothing_it_stores(
     assert all(m.fact_class is not None for m in raw)
     allergy = [m for m in raw if "hazelnut" in m.content.lower()]
     assert allergy and all(m.fact_class == STANDING for m in allergy)
+
+
+def test_a_turn_ending_in_a_question_keeps_its_statement(real: PraxMemory, tmp_path: Path) -> None:
+    from langgraph_prax_memory.consolidation import Consolidator, TraceLogSource
+
+    trace = tmp_path / "question.log"
+    trace.write_text(
+        "user: I started a new job at Globex as a data engineer, any tips for the first week?\n",
+        encoding="utf-8",
+    )
+    Consolidator(real).run("u-question", TraceLogSource(trace))
+    contents = [m.content for m in real.ltm.list_memories("u-question")]
+    assert any("Globex" in c and "?" not in c for c in contents), contents
+
+
+def test_consolidation_stores_no_small_talk(real: PraxMemory, tmp_path: Path) -> None:
+    import json
+
+    from langchain_core.messages import AIMessage
+
+    from langgraph_prax_memory.consolidation import Consolidator, LLMExtractor, TraceLogSource
+    from tests.scripted import ScriptedChatModel
+
+    answer = {
+        "entities": [],
+        "relations": [],
+        "facts": [
+            {"content": "User says hi.", "importance": 0.5, "confidence": 0.9},
+            {"content": "User is allergic to hazelnuts.", "importance": 0.9, "confidence": 0.9},
+        ],
+    }
+    model = ScriptedChatModel(script=[AIMessage(content=json.dumps(answer))])
+    trace = tmp_path / "talk.log"
+    trace.write_text("user: hi! oh and I'm allergic to hazelnuts\n", encoding="utf-8")
+    result = Consolidator(real, extractor=LLMExtractor(model)).run("u-talk", TraceLogSource(trace))
+    raw = [m.content for m in real.ltm.list_memories("u-talk") if m.summary_level == "raw"]
+    assert raw == ["User is allergic to hazelnuts."]
+    assert result.small_talk_dropped == 1

@@ -411,7 +411,10 @@ def test_decay_interval_is_configurable(memory: PraxMemory) -> None:
 
 def test_frequent_consolidation_does_not_accelerate_forgetting(memory: PraxMemory) -> None:
     """2026-09 bug: decay written back every 5 turns pruned a 7-day half-life memory in 4-8 days."""
-    memory.remember(USER, "The user's cat is called Miso", importance=0.5, created_at=NOW)
+    # an episode by the caller's tag (a standing fact never decays: docs/context.md)
+    memory.remember(
+        USER, "The user's cat is called Miso", importance=0.5, created_at=NOW, tags=["episode"]
+    )
     consolidator = Consolidator(memory)
     for hour in range(0, 20 * 24, 25):  # a decay pass every ~day for 20 days
         consolidator.run(USER, [], now=NOW + timedelta(hours=hour))
