@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -253,3 +254,30 @@ def test_a_run_of_the_example_agent_answers_offline_from_the_callers_memory(
     with pytest.raises(APIStatusError) as refused:
         alice.store.get_item(["memories", "admin"], "pin")
     assert refused.value.status_code == 403
+
+
+def _client_snippet() -> str:
+    """The README's client block (examples/server/README.md), as a reader copies it."""
+    text = (SERVER / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", text, re.M | re.S)
+    assert len(blocks) == 1, "the README has one Python block: the client"
+    return blocks[0]
+
+
+def test_the_readmes_client_snippet_runs_to_its_end(dev_server: str) -> None:
+    """Copied as is (only the port changed), it prints the answer and the refusal: no
+    traceback."""
+    code = _client_snippet()
+    assert "http://127.0.0.1:2024" in code
+    done = subprocess.run(
+        [sys.executable, "-c", code.replace("http://127.0.0.1:2024", dev_server)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    out = done.stdout.splitlines()
+    assert out[0].startswith('You asked: "What do I drink?".') and "green tea" in out[0]
+    assert out[-1] == "refused: 403"
