@@ -32,6 +32,7 @@ __all__ = [
     "asked_names",
     "off_subject",
     "partial_cosines",
+    "query_names",
     "subject_of",
     "term_weights",
     "weighted_coverage",
@@ -197,6 +198,28 @@ def _query_names(text: str) -> tuple[set[str], bool]:
             names.add(_bare(word))
         opening = False
     return names, first_person
+
+
+def query_names(text: str) -> list[str]:
+    """The names a question mentions, as written (capitalised words not opening a sentence).
+
+    Example:
+        >>> query_names("What is Alice allergic to? Ask Bob.")
+        ['Alice', 'Bob']
+    """
+    words = _TOKEN.findall(text)
+    out: list[str] = []
+    opening = True
+    for word in words:
+        if word in ".!?":
+            opening = True
+            continue
+        if word in ";:,":
+            continue
+        if not opening and _is_name(word):
+            out.append(word.replace("\u2019", "'").removesuffix("'s").removesuffix("'"))
+        opening = False
+    return out
 
 
 def asked_names(text: str, subjects: Collection[str]) -> set[str]:

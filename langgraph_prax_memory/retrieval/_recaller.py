@@ -25,6 +25,7 @@ from langgraph_prax_memory.retrieval._evidence import (
     MIN_MEMORIES,
     off_subject,
     partial_cosines,
+    query_names,
     term_weights,
     weighted_coverage,
     weighted_pair_coverage,
@@ -90,7 +91,8 @@ class Recaller:
         self.expansion_model = expansion_model
         self.rerank_model = rerank_model
         self.hubness = hubness
-        self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="prax-arm")
+        # the three arms and the question words' counts
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="prax-arm")
         # a graph lookup that outlived its recall's wait (a graph server that stopped
         # answering): while it runs, recall leaves the graph arm out rather than queue more
         self._late_graph: Future[list[StoredPoint]] | None = None
@@ -304,9 +306,14 @@ class Recaller:
         # evidence weighs each word by how few memories hold it, and the dense and graph
         # arms read the question without a name most of them hold
         query_terms = set(self.sparse.tokens(text))
-        total, frequencies = self.term_counts(user_id, query_terms, flt)
-        weights_of = term_weights(frequencies, total) if total >= MIN_MEMORIES else {}
+        # the names' counts decide how the dense arm reads the question: counted first (a
+        # question without a name waits for nothing); the other words' counts run beside
+        # the arms
+        name_terms = {t for n in query_names(text) for t in self.sparse.tokens(n)}
+        total, frequencies = self.term_counts(user_id, name_terms & query_terms, flt)
         meaning, shared = without_shared_names(text, self.sparse.tokens, frequencies, total)
+        rest = query_terms - set(frequencies)
+        counting = self._pool.submit(self.term_counts, user_id, rest, flt) if rest else None
         jobs: dict[str, Future[list[StoredPoint]]] = {
             "dense": self._pool.submit(self.dense_arm, user_id, text, n, flt, shared),
             "sparse": self._pool.submit(self.sparse_arm, user_id, text, n, flt),
@@ -347,6 +354,11 @@ class Recaller:
                 "recall failed: " + "; ".join(f"{a}: {e}" for a, e in errors.items())
             )
         depth = max(k, self.config.rerank_top) if self.config.rerank else k
+        if counting is not None:
+            more_total, more = counting.result()
+            total = max(total, more_total)
+            frequencies = {**frequencies, **more}
+        weights_of = term_weights(frequencies, total) if total >= MIN_MEMORIES else {}
         coverage: dict[str, float] = {}
         pairs: dict[str, float] = {}  # decides the first place (see assemble_hits)
         doc_terms: dict[str, set[str]] = {}
