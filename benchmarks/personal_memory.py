@@ -330,8 +330,8 @@ class Floor:
         return best
 
 
-#: The facts the product treats as standing facts here (``profile_min_importance``: the data
-#: carries no tags).
+#: A memory written before classes existed is a standing fact at this importance
+#: (``profile_min_importance``); every other is one when the product classified it so.
 STANDING_IMPORTANCE = 0.8
 
 
@@ -476,10 +476,18 @@ def run(
             qv = _cosine_matrix([dense_mem.embeddings.embed_query(q.text)])[0]
             fl.on_gold_cos.append(float(dense_docs[s.id][s.ids.index(q.gold)] @ qv))
         for s in spaces:
+            # the product's own standing facts: classified when written (docs/context.md,
+            # "Memory classes"); a memory without a class counts by importance
+            standing = {
+                m.content
+                for m in recall_mem.list_memories(s.user, limit=10_000)
+                if m.fact_class == "standing"
+                or (m.fact_class is None and m.importance >= STANDING_IMPORTANCE)
+            }
+            episodes = [f for f in s.facts if f.text not in standing]
             for text in off_topic:
                 lines = injected(build_memory_context(recall_mem, s.user, text, profile_chars=0))
                 product = injected(build_memory_context(recall_mem, s.user, text))
-                episodes = [f for f in s.facts if f.importance < STANDING_IMPORTANCE]
                 fl.prod_off_no_episode += not any(
                     f.text in line for line in product for f in episodes
                 )
@@ -665,7 +673,7 @@ def report(data: Data, result: dict[str, Any], console: Console, failures: int) 
         )
     console.print(table)
     product = Table(
-        title="The product's block (profile tier on): standing facts (importance ≥ 0.8 here) "
+        title="The product's block (profile tier on): standing facts (the product's classes) "
         "are given whatever is asked; episodes must pass the floor"
     )
     for col in (
