@@ -140,6 +140,8 @@ def _records(parts: MemoryParts, user_id: str, summary: ExportSummary) -> Iterat
                 "entity_ids": list(m.entity_ids),
                 "summary_level": m.summary_level,
                 **({"context": m.context} if m.context else {}),
+                # the memory's class, for readers (an import classifies again, the same way)
+                **({"fact_class": m.fact_class, "fact_kind": m.fact_kind} if m.fact_class else {}),
             }
         stats = parts.graph.stats(user_id)
         entities = graph_entities(parts, user_id, total=stats.entities)

@@ -302,3 +302,22 @@ def test_consolidation_stores_no_small_talk(real: PraxMemory, tmp_path: Path) ->
     raw = [m.content for m in real.ltm.list_memories("u-talk") if m.summary_level == "raw"]
     assert raw == ["User is allergic to hazelnuts."]
     assert result.small_talk_dropped == 1
+
+
+def test_exports_carry_the_class_and_an_import_classifies_again(real: PraxMemory) -> None:
+    import io
+    import json
+
+    real.remember("u-export", "User is allergic to hazelnuts.")
+    real.remember("u-export", "User's boiler broke down on Sunday evening.")
+    out = io.StringIO()
+    real.export_user("u-export", out)
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    classes = {r["content"]: r.get("fact_class") for r in rows if r.get("type") == "memory"}
+    assert classes == {
+        "User is allergic to hazelnuts.": STANDING,
+        "User's boiler broke down on Sunday evening.": EPISODE,
+    }
+    real.import_user(out.getvalue().splitlines(), user_id="u-imported")
+    again = {m.content: m.fact_class for m in real.ltm.list_memories("u-imported")}
+    assert again == classes
