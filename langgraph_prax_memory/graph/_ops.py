@@ -58,6 +58,9 @@ class GraphOp(Generic[T]):
 
     name: ClassVar[str]
     writes: ClassVar[bool] = False
+    #: A maintenance op that may be busy a while on a large graph (a longer deadline on a
+    #: server backend).
+    slow: ClassVar[bool] = False
 
     @property
     def write(self) -> bool:
@@ -267,6 +270,7 @@ class DecayGraph(GraphOp[DecayResult]):
     """Prune faded relations, then faded entities left without relations."""
 
     name = "decay_graph"
+    slow = True
     user_id: str
     now: Moment
     halflife_days: float
@@ -297,6 +301,7 @@ class DeleteUser(GraphOp[GraphStats]):
 
     name = "delete_user"
     writes = True
+    slow = True
     user_id: str
 
 

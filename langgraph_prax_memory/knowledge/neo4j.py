@@ -20,7 +20,14 @@ import neo4j
 from langgraph_prax_memory._breaker import CircuitBreaker
 from langgraph_prax_memory.errors import ConfigError, PraxMemoryError
 from langgraph_prax_memory.graph import AsyncNeo4jGraphStore, Neo4jGraphStore, OutageLog
-from langgraph_prax_memory.graph.neo4j import arun_op, run_op, translate
+from langgraph_prax_memory.graph.neo4j import (
+    DEFAULT_CALL_TIMEOUT,
+    acall_within,
+    arun_op,
+    call_within,
+    run_op,
+    translate,
+)
 from langgraph_prax_memory.knowledge._cypher import SETUP_QUERIES, cypher_op
 from langgraph_prax_memory.knowledge._ops import KnowledgeOp
 from langgraph_prax_memory.knowledge._store import AsyncKnowledgeStore, KnowledgeStore
@@ -55,6 +62,9 @@ class _Connection:
         self.driver = driver
         self.breaker = breaker if isinstance(breaker, CircuitBreaker) else _NoBreaker()
         self.outage = OutageLog(logger, "Neo4j knowledge graph")
+        #: Seconds a call waits for a server that does not answer (the graph store's).
+        self.call_timeout = float(getattr(connection, "call_timeout", DEFAULT_CALL_TIMEOUT))
+        retry = min(retry, self.call_timeout)  # no retry past the call's deadline
         self.session_kwargs: dict[str, Any] = {"max_transaction_retry_time": retry}
         if database or db:
             self.session_kwargs["database"] = database or db
@@ -105,9 +115,14 @@ class Neo4jKnowledgeStore(KnowledgeStore):
         """Nothing to release: the driver belongs to the graph store."""
 
     def run(self, op: KnowledgeOp[T]) -> T:
-        """Run one op in a managed transaction, through the graph store's circuit breaker."""
+        """Run one op in a managed transaction, through the graph store's circuit breaker.
+
+        It gives up after the graph store's ``call_timeout`` (a server that stopped
+        answering), with :class:`~langgraph_prax_memory.errors.BackendUnavailable`.
+        """
         conn = self.connection
-        with conn.breaker.guard():
+
+        def run_it() -> T:
             if not self._setup_done:
                 self.setup()
             try:
@@ -120,6 +135,15 @@ class Neo4jKnowledgeStore(KnowledgeStore):
                 raise conn.failed(exc, op.what, op.write) from exc
             conn.outage.ok()
             return result
+
+        with conn.breaker.guard():
+            return call_within(
+                run_it,
+                timeout=conn.call_timeout,
+                what=f"knowledge {op.what}",
+                write=op.write,
+                name="Neo4j knowledge graph",
+            )
 
 
 class AsyncNeo4jKnowledgeStore(AsyncKnowledgeStore):
@@ -161,9 +185,14 @@ class AsyncNeo4jKnowledgeStore(AsyncKnowledgeStore):
         """Nothing to release: the driver belongs to the graph store."""
 
     async def arun(self, op: KnowledgeOp[T]) -> T:
-        """Run one op in a managed async transaction, through the circuit breaker."""
+        """Run one op in a managed async transaction, through the circuit breaker.
+
+        It is cancelled after the graph store's ``call_timeout``, with
+        :class:`~langgraph_prax_memory.errors.BackendUnavailable`.
+        """
         conn = self.connection
-        with conn.breaker.guard():
+
+        async def run_it() -> T:
             if not self._setup_done:
                 await self.setup()
             try:
@@ -176,3 +205,12 @@ class AsyncNeo4jKnowledgeStore(AsyncKnowledgeStore):
                 raise conn.failed(exc, op.what, op.write) from exc
             conn.outage.ok()
             return result
+
+        with conn.breaker.guard():
+            return await acall_within(
+                run_it,
+                timeout=conn.call_timeout,
+                what=f"knowledge {op.what}",
+                write=op.write,
+                name="Neo4j knowledge graph",
+            )

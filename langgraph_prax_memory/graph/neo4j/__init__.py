@@ -23,13 +23,27 @@ __all__ = [
 
 # used by the other packages of langgraph_prax_memory (not re-exported at the root)
 from langgraph_prax_memory.graph.neo4j._connection import (
+    DEFAULT_CALL_TIMEOUT,
     Neo4jConnection,
     Op,
     Query,
+    acall_within,
     arun_op,
+    call_within,
     run_op,
     translate,
 )
 from langgraph_prax_memory.graph.neo4j._cypher_ops import to_entity
 
-__all__ += ["Neo4jConnection", "arun_op", "translate", "Op", "Query", "to_entity", "run_op"]
+__all__ += [
+    "DEFAULT_CALL_TIMEOUT",
+    "Neo4jConnection",
+    "Op",
+    "Query",
+    "acall_within",
+    "arun_op",
+    "call_within",
+    "run_op",
+    "to_entity",
+    "translate",
+]

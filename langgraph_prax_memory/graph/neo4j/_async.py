@@ -55,6 +55,10 @@ class AsyncNeo4jGraphStore(CypherOps, AsyncGraphStore):
         breaker_cooldown: Seconds the breaker stays open; then the next call is the trial
             and concurrent ones keep failing fast (default ``MEMORY_BREAKER_COOLDOWN`` of a
             config, else 30).
+        call_timeout: Seconds a call waits for a server that stops answering before it is
+            cancelled and raises :class:`~langgraph_prax_memory.errors.BackendUnavailable`
+            (default the config's ``retrieval.graph_timeout`` plus 0.5 s, else 5.5;
+            ``delete_user`` and ``decay_graph`` wait 12 times as long).
 
     Example:
         >>> import asyncio
@@ -79,6 +83,7 @@ class AsyncNeo4jGraphStore(CypherOps, AsyncGraphStore):
         auto_setup: bool = True,
         breaker_failures: int | None = None,
         breaker_cooldown: float | None = None,
+        call_timeout: float | None = None,
     ) -> None:
         self.vocabulary = vocabulary or Vocabulary()
         made = connect(
@@ -93,6 +98,7 @@ class AsyncNeo4jGraphStore(CypherOps, AsyncGraphStore):
             max_retry_time=max_retry_time,
             breaker_failures=breaker_failures,
             breaker_cooldown=breaker_cooldown,
+            call_timeout=call_timeout,
         )
         if made is None:
             raise ConfigError(
@@ -115,13 +121,20 @@ class AsyncNeo4jGraphStore(CypherOps, AsyncGraphStore):
         return self._conn.database
 
     @property
+    def call_timeout(self) -> float:
+        """Seconds a call waits for a server that does not answer (then it gives up)."""
+        return self._conn.call_timeout
+
+    @property
     def max_retry_time(self) -> float:
         """Seconds a transaction function is retried on transient errors."""
         return self._conn.max_retry_time
 
     async def arun(self, op: GraphOp[T]) -> T:
         """Run one op in one managed transaction on the async driver."""
-        result: T = await self._conn.aexecute(op.name, lambda: self.cypher(op), write=op.write)
+        result: T = await self._conn.aexecute(
+            op.name, lambda: self.cypher(op), write=op.write, slow=op.slow
+        )
         return result
 
     async def setup(self) -> None:

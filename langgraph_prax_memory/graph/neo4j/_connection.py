@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Iterator, Mapping
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -88,6 +90,17 @@ def _driver_error(exc: BaseException) -> BaseException:
     return exc
 
 
+#: Added to ``retrieval.graph_timeout`` for a store's own deadline, so that a tool or recall
+#: waiting on the same call with that timeout gives up first (and knows the call is late).
+CALL_SLACK = 0.5
+#: Seconds one call waits for a server that does not answer (``retrieval.graph_timeout``'s
+#: 5 s, plus :data:`CALL_SLACK`).
+DEFAULT_CALL_TIMEOUT = 5.0 + CALL_SLACK
+#: The deadline of a maintenance call (``delete_user``, ``decay_graph``): this many times the
+#: call timeout, since such a call may be busy for a while on a large graph.
+SLOW_CALL_FACTOR = 12
+
+
 @dataclass(frozen=True)
 class Resilience:
     """How long a Neo4j store waits on its server, and when its breaker opens."""
@@ -96,6 +109,7 @@ class Resilience:
     max_retry_time: float
     breaker_failures: int
     breaker_cooldown: float
+    call_timeout: float = DEFAULT_CALL_TIMEOUT
 
     @classmethod
     def resolve(
@@ -106,9 +120,16 @@ class Resilience:
         max_retry_time: float | None,
         breaker_failures: int | None,
         breaker_cooldown: float | None,
+        call_timeout: float | None = None,
     ) -> Resilience:
-        """Arguments given win; then a :class:`MemoryConfig`'s settings; then the defaults."""
+        """Arguments given win; then a :class:`MemoryConfig`'s settings; then the defaults.
+
+        ``call_timeout`` comes from the config's ``retrieval.graph_timeout`` (the bound the
+        memory tools and recall put on the graph) plus :data:`CALL_SLACK`.
+        """
         cfg = connection if isinstance(connection, MemoryConfig) else None
+        if call_timeout is None and cfg is not None:
+            call_timeout = cfg.retrieval.graph_timeout + CALL_SLACK
 
         def pick(given: float | None, field: str, default: float) -> float:
             if given is not None:
@@ -124,6 +145,7 @@ class Resilience:
                 pick(breaker_failures, "breaker_failures", DEFAULT_BREAKER_FAILURES)
             ),
             breaker_cooldown=pick(breaker_cooldown, "breaker_cooldown", DEFAULT_BREAKER_COOLDOWN),
+            call_timeout=DEFAULT_CALL_TIMEOUT if call_timeout is None else float(call_timeout),
         )
 
     def breaker(self, probe: Callable[[], object] | None) -> CircuitBreaker:
@@ -196,6 +218,78 @@ def translate(exc: BaseException, *, what: str, write: bool, outage: OutageLog) 
             f"Neo4j graph: {what} failed and was rolled back: {type(exc).__name__}: {exc}"
         )
     return PraxMemoryError(f"Neo4j graph: {what} failed: {type(exc).__name__}: {exc}")
+
+
+def no_answer(what: str, timeout: float, *, write: bool, name: str = "Neo4j graph") -> Exception:
+    """The error of a call that got no answer within ``timeout`` (its cause: a TimeoutError).
+
+    A :class:`BackendUnavailable` whose cause is a :class:`TimeoutError`, so the circuit
+    breaker counts it as "no answer" and the next calls fail fast.
+    """
+    then = (
+        "the write was not acknowledged (a server that is only slow may still complete it)"
+        if write
+        else "nothing was read"
+    )
+    error = BackendUnavailable(
+        f"{name}: {what} gave no answer within {timeout:g} s: the "
+        f"server is stopped, unreachable or not answering; {then}. Check the Neo4j server "
+        "(NEO4J_URI); calls fail fast until it answers again"
+    )
+    error.__cause__ = TimeoutError(f"no answer within {timeout:g} s")
+    return error
+
+
+def call_within(
+    call: Callable[[], T], *, timeout: float, what: str, write: bool, name: str = "Neo4j graph"
+) -> T:
+    """``call()``'s result, or the :func:`no_answer` error after ``timeout`` seconds.
+
+    The driver bounds connecting and the transaction retries, but not a server that stops
+    answering on a connection it already holds (it has no read timeout): the call runs in a
+    daemon thread and is waited for at most ``timeout``. Nothing is cancelled; a late call
+    ends (or fails) on its own, and the breaker keeps the next calls off the server.
+
+    Raises:
+        BackendUnavailable: No answer within ``timeout``.
+    """
+    future: Future[T] = Future()
+
+    def work() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(call())
+        except BaseException as exc:  # handed to the caller through the future
+            future.set_exception(exc)
+
+    threading.Thread(target=work, name="prax-neo4j-call", daemon=True).start()
+    try:
+        return future.result(timeout=timeout)
+    except FutureTimeout:
+        raise no_answer(what, timeout, write=write, name=name)  # noqa: B904 (its cause is set)
+
+
+async def acall_within(
+    call: Callable[[], Awaitable[T]],
+    *,
+    timeout: float,
+    what: str,
+    write: bool,
+    name: str = "Neo4j graph",
+) -> T:
+    """The async twin of :func:`call_within`: the call is cancelled after ``timeout``.
+
+    Raises:
+        BackendUnavailable: No answer within ``timeout``.
+    """
+    try:
+        async with asyncio.timeout(timeout) as deadline:
+            return await call()
+    except TimeoutError:
+        if deadline.expired():
+            raise no_answer(what, timeout, write=write, name=name)  # noqa: B904 (cause set)
+        raise
 
 
 def run_op(tx: neo4j.ManagedTransaction, make_op: Callable[[], Op[T]]) -> T:
@@ -291,6 +385,8 @@ class Neo4jConnection(Generic[D]):
         self.driver: D = driver
         self.database = database
         self.max_retry_time = limits.max_retry_time
+        #: Seconds a call waits for a server that does not answer (its deadline).
+        self.call_timeout = limits.call_timeout
         self.owns_driver = owns_driver
         self.setup_queries = setup_queries
         self.auto_setup = auto_setup
@@ -304,9 +400,18 @@ class Neo4jConnection(Generic[D]):
         self._setup_lock = threading.Lock()
         self._async_setup_lock: asyncio.Lock | None = None
 
+    def deadline(self, *, slow: bool = False) -> float:
+        """Seconds a call may take: the call timeout (a maintenance call: some times that)."""
+        return self.call_timeout * SLOW_CALL_FACTOR if slow else self.call_timeout
+
     def session(self) -> Any:
-        """A session on the database with the retry budget (``async with`` for the async one)."""
-        kwargs: dict[str, Any] = {"max_transaction_retry_time": self.max_retry_time}
+        """A session on the database with the retry budget (``async with`` for the async one).
+
+        The driver retries a failed transaction for ``max_retry_time`` at most, and never
+        past the call's deadline (it would retry for no one).
+        """
+        retry = min(self.max_retry_time, self.call_timeout)
+        kwargs: dict[str, Any] = {"max_transaction_retry_time": retry}
         if self.database:
             kwargs["database"] = self.database
         return self.driver.session(**kwargs)
@@ -338,9 +443,17 @@ class Neo4jConnection(Generic[D]):
         make_op: Callable[[], Op[T]],
         *,
         write: bool,
+        slow: bool = False,
     ) -> T:
-        """Run one operation in one managed transaction, through the circuit breaker."""
-        with self.breaker.guard():
+        """Run one operation in one managed transaction, through the circuit breaker.
+
+        The call gives up after :meth:`deadline` seconds (:func:`call_within`).
+
+        Raises:
+            BackendUnavailable: The server did not answer (in time), or the breaker is open.
+        """
+
+        def run_it() -> T:
             if self.auto_setup and not self.setup_done:
                 self.setup()
             with self.calling(what, write=write):
@@ -351,7 +464,10 @@ class Neo4jConnection(Generic[D]):
                 with self.session() as session:
                     run = session.execute_write if write else session.execute_read
                     result: T = run(run_op, make_op)
-        return result
+            return result
+
+        with self.breaker.guard():
+            return call_within(run_it, timeout=self.deadline(slow=slow), what=what, write=write)
 
     def close(self: Neo4jConnection[neo4j.Driver]) -> None:
         """Close the driver if it was built here."""
@@ -377,9 +493,17 @@ class Neo4jConnection(Generic[D]):
         make_op: Callable[[], Op[T]],
         *,
         write: bool,
+        slow: bool = False,
     ) -> T:
-        """Run one operation in one managed transaction, through the circuit breaker."""
-        with self.breaker.guard():
+        """Run one operation in one managed transaction, through the circuit breaker.
+
+        The call is cancelled after :meth:`deadline` seconds (:func:`acall_within`).
+
+        Raises:
+            BackendUnavailable: The server did not answer (in time), or the breaker is open.
+        """
+
+        async def run_it() -> T:
             if self.auto_setup and not self.setup_done:
                 await self.asetup()
             with self.calling(what, write=write):
@@ -388,7 +512,12 @@ class Neo4jConnection(Generic[D]):
                 async with self.session() as session:
                     run = session.execute_write if write else session.execute_read
                     result: T = await run(arun_op, make_op)
-        return result
+            return result
+
+        with self.breaker.guard():
+            return await acall_within(
+                run_it, timeout=self.deadline(slow=slow), what=what, write=write
+            )
 
     async def aclose(self: Neo4jConnection[neo4j.AsyncDriver]) -> None:
         """Close the driver if it was built here."""

@@ -26,6 +26,7 @@ from langgraph_prax_memory.graph._types import Vocabulary
 from langgraph_prax_memory.graph.neo4j._connection import (
     Neo4jConnection,
     Resilience,
+    call_within,
     open_driver,
     translate,
 )
@@ -59,6 +60,7 @@ def connect(
     max_retry_time: float | None,
     breaker_failures: int | None,
     breaker_cooldown: float | None,
+    call_timeout: float | None = None,
 ) -> tuple[Neo4jConnection[D], float] | None:
     """The connection of a Neo4j graph store and its half-life (``None``: not a connection).
 
@@ -70,6 +72,7 @@ def connect(
         max_retry_time=max_retry_time,
         breaker_failures=breaker_failures,
         breaker_cooldown=breaker_cooldown,
+        call_timeout=call_timeout,
     )
     opened = open_driver(
         connection,
@@ -123,6 +126,12 @@ class Neo4jGraphStore(CypherOps, GraphStore):
             open, calls raise :class:`~langgraph_prax_memory.errors.CircuitOpenError` at once.
         breaker_cooldown: Seconds the breaker stays open; then a background connectivity
             check decides (default ``MEMORY_BREAKER_COOLDOWN`` of a config, else 30).
+        call_timeout: Seconds a call waits for a server that stops answering, even on a
+            connection the driver holds, before it raises
+            :class:`~langgraph_prax_memory.errors.BackendUnavailable` (default the config's
+            ``retrieval.graph_timeout`` plus 0.5 s, else 5.5: just past the bound of the memory
+            tools and recall, which give up first;
+            ``delete_user`` and ``decay_graph`` wait 12 times as long).
 
     Example:
         >>> from langgraph_prax_memory.config import MemoryConfig
@@ -144,6 +153,7 @@ class Neo4jGraphStore(CypherOps, GraphStore):
         auto_setup: bool = True,
         breaker_failures: int | None = None,
         breaker_cooldown: float | None = None,
+        call_timeout: float | None = None,
     ) -> None:
         self.vocabulary = vocabulary or Vocabulary()
         if _is_langchain_graph(connection):
@@ -164,6 +174,7 @@ class Neo4jGraphStore(CypherOps, GraphStore):
             max_retry_time=max_retry_time,
             breaker_failures=breaker_failures,
             breaker_cooldown=breaker_cooldown,
+            call_timeout=call_timeout,
         )
         if made is None:
             raise ConfigError(
@@ -270,6 +281,11 @@ class Neo4jGraphStore(CypherOps, GraphStore):
         return self._conn.database
 
     @property
+    def call_timeout(self) -> float:
+        """Seconds a call waits for a server that does not answer (then it gives up)."""
+        return self._conn.call_timeout
+
+    @property
     def max_retry_time(self) -> float:
         """Seconds a transaction function is retried on transient errors."""
         return self._conn.max_retry_time
@@ -287,12 +303,15 @@ class Neo4jGraphStore(CypherOps, GraphStore):
         def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
             return list(tx.run(query, dict(params)))  # type: ignore[arg-type]
 
-        with self.breaker.guard():
+        def read() -> list[neo4j.Record]:
             if self._conn.auto_setup and not self._conn.setup_done:
                 self._conn.setup()
             with self._conn.calling("query", write=False), self._conn.session() as session:
                 records: list[neo4j.Record] = session.execute_read(work)
-        return records
+            return records
+
+        with self.breaker.guard():
+            return call_within(read, timeout=self._conn.deadline(), what="query", write=False)
 
     def scoped_graph(self, user_id: str, **kwargs: Any) -> ScopedCypherGraph:
         """One user's memory graph as a read-only ``Neo4jGraph`` for ``GraphCypherQAChain``.
@@ -316,7 +335,9 @@ class Neo4jGraphStore(CypherOps, GraphStore):
 
     def run(self, op: GraphOp[T]) -> T:
         """Run one op in one managed transaction (``execute_write`` / ``execute_read``)."""
-        result: T = self._conn.execute(op.name, lambda: self.cypher(op), write=op.write)
+        result: T = self._conn.execute(
+            op.name, lambda: self.cypher(op), write=op.write, slow=op.slow
+        )
         return result
 
     def close(self) -> None:
