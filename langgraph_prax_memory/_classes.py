@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -270,6 +270,32 @@ class MemoryClasses:
             if fact is not None:
                 payload.update(fact.payload())
             payload["terms"] = sorted(set(self.ltm.sparse.tokens(indexed_text(payload))))
+
+    def reclassify(self, user_id: str, vectors: Mapping[str, Sequence[float]]) -> int:
+        """Classify again, with their new dense vectors, the memories classified from cues.
+
+        Memories stored while the model was down were classified from their cues alone;
+        ``reembed`` calls this with the vectors it added. Returns how many were classified.
+        """
+        store = self.ltm.store()
+        points = [
+            p for p in store.retrieve(user_id, list(vectors)) if p.payload.get("fact_by") == "cues"
+        ]
+        if not points:
+            return 0
+        payloads = [dict(p.payload) for p in points]
+        for payload in payloads:
+            for field in CLASS_FIELDS:  # the text decides again (tags and importance still first)
+                payload.pop(field, None)
+        self.annotate(payloads, [vectors[p.id] for p in points])
+        updates = {
+            p.id: {f: new[f] for f in CLASS_FIELDS if f in new}
+            for p, new in zip(points, payloads, strict=True)
+        }
+        ops = payloads_plan(user_id, updates)
+        write = functools.partial(store.client.batch_update_points, store.collection, ops)
+        store.run_write("class update", write)
+        return len(points)
 
     def upgrade(
         self, store: QdrantVectorStore | None = None, *, progress: ProgressCallback | None = None

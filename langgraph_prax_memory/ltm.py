@@ -439,9 +439,9 @@ class LongTermMemory:
                     f"reembed for {user_id!r} stopped after {done} of {len(todo)} memories: "
                     f"{exc}. The others keep their sparse vectors and stay marked for reembed."
                 ) from exc
-            store.set_dense(
-                user_id, {i: v for (i, _), v in zip(chunk, vectors, strict=True)}, model
-            )
+            dense = {i: v for (i, _), v in zip(chunk, vectors, strict=True)}
+            store.set_dense(user_id, dense, model)
+            self.classes.reclassify(user_id, dense)  # those classified from their cues alone
             done += len(chunk)
             notify(progress, done, len(todo), "memories")
         return done

@@ -321,3 +321,23 @@ def test_exports_carry_the_class_and_an_import_classifies_again(real: PraxMemory
     real.import_user(out.getvalue().splitlines(), user_id="u-imported")
     again = {m.content: m.fact_class for m in real.ltm.list_memories("u-imported")}
     assert again == classes
+
+
+def test_a_memory_stored_while_the_model_was_down_is_classified_again_on_reembed(
+    tmp_path: Path,
+) -> None:
+    from tests.fakes import SwitchableEmbeddings
+
+    emb = SwitchableEmbeddings()  # down until switched
+    config = MemoryConfig(qdrant_url=":memory:", data_dir=tmp_path)
+    mem = PraxMemory(config, embeddings=emb, embedding_dimension=384)
+    try:
+        mid = mem.remember("u-down", "User is allergic to hazelnuts.")
+        before = mem.ltm.get("u-down", mid)
+        assert before is not None and before.dense_pending and before.fact_by == "cues"
+        emb.down = False
+        assert mem.reembed("u-down") == 1
+        after = mem.ltm.get("u-down", mid)
+        assert after is not None and after.fact_by == "text" and after.fact_class is not None
+    finally:
+        mem.close()
