@@ -1,20 +1,27 @@
 """Server time of the inspector's pages for a user with 10,000 memories (and a graph).
 
-What a person waits for on the server when opening ``/memories`` in ``prax-memory inspect``:
-the request goes through the app in-process (Starlette's test client: the guard, the route,
-the read, the decay arithmetic, one page of 50 rendered by Jinja2), with no socket and no
-browser. Nothing is kept between requests. Two paths: the engine pages itself when it can
-(no text search or state filter; sorted by creation or importance, filtered by source/tag, up
-to row ``ENGINE_PAGE_LIMIT``): it reads that many rows; otherwise the page "scans": it reads
-the few fields the sorts and filters need of every matching memory (and the content when
-searching), sorts them, and reads the page's 50 memories in full. The baseline,
-measured in the same run, is ``PraxMemory.list_memories(user, limit=count)``, what reading
-all of a user's memories costs. The users, graph (1,000 entities, 2,000 relations: a capped
-picture and capped tables), consolidation and playground pages are timed for the same user.
-Target: median ≤ 300 ms.
+What a person waits for on the server when opening a page of ``prax-memory inspect``: the
+request goes through the app in-process (Starlette's test client: the guard, the route, the
+reads, the decay arithmetic, one page of 50 rendered by Jinja2), with no socket and no
+browser. Nothing is kept between requests. Each page is timed twice: **wall** time, and
+**CPU** time of the process (the server's work, the engine's threads included, plus the
+in-process client's small share), which machines shared with other work inflate less.
+Target: every page ≤ 150 ms of CPU (median).
+
+The memories page reads as its sort allows (langgraph_prax_memory/inspector/_paging.py):
+``engine`` (newest, oldest, importance: ordered by the engine, the page's 50 read),
+``index`` (closest to pruning, the "due" state: importance and last recall of every
+matching memory from the payload index), ``recalled`` (last / most recalled: the recalled
+memories by an engine filter, then the others by the engine's order), ``scan`` (a text
+search: a few payload fields and the content of every matching memory). Every sort is total
+(its key, then the id), by page number or by the next link's cursor. The baseline, measured
+in the same run, is ``PraxMemory.list_memories(user, limit=count)``, reading all of a user's
+memories. The users, graph (1,000 entities, 2,000 relations: a capped picture and capped
+tables), consolidation, forget and playground pages are timed for the same user.
 
 Memories are stored with hashed unit vectors as their dense vectors (the page never embeds;
-embedding 10k texts would take a minute here), on the embedded default (qdrant-edge).
+embedding 10k texts would take a minute here), on the embedded default (qdrant-edge); one in
+ten has been recalled (once or twice).
 
 Run: .venv/bin/python -m benchmarks.inspector [--memories 10000] [--runs 15]
 """
@@ -22,14 +29,17 @@ Run: .venv/bin/python -m benchmarks.inspector [--memories 10000] [--runs 15]
 from __future__ import annotations
 
 import argparse
+import html
 import os
 import platform
 import random
+import re
 import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 from starlette.testclient import TestClient
 
@@ -41,7 +51,7 @@ from langgraph_prax_memory.inspector import create_app
 
 TOKEN = "benchmark-" + "t" * 30
 USER = "u"
-TARGET_MS = 300.0
+TARGET_MS = 150.0  # of CPU, median
 Q = "which programming language does the user like?"
 
 
@@ -79,14 +89,24 @@ def seed_graph(memory: PraxMemory, entities: int) -> float:
     return time.perf_counter() - start
 
 
-def sample(fn: Callable[[], object], runs: int) -> list[float]:
-    """Seconds of each of ``runs`` calls of ``fn``."""
-    out = []
+def sample(fn: Callable[[], object], runs: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds (this process's) of each of ``runs`` calls of ``fn``."""
+    wall, cpu = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, used = time.perf_counter(), time.process_time()
         fn()
-        out.append(time.perf_counter() - start)
-    return out
+        cpu.append(time.process_time() - used)
+        wall.append(time.perf_counter() - start)
+    return wall, cpu
+
+
+def recall_some(memory: PraxMemory, share: int = 10) -> int:
+    """Reinforce one memory in ``share`` (once, and one in twice that twice); how many."""
+    ids = [p.id for p in memory.vectors.iter_points(USER)]
+    memory.vectors.reinforce(USER, ids[::share], now=datetime.now(UTC))
+    memory.vectors.reinforce(USER, ids[:: 2 * share], now=datetime.now(UTC))
+    memory.flush()
+    return len(ids[::share])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -104,18 +124,28 @@ def main(argv: list[str] | None = None) -> None:
         )
         try:
             took = seed(memory, args.memories)
+            recalled = recall_some(memory)
             count = memory.count(USER)
             client = TestClient(create_app(memory, token=TOKEN), base_url="http://127.0.0.1")
 
             graph_took = seed_graph(memory, args.entities)
 
-            def get(path: str, marker: str, **params: str) -> None:
+            def get(path: str, marker: str, **params: str) -> str:
                 r = client.get(path, params={"token": TOKEN, "user": USER, **params})
                 assert r.status_code == 200, r.text[:300]
                 assert marker in r.text, f"{path}: no {marker!r}"
+                return r.text
 
             def page(**params: str) -> Callable[[], object]:
                 return lambda: get("/memories", '<tr class="memory', **params)
+
+            def following(**params: str) -> Callable[[], object]:
+                """The page the next link of ``params``' page leads to (a cursor)."""
+                text = get("/memories", '<tr class="memory', **params)
+                found = re.search(r'<a href="([^"]+)" rel="next">', text)
+                assert found, "no next link"
+                after = parse_qs(urlsplit(html.unescape(found.group(1))).query)["after"][0]
+                return lambda: get("/memories", '<tr class="memory', after=after, **params)
 
             def other(path: str, marker: str, **params: str) -> Callable[[], object]:
                 return lambda: get(path, marker, **params)
@@ -123,20 +153,30 @@ def main(argv: list[str] | None = None) -> None:
             cases = [
                 ("baseline: list_memories(all)", lambda: memory.list_memories(USER, limit=count)),
                 ("newest, page 1 (engine)", page()),
+                ("newest, page 100 (engine)", page(page="100")),
+                ("newest, page 200 (engine)", page(page="200")),
+                ("newest, next after page 150 (cursor)", following(page="150")),
+                ("oldest, page 50 (engine)", page(sort="oldest", page="50")),
                 ("tag + source, page 3 (engine)", page(tag="work", source="note", page="3")),
-                ("importance, page 10 (engine)", page(sort="importance", page="10")),
-                ("importance, page 40 (scan)", page(sort="importance", page="40")),
+                ("importance, page 21 (engine)", page(sort="importance", page="21")),
+                ("importance, page 200 (engine)", page(sort="importance", page="200")),
+                ("state current, importance (engine)", page(state="current", sort="importance")),
+                ("closest to pruning, page 1 (index)", page(sort="effective")),
+                ("closest to pruning, page 200 (index)", page(sort="effective", page="200")),
+                ("last recalled, page 1 (recalled)", page(sort="recalled")),
+                ("last recalled, page 150 (recalled)", page(sort="recalled", page="150")),
+                ("most recalled, page 200 (recalled)", page(sort="recalls", page="200")),
+                ("state due, newest (index)", page(state="due")),
+                ("state due, last recalled (index)", page(state="due", sort="recalled")),
                 ("search 'rust' (scan + content)", page(q="rust")),
                 (
-                    "search 'rust', page 2, by importance",
+                    "search 'rust', page 2, by importance (scan)",
                     page(q="rust", page="2", sort="importance"),
                 ),
-                ("closest to pruning (scan)", page(sort="effective")),
-                ("state: due, last recalled (scan)", page(state="due", sort="recalled")),
-                ("newest, page 200 (scan)", page(page="200")),
                 ("users page (counts of every layer)", other("/", USER)),
                 ("graph page (capped picture + tables)", other("/graph", "<svg")),
                 ("consolidation page", other("/consolidation", "pending lines")),
+                ("forget page", other("/forget", "forget-user")),
                 (
                     "playground: a question (recall + context)",
                     other("/playground", 'class="hit', q=Q),
@@ -147,26 +187,46 @@ def main(argv: list[str] | None = None) -> None:
             rows = []
             base = None
             for label, fn in cases:
-                median, p95 = percentiles(sample(fn, args.runs))
+                wall, cpu = sample(fn, args.runs)
+                median, p95 = percentiles(wall)
+                cpu_median, cpu_p95 = percentiles(cpu)
                 base = base or median
                 verdict = (
                     ""
                     if label.startswith("baseline")
-                    else ("ok" if median <= TARGET_MS else "OVER")
+                    else ("ok" if cpu_median <= TARGET_MS else "OVER")
                 )
                 rows.append(
-                    [label, f"{median:.0f}", f"{p95:.0f}", f"{median / base:.2f}×", verdict]
+                    [
+                        label,
+                        f"{cpu_median:.0f}",
+                        f"{cpu_p95:.0f}",
+                        f"{median:.0f}",
+                        f"{p95:.0f}",
+                        f"{median / base:.2f}×",
+                        verdict,
+                    ]
                 )
         finally:
             memory.close()
     print(
         f"{platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores; "
-        f"{count} memories of one user (stored in {took:.0f} s), {args.entities} entities and "
-        f"{2 * args.entities} relations (stored in {graph_took:.0f} s); {args.runs} runs each"
+        f"{count} memories of one user (stored in {took:.0f} s; {recalled} recalled), "
+        f"{args.entities} entities and {2 * args.entities} relations (stored in "
+        f"{graph_took:.0f} s); {args.runs} runs each; load average "
+        f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}"
     )
     print_table(
-        f"Inspector memories page, server time (target median ≤ {TARGET_MS:.0f} ms)",
-        ["request", "median ms", "p95 ms", "÷ baseline", f"≤ {TARGET_MS:.0f} ms"],
+        f"Inspector pages, server time (target: median ≤ {TARGET_MS:.0f} ms of CPU)",
+        [
+            "request",
+            "CPU median ms",
+            "CPU p95 ms",
+            "wall median ms",
+            "wall p95 ms",
+            "wall ÷ baseline",
+            f"CPU ≤ {TARGET_MS:.0f} ms",
+        ],
         rows,
     )
 

@@ -16,11 +16,11 @@ are now):
 - **engine**: sorted by creation or importance, without a text search or the "due" state:
   the engine orders by the indexed field and reads only the page (ties at a page's edge
   are read by value and ordered by id);
-- **index**: "closest to pruning" (effective importance) and the "due" state need the
-  importance and the last recall of every matching memory: read from the engine's payload
-  index, not the payloads;
-- **recalled**: "last recalled" / "most recalled": the recalled memories (``access_count`` ≥
-  1, an engine filter) first, then the never-recalled ones read by the engine in order;
+- **index**: "closest to pruning" (effective importance), "last recalled", "most recalled"
+  and the "due" state: the importance, last recall and creation of every matching memory
+  are read from the engine's payload index (a value and an id each, no payload), and the
+  recall counts from the engine only for the memories whose last recall differs from their
+  creation (every recalled one is among them);
 - **scan**: a text search (the words are matched here), or an engine that cannot order (the
   pure-Python local mode): the few payload fields the sort needs are read for every matching
   memory and sorted here.
@@ -29,10 +29,12 @@ are now):
 from __future__ import annotations
 
 import bisect
+import contextlib
+import gc
 import math
 import re
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
@@ -125,7 +127,7 @@ class MemoryPage:
         last: The last row's cursor (the next link's ``after=``).
         sources: Every source of the user's memories (the filter's choices).
         tags: Every tag of the user's memories.
-        how: How the page was read: ``engine``, ``index``, ``recalled`` or ``scan``.
+        how: How the page was read: ``engine``, ``index`` or ``scan``.
     """
 
     rows: list[MemoryRow]
@@ -139,6 +141,24 @@ class MemoryPage:
     first: Cursor | None = None
     last: Cursor | None = None
     how: str = "scan"
+
+
+@contextlib.contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while a listing allocates ~50,000 small objects.
+
+    None of them is in a cycle (reference counting frees them all), but their number
+    triggers full collections that traverse every object of the process (the embedding
+    model's included): on a server, as much time again as the listing itself. Resumed on
+    the way out (if it was on).
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 # -- engine reads (pinned to one user) ----------------------------------------------------
@@ -169,10 +189,11 @@ def _empty(field: str) -> Any:
 class _Reader:
     """The few reads the listing makes, each pinned to the user (raw on the embedded engine).
 
-    On the embedded engine the reads skip qdrant-client's models and keep the engine's own
-    ids (``uuid.UUID``, which order as their text does): a model, or even a string, per point
-    cost more than the read itself for 10,000 memories. Other clients give text ids. Ids are
-    compared within one request only, and turned to text for the page's 50 and for cursors.
+    On the embedded engine the reads skip qdrant-client's models, and an id is kept as the
+    number its UUID holds (which orders as the UUID's text does): a model, a string or a
+    ``UUID`` per point (hashed in Python) cost more than the read itself for 10,000
+    memories. Other clients give text ids. Ids are compared within one request only, and
+    turned back to text (:meth:`text`) for the page's 50 and for cursors.
     """
 
     def __init__(self, store: QdrantVectorStore, user_id: str) -> None:
@@ -187,17 +208,25 @@ class _Reader:
         assert_pinned(flt, self.user)
 
     def point_id(self, text: str) -> Any:
-        """A cursor's id as this reader's ids are (a ``UUID`` on the embedded engine).
+        """A cursor's id as this reader's ids are (:meth:`text`'s inverse).
 
         Raises:
             MemoryValidationError: Not a memory id.
         """
         if not self.edge:
             return text
+        if text.isdigit():  # an unsigned-integer point id (the library writes UUIDs)
+            return -1 - int(text)
         try:
-            return uuid.UUID(text)
+            return uuid.UUID(text).int
         except ValueError:
             raise MemoryValidationError(f"not a memory id in the cursor: {text[:64]!r}") from None
+
+    def text(self, point: Any) -> str:
+        """The id as the engine and the pages write it."""
+        if not self.edge:
+            return str(point)
+        return str(-1 - point) if point < 0 else str(uuid.UUID(int=point))
 
     def count(self, flt: models.Filter) -> int:
         return self.store.count(self.user, flt)
@@ -236,7 +265,9 @@ class _Reader:
         )
 
     def _id(self, raw: Any) -> Any:
-        return raw if self.edge else str(raw)
+        if not self.edge:
+            return str(raw)
+        return raw.int if isinstance(raw, uuid.UUID) else -1 - int(raw)
 
     def ordered(self, flt: models.Filter, field: str, descending: bool, limit: int) -> list[Any]:
         """``(value, id)`` of the first ``limit`` points by ``field`` (ties in any order).
@@ -254,7 +285,12 @@ class _Reader:
         )
         records, _ = self._raw(flt, limit, None, False, order)
         if self.edge:
-            return [(r.order_value, r.id) for r in records]
+            uuid_ = uuid.UUID
+            return [
+                (r.order_value, i.int if isinstance(i, uuid_) else -1 - int(i))
+                for r in records
+                for i in (r.id,)
+            ]
         return [(float(r.order_value or 0.0), str(r.id)) for r in records]
 
     def ids(self, flt: models.Filter) -> list[Any]:
@@ -364,6 +400,10 @@ class _Ordered:
             self._tied[value] = self.reader.ids(_and(self.flt, equal))
         return self._tied[value]
 
+    def _tie_count(self, value: float) -> int:
+        """How many points hold ``value`` (a count in the index: no id is read)."""
+        return self.reader.count(_and(self.flt, _range(self.field, gte=value, lte=value)))
+
     def _beyond(self, value: float, forward: bool) -> models.Filter:
         later = forward == self.desc  # high to low: later values are lower
         bound = {"lt": value} if later else {"gt": value}
@@ -377,7 +417,9 @@ class _Ordered:
             # every point of the last value, not the engine's pick of them (``flt`` is this
             # source's filter, or it narrowed to values past a cursor: the same points there)
             edge = got[-1][0]
-            got = [g for g in got if g[0] != edge] + [(edge, i) for i in self._ties(edge)]
+            held = sum(1 for g in got if g[0] == edge)
+            if edge in self._tied or self._tie_count(edge) > held:
+                got = [g for g in got if g[0] != edge] + [(edge, i) for i in self._ties(edge)]
         items = sorted(((self._key(v), i) for v, i in got), reverse=not forward)
         return items[:n]
 
@@ -404,43 +446,6 @@ class _Ordered:
 
     def skip(self, offset: int, n: int) -> list[Item]:
         return self._first(self.flt, offset + n, True)[offset:]
-
-
-class _Chain:
-    """Two sources one after the other: every key of the first sorts before ``split``."""
-
-    def __init__(self, head: _Source, tail: _Source, split: Key) -> None:
-        self.head, self.tail, self.split = head, tail, split
-
-    def count(self) -> int:
-        return self.head.count() + self.tail.count()
-
-    def after(self, cursor: Item | None, n: int) -> list[Item]:
-        if cursor is not None and cursor[0] >= self.split:
-            return self.tail.after(cursor, n)
-        out = self.head.after(cursor, n)
-        return out + (self.tail.after(None, n - len(out)) if len(out) < n else [])
-
-    def before(self, cursor: Item, n: int) -> list[Item]:
-        if cursor[0] < self.split:
-            return self.head.before(cursor, n)
-        out = self.tail.before(cursor, n)
-        wanted, a = n - len(out), self.head.count()
-        if wanted > 0 and a:
-            out = self.head.skip(max(0, a - wanted), min(wanted, a)) + out
-        return out
-
-    def rank(self, item: Item) -> int:
-        if item[0] < self.split:
-            return self.head.rank(item)
-        return self.head.count() + self.tail.rank(item)
-
-    def skip(self, offset: int, n: int) -> list[Item]:
-        a = self.head.count()
-        if offset >= a:
-            return self.tail.skip(offset - a, n)
-        out = self.head.skip(offset, n)
-        return out + (self.tail.skip(0, n - len(out)) if len(out) < n else [])
 
 
 # -- keys of each sort ----------------------------------------------------------------------
@@ -487,7 +492,31 @@ def _scan_key(sort: str, p: dict[str, Any], clock: _Clock) -> Key:
     return (-float(recalls),)
 
 
-_SCAN_FIELDS = ("importance", "created_ts", "last_accessed_ts", "access_count", _HISTORY)
+#: The payload fields each sort and state reads when scanning (the fewer, the less to convert).
+_SORT_FIELDS = {
+    "newest": ("created_ts",),
+    "oldest": ("created_ts",),
+    "importance": ("importance",),
+    "effective": ("importance", "last_accessed_ts", "created_ts"),
+    "recalled": ("access_count", "last_accessed_ts", "created_ts"),
+    "recalls": ("access_count",),
+}
+#: The indexed fields each sort reads for every memory on the index path (every memory has
+#: its last recall there: a creation is not needed in its place).
+_INDEX_FIELDS = {
+    "newest": ("created_ts",),
+    "oldest": ("created_ts",),
+    "importance": ("importance",),
+    "effective": ("importance", "last_accessed_ts"),
+    "recalled": ("last_accessed_ts", "created_ts"),
+    "recalls": ("last_accessed_ts", "created_ts"),
+}
+_STATE_FIELDS = {
+    "all": (),
+    "current": (_HISTORY,),
+    "superseded": (_HISTORY,),
+    "due": ("importance", "last_accessed_ts", "created_ts"),
+}
 
 
 def _scanned(
@@ -500,7 +529,7 @@ def _scanned(
     clock: _Clock,
 ) -> _Listed:
     """Every matching memory's key from its payload (the text search, local mode)."""
-    fields = [*_SCAN_FIELDS, "content"] if words else list(_SCAN_FIELDS)
+    fields = sorted({*_SORT_FIELDS[sort], *_STATE_FIELDS[state], *(["content"] if words else [])})
     items: list[Item] = []
     for point_id, p in reader.payloads(flt, fields):
         if words:
@@ -523,72 +552,60 @@ def _scanned(
 def _indexed(
     reader: _Reader, flt: models.Filter, *, sort: str, state: str, clock: _Clock
 ) -> _Source:
-    """The decay sorts and the "due" state from the payload index (no payload is read).
+    """The sorts the engine cannot order, and the "due" state, from the payload index.
+
+    Each key field (importance, last recall, creation) is read for every matching memory
+    by the engine's order on its index: a value and an id per memory, no payload. The recall
+    counts ("last recalled", "most recalled") are not indexed: the engine is asked for them
+    only about the memories whose last recall differs from their creation (a recall sets the
+    last recall to the moment of the recall, so every recalled memory is among them, unless
+    it was recalled at the very instant it was created).
 
     Raises:
         BackendUnavailable: The engine cannot order, or some memory lacks an indexed field
             (written before it existed): the caller scans instead.
     """
+    from qdrant_client.http import models
+
     matched = reader.count(flt)
-    if reader.count(_and(flt, _empty("last_accessed_ts"))):
-        raise BackendUnavailable("a memory without last_accessed_ts: scanned instead")
-    importance = {i: v for v, i in reader.ordered(flt, "importance", True, matched)}
-    last = {i: v for v, i in reader.ordered(flt, "last_accessed_ts", True, matched)}
-    if len(importance) != matched or len(last) != matched:
-        raise BackendUnavailable("a memory without an indexed field: scanned instead")
-    ids = importance.keys()
+    wanted = set(_INDEX_FIELDS[sort])
     if state == "due":
-        ids = [i for i in ids if clock.due(importance[i], last[i])]  # type: ignore[assignment]
-    key: Callable[[str], Key]
+        wanted |= {"importance", "last_accessed_ts"}
+    counted = sort in ("recalled", "recalls")
+    values: dict[str, dict[Any, float]] = {}
+    for name in sorted(wanted):
+        values[name] = {i: v for v, i in reader.ordered(flt, name, True, matched)}
+        if len(values[name]) != matched:
+            raise BackendUnavailable(f"a memory without {name}: scanned instead")
+    importance = values.get("importance", {})
+    last = values.get("last_accessed_ts", {})
+    created = values.get("created_ts", {})
+    ids: Any = next(iter(values.values())).keys() if values else reader.ids(flt)
+    if state == "due":
+        ids = [i for i in ids if clock.due(importance[i], last[i])]
+    counts: dict[Any, int] = {}
+    if counted:
+        maybe = [reader.text(i) for i in ids if last[i] != created[i]]
+        if maybe:
+            named: list[int | str | uuid.UUID] = list(maybe)
+            asked = _and(flt, models.HasIdCondition(has_id=named), _range("access_count", gte=1))
+            counts = {
+                i: int(p.get("access_count") or 0)
+                for i, p in reader.payloads(asked, ["access_count"])
+            }
+    key: Callable[[Any], Key]
     if sort == "effective":
         key = lambda i: (clock.log_effective(importance[i], last[i]),)  # noqa: E731
     elif sort == "importance":
         key = lambda i: (-importance[i],)  # noqa: E731
     elif sort in ("newest", "oldest"):
-        created = {i: v for v, i in reader.ordered(flt, "created_ts", True, matched)}
-        if len(created) != matched:
-            raise BackendUnavailable("a memory without created_ts: scanned instead")
         sign = -1.0 if sort == "newest" else 1.0
         key = lambda i: (sign * created[i],)  # noqa: E731
-    else:  # recalled / recalls among the due: the recalled ones' counts
-        counts = {
-            i: int(p.get("access_count") or 0)
-            for i, p in reader.payloads(_and(flt, _range("access_count", gte=1)), ["access_count"])
-        }
-        if sort == "recalled":
-            key = lambda i: (0.0 if counts.get(i) else 1.0, -last[i])  # noqa: E731
-        else:
-            key = lambda i: (-float(counts.get(i, 0)),)  # noqa: E731
+    elif sort == "recalled":
+        key = lambda i: (0.0 if counts.get(i) else 1.0, -last[i])  # noqa: E731
+    else:
+        key = lambda i: (-float(counts.get(i, 0)),)  # noqa: E731
     return _Listed([(key(i), i) for i in ids])
-
-
-def _recalled(reader: _Reader, flt: models.Filter, *, sort: str) -> _Source:
-    """The "last recalled" / "most recalled" sorts: recalled memories first, then the others.
-
-    The recalled ones (``access_count`` ≥ 1: the one filter the engine evaluates on every
-    payload) are read with their count and last recall; the others are excluded by id, which
-    the engine checks in its id index, and read in order (by last recall) or by id.
-    """
-    from qdrant_client.http import models
-
-    recalled = _and(flt, _range("access_count", gte=1))
-    head: list[Item] = []
-    for point_id, p in reader.payloads(recalled, ["access_count", "last_accessed_ts"]):
-        if sort == "recalled":
-            head.append(((0.0, -float(p.get("last_accessed_ts") or 0.0)), point_id))
-        else:
-            head.append(((-float(p.get("access_count") or 0),), point_id))
-    if sort == "recalls":
-        taken = {i for _, i in head}
-        rest: list[Item] = [((0.0,), i) for i in reader.ids(flt) if i not in taken]
-        return _Chain(_Listed(head), _Listed(rest), (0.0,))
-    never = flt
-    if head:
-        never = _and(flt, must_not=[models.HasIdCondition(has_id=[str(i) for _, i in head])])
-    if reader.count(_and(never, _empty("last_accessed_ts"))):
-        raise BackendUnavailable("a memory without last_accessed_ts: scanned instead")
-    tail = _Ordered(reader, never, "last_accessed_ts", True, prefix=(1.0,))
-    return _Chain(_Listed(head), tail, (1.0,))
 
 
 def _state_filter(flt: models.Filter, state: str) -> models.Filter:
@@ -610,7 +627,7 @@ def _source(
     how: str,
 ) -> tuple[_Source, str]:
     """The cheapest way to list this sort, filter and search (``how``: force one)."""
-    if how == "scan" or words:
+    if how == "scan" or words:  # a search matches its words here
         return _scanned(reader, flt, sort=sort, state=state, words=words, clock=clock), "scan"
     narrowed = _state_filter(flt, state)
     try:
@@ -619,8 +636,6 @@ def _source(
             source: _Source = _Ordered(reader, narrowed, field, desc)
             source.after(None, 1)  # the engine can order: or BackendUnavailable now
             return source, "engine"
-        if how in ("auto", "recalled") and sort in ("recalled", "recalls") and state != "due":
-            return _recalled(reader, narrowed, sort=sort), "recalled"
         if how in ("auto", "index"):
             return _indexed(reader, narrowed, sort=sort, state=state, clock=clock), "index"
     except BackendUnavailable:
@@ -658,8 +673,8 @@ def memory_page(
         page: The page number (1-based; clamped to the last page).
         after: A cursor (:meth:`Cursor.text`): the page just after that memory.
         before: A cursor: the page just before that memory.
-        how: ``auto`` (the cheapest read), or force ``engine``, ``index``, ``recalled`` or
-            ``scan`` (tests compare them).
+        how: ``auto`` (the cheapest read), or force ``engine``, ``index`` or ``scan`` (tests
+            compare them).
         page_size: Rows per page.
         now: The clock of the decay arithmetic (default: now).
 
@@ -674,7 +689,7 @@ def memory_page(
         raise MemoryValidationError(f"unknown sort {sort!r}; use one of {sorted(SORTS)}")
     if state not in STATES:
         raise MemoryValidationError(f"unknown state {state!r}; use one of {list(STATES)}")
-    if how not in ("auto", "engine", "index", "recalled", "scan"):
+    if how not in ("auto", "engine", "index", "scan"):
         raise MemoryValidationError(f"unknown way to read {how!r}")
     size = max(1, page_size)
     cursor_after = Cursor.parse(after, sort) if after else None
@@ -686,27 +701,29 @@ def memory_page(
     clock = _Clock(when.timestamp(), math.log(2) / (halflife * 86400.0))
     words = [w for w in q.casefold().split() if w]
     chosen = ltm_filter(user_id, tags=[tag] if tag else None, sources=[source] if source else None)
-    listing, how_read = _source(
-        reader, chosen, sort=sort, state=state, words=words, clock=clock, how=how
-    )
     at_after = (cursor_after.key, reader.point_id(cursor_after.id)) if cursor_after else None
     at_before = (cursor_before.key, reader.point_id(cursor_before.id)) if cursor_before else None
-    matched = listing.count()
-    pages = max(1, -(-matched // size))
-    items: list[Item] = []
-    if at_after is not None:
-        items = listing.after(at_after, size)
-    elif at_before is not None:
-        items = listing.before(at_before, size)
-        if len(items) < size:  # at the start: the first page, whole
-            items = listing.after(None, size)
-    if items:
-        start = listing.rank(items[0])
-    else:  # by number (or a cursor past either end: the nearest page)
-        number = pages if at_after is not None else min(max(1, page), pages)
-        start = (number - 1) * size
-        items = listing.skip(start, size)
-    shown = [str(i) for _, i in items]
+    with _cyclic_gc_paused():
+        listing, how_read = _source(
+            reader, chosen, sort=sort, state=state, words=words, clock=clock, how=how
+        )
+        matched = listing.count()
+        pages = max(1, -(-matched // size))
+        items: list[Item] = []
+        if at_after is not None:
+            items = listing.after(at_after, size)
+        elif at_before is not None:
+            items = listing.before(at_before, size)
+            if len(items) < size:  # at the start: the first page, whole
+                items = listing.after(None, size)
+        if items:
+            start = listing.rank(items[0])
+        else:  # by number (or a cursor past either end: the nearest page)
+            number = pages if at_after is not None else min(max(1, page), pages)
+            start = (number - 1) * size
+            items = listing.skip(start, size)
+        del listing  # freed here, while the collector is paused
+    shown = [reader.text(i) for _, i in items]
     full = {p.id: p.payload for p in store.retrieve(user_id, shown)}
     rows = [memory_row(Memory.from_payload(i, full[i]), when, halflife) for i in shown if i in full]
     total = matched if not (tag or source or state != "all" or words) else None
@@ -719,7 +736,7 @@ def memory_page(
         sources=sorted(store.facet("source", user_id=user_id)),
         tags=sorted(store.facet("tags", user_id=user_id)),
         start=start,
-        first=Cursor(items[0][0], str(items[0][1])) if items else None,
-        last=Cursor(items[-1][0], str(items[-1][1])) if items else None,
+        first=Cursor(items[0][0], reader.text(items[0][1])) if items else None,
+        last=Cursor(items[-1][0], reader.text(items[-1][1])) if items else None,
         how=how_read,
     )

@@ -523,8 +523,8 @@ _WAYS = {
     "oldest": "engine",
     "importance": "engine",
     "effective": "index",
-    "recalled": "recalled",
-    "recalls": "recalled",
+    "recalled": "index",
+    "recalls": "index",
 }
 
 
