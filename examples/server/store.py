@@ -13,11 +13,18 @@ namespaces, which Studio's memory browser needs; every content read (``get``, ``
 stays pinned to the one user its namespace names. Set ``PRAX_STORE_LISTING=0`` to refuse
 listings without a user prefix, and see docs/deployment.md for pinning each caller to their
 own namespaces with the server's ``@auth.on.store``.
+
+``PRAX_INSPECTOR_PORT`` (a port on 127.0.0.1; ``0``: a free one) serves the inspector's pages
+(docs/inspector.md) from the server's own process, over this very memory, for as long as the
+server runs: the URL with its token is printed on the server's log (stderr). The embedded
+store is held by one process at a time, so this is how to look at the memory of a running
+server: a second process (``prax-memory inspect``) could not open it.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -30,4 +37,17 @@ async def generate_store() -> AsyncIterator[PraxMemoryStore]:
     listing = os.environ.get("PRAX_STORE_LISTING", "1").strip().lower() not in {"0", "false"}
     async with PraxMemoryStore.from_config(allow_cross_tenant_listing=listing) as store:
         await store.asetup()
-        yield store
+        port = os.environ.get("PRAX_INSPECTOR_PORT", "").strip()
+        if not port:
+            yield store
+            return
+        from langgraph_prax_memory.inspector import serve
+
+        if not port.isdigit() or int(port) > 65535:
+            raise ValueError(f"PRAX_INSPECTOR_PORT must be a port number (0: any), got {port!r}")
+        inspector = serve(store.memory, port=int(port))
+        print(f"prax-memory inspector: {inspector.url}", file=sys.stderr, flush=True)
+        try:
+            yield store
+        finally:
+            inspector.close()

@@ -21,6 +21,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -130,8 +131,9 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture
-def dev_server(tmp_path: Path) -> Iterator[str]:
+@contextmanager
+def _langgraph_dev(tmp_path: Path, **extra_env: str) -> Iterator[str]:
+    """``langgraph dev`` on a free port, in a copy of the recipe; its URL while it runs."""
     port = _free_port()
     log = (tmp_path / "server.log").open("w")
     proc = subprocess.Popen(
@@ -146,7 +148,7 @@ def dev_server(tmp_path: Path) -> Iterator[str]:
             str(port),
         ],
         cwd=_recipe_copy(tmp_path),
-        env=_server_env(tmp_path / "data"),
+        env={**_server_env(tmp_path / "data"), **extra_env},
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
@@ -178,6 +180,12 @@ def dev_server(tmp_path: Path) -> Iterator[str]:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=30)
         log.close()
+
+
+@pytest.fixture
+def dev_server(tmp_path: Path) -> Iterator[str]:
+    with _langgraph_dev(tmp_path) as url:
+        yield url
 
 
 def test_langgraph_dev_serves_the_store_to_the_sdk(dev_server: str) -> None:
@@ -281,3 +289,29 @@ def test_the_readmes_client_snippet_runs_to_its_end(dev_server: str) -> None:
     out = done.stdout.splitlines()
     assert out[0].startswith('You asked: "What do I drink?".') and "green tea" in out[0]
     assert out[-1] == "refused: 403"
+
+
+def test_the_server_serves_the_inspector_over_its_own_memory(tmp_path: Path) -> None:
+    """``PRAX_INSPECTOR_PORT``: the pages of a running server's memory, from its own process;
+    the server keeps answering runs from that memory while they are read."""
+    from langgraph_sdk import get_sync_client
+
+    with _langgraph_dev(tmp_path, PRAX_INSPECTOR_PORT="0") as url:
+        alice = get_sync_client(url=url, headers={"Authorization": "Bearer token-alice"})
+        alice.store.put_item(["memories", "alice"], "tea", {"content": "Alice drinks green tea"})
+        said = (tmp_path / "server.log").read_text()
+        found = re.search(r"prax-memory inspector: (http://127\.0\.0\.1:\d+/\?token=\S+)", said)
+        assert found, said[-3000:]
+        page = found.group(1)
+        base, token = page.split("/?token=")
+        users = httpx.get(page, timeout=30)
+        assert users.status_code == 200 and 'data-user="alice"' in users.text
+        listed = httpx.get(f"{base}/memories", params={"token": token, "user": "alice"}, timeout=30)
+        assert "Alice drinks green tea" in listed.text
+        asked = {"token": token, "user": "alice", "q": "What do I drink?"}
+        played = httpx.get(f"{base}/playground", params=asked, timeout=60)
+        assert played.status_code == 200 and "green tea" in played.text
+        assert httpx.get(base + "/", timeout=30).status_code == 403  # the token still needed
+        question = {"messages": [{"role": "user", "content": "What do I drink?"}]}
+        state = alice.runs.wait(None, "agent", input=question)
+        assert "Alice drinks green tea" in state["messages"][-1]["content"]
