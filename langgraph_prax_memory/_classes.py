@@ -25,6 +25,7 @@ from langgraph_prax_memory.errors import BackendUnavailable, ConfigError, Memory
 from langgraph_prax_memory.facts import (
     CLASS_FIELDS,
     EPISODE,
+    SMALL_TALK,
     STANDING,
     AttributeModel,
     FactClass,
@@ -166,10 +167,16 @@ class MemoryClasses:
         for point, reading in zip(new_points, readings, strict=True):
             if reading is None:
                 continue
-            if reading.polarity == "states" and (
-                not reading.single or point.payload.get("fact_class") != STANDING
+            text = str(point.payload.get("content", ""))
+            kind = point.payload.get("fact_kind")
+            if reading.polarity == "states" and not reading.single:
+                continue  # an addition to a many-valued attribute
+            if not model.about_the_person(text) or point.payload.get("fact_class") == SMALL_TALK:
+                continue  # about someone near the person, or small talk
+            if point.payload.get("fact_class") != STANDING and (
+                kind == "plan" or reading.similarity < model.sibling
             ):
-                continue  # an addition, or an episode or small talk near a template
+                continue  # an event must read as its attribute as surely as templates do
             when = float(point.payload.get("created_ts", 0.0))
             new_value = model.value_terms(reading.attribute, point.payload.get("terms") or [])
             near = [
@@ -196,6 +203,8 @@ class MemoryClasses:
             victims = []
             for cand, r in zip(near, theirs, strict=True):
                 if r is None or r.attribute != reading.attribute or r.polarity != "states":
+                    continue
+                if not model.about_the_person(str(cand.payload.get("content", ""))):
                     continue
                 old_value = model.value_terms(r.attribute, cand.payload.get("terms") or [])
                 if reading.polarity == "ends":

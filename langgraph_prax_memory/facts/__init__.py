@@ -28,6 +28,7 @@ from langgraph_prax_memory.facts._classifier import (
     cue_features,
     training_statements,
 )
+from langgraph_prax_memory.facts._names import query_names, question_names, subject_of
 
 # the class names (STANDING, EPISODE, SMALL_TALK), KINDS and CLASS_FIELDS are importable
 # constants, not part of __all__ (a public __all__ exports no constants)
@@ -39,8 +40,11 @@ __all__ = [
     "Reading",
     "class_of_kind",
     "cue_features",
+    "query_names",
+    "question_names",
     "resolve_class",
     "standing_payload",
+    "subject_of",
     "training_statements",
 ]
 

@@ -25,6 +25,7 @@ one attribute state the same value when their values share a term.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -32,7 +33,55 @@ from typing import Final
 
 import numpy as np
 
+from langgraph_prax_memory.facts._names import subject_of
+
 __all__ = ["ATTRIBUTES", "Attribute", "AttributeModel", "Reading"]
+
+#: The words a statement about the person opens with (the memory's own subject).
+_PERSON_WORDS = frozenset(["user", "i", "i'm", "i've", "my", "we", "our", "the user"])
+#: The people of a person's life: "User's sister moved" is the sister's home, not the user's.
+_OTHER_PEOPLE = frozenset(
+    [
+        "sister",
+        "brother",
+        "mother",
+        "mum",
+        "mom",
+        "father",
+        "dad",
+        "parents",
+        "parent",
+        "son",
+        "daughter",
+        "kid",
+        "kids",
+        "child",
+        "children",
+        "friend",
+        "friends",
+        "colleague",
+        "colleagues",
+        "neighbour",
+        "neighbor",
+        "cousin",
+        "aunt",
+        "uncle",
+        "grandmother",
+        "grandma",
+        "grandfather",
+        "grandpa",
+        "nephew",
+        "niece",
+        "flatmate",
+        "roommate",
+        "housemate",
+        "sisters",
+        "brothers",
+        "sons",
+        "daughters",
+        "cousins",
+    ]
+)
 
 STATES: Final = "states"
 ENDS: Final = "ends"
@@ -296,6 +345,8 @@ class AttributeModel:
         self._matrix: np.ndarray | None = None
         self._labels: list[tuple[str, str]] = []
         self._single = {a.name: a.single for a in ATTRIBUTES}
+        #: The median cosine of a template to its nearest sibling (set when first read).
+        self.sibling = 1.0
         self._frames = template_words(tokens)
 
     def _ready(self) -> np.ndarray:
@@ -306,6 +357,15 @@ class AttributeModel:
                 m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
                 self._labels = [(a, p) for a, p, _ in rows]
                 self._matrix = m
+                # how near a template is to its nearest sibling (same attribute), typically:
+                # the bar for a reading from an event (a change said as something that happened)
+                sims = m @ m.T
+                np.fill_diagonal(sims, -1.0)
+                nearest = [
+                    max(sims[i, j] for j, (b, _) in enumerate(self._labels) if b == a and j != i)
+                    for i, (a, _) in enumerate(self._labels)
+                ]
+                self.sibling = float(np.median(nearest))
             return self._matrix
 
     def read(
@@ -331,6 +391,35 @@ class AttributeModel:
                 continue
             out.append(Reading(attribute, self._single[attribute], polarity, float(row[best])))
         return out
+
+    @staticmethod
+    def about_the_person(text: str) -> bool:
+        """Whether a statement may be about the person the memory is of.
+
+        Not when its subject is someone else: a name ("Sam cooked dinner"), or one of the
+        people of a person's life ("User's sister moved ...", "My friend got a job ...").
+        Everything else may be ("User ...", "I ...", "My phone ..."). A note that opens with
+        a capitalised verb ("Caved and bought ...") reads like a name: not the person's (the
+        cautious side: a memory is retired only on clear evidence).
+
+        Example:
+            >>> AttributeModel.about_the_person("User's sister moved to Leeds.")
+            False
+            >>> AttributeModel.about_the_person("Sam cooked dinner last night.")
+            False
+            >>> AttributeModel.about_the_person("I bought an iPhone 15.")
+            True
+        """
+        words = re.findall(r"[\w']+", text.replace("\u2019", "'"))
+        if not words:
+            return False
+        first = words[0].removesuffix("'s")
+        low = first.casefold()
+        if low not in _PERSON_WORDS and first[:1].isupper() and subject_of(text) is not None:
+            return False  # a name opens it: someone else's statement
+        if words[0].casefold().endswith("'s") or low in ("my", "our"):
+            return len(words) < 2 or words[1].casefold() not in _OTHER_PEOPLE
+        return True
 
     def value_terms(self, attribute: str, terms: Collection[str]) -> frozenset[str]:
         """A statement's value: its terms without the attribute's frame words (and "user")."""

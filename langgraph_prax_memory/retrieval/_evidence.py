@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 
 import numpy as np
 
-from langgraph_prax_memory.embeddings import tokenize
+from langgraph_prax_memory.facts import query_names, question_names, subject_of
 
 __all__ = [
     "MIN_MEMORIES",
@@ -44,34 +44,6 @@ MIN_MEMORIES = 5
 #: A name held by at least this share of the user's memories is what they share, not what
 #: tells them apart: the question's meaning is read without it (:func:`without_shared_names`).
 SHARED = 0.5
-
-# words that start a sentence without naming anyone: the function words (stop words), the
-# deictic time words, the generic subjects of memories, and the first person
-_NOT_NAMES = frozenset(
-    {
-        "user",
-        "users",
-        "i",
-        "i'm",
-        "i've",
-        "i'd",
-        "i'll",
-        "yesterday",
-        "today",
-        "tomorrow",
-        "tonight",
-        "last",
-        "next",
-        "every",
-        "recently",
-        "earlier",
-        "later",
-        "now",
-        "please",
-    }
-)
-_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "i'm"})
-_TOKEN = re.compile(r"[^\W\d_][\w'\u2019-]*|[.!?;:,]", re.UNICODE)
 
 
 def term_weights(frequencies: Mapping[str, int], total: int) -> dict[str, float]:
@@ -144,84 +116,6 @@ def weighted_pair_coverage(
     return got / total if total > 0 else 0.0
 
 
-def _is_name(word: str) -> bool:
-    bare = word.replace("\u2019", "'").removesuffix("'s").removesuffix("'")
-    return (
-        bool(bare)
-        and bare[0].isupper()
-        and bare.casefold() not in _NOT_NAMES
-        and bool(tokenize(bare))  # a stop word ("The", "What") names no one
-    )
-
-
-def _bare(word: str) -> str:
-    return word.replace("\u2019", "'").removesuffix("'s").removesuffix("'").casefold()
-
-
-def subject_of(content: str) -> str | None:
-    """The name a memory is about when it starts with one ("Noah is..." → ``"noah"``).
-
-    ``None`` for a memory about the user ("User ...", "I ..."), or one that starts with a
-    function word ("The", "Yesterday", "My").
-
-    Example:
-        >>> subject_of("Noah is allergic to pollen."), subject_of("Alice's dog is called Rex.")
-        ('noah', 'alice')
-        >>> subject_of("User is allergic to peanuts."), subject_of("Yesterday Bo left.")
-        (None, None)
-    """
-    words = _TOKEN.findall(content.strip())
-    if not words or not _is_name(words[0]):
-        return None
-    return _bare(words[0])
-
-
-def _query_names(text: str) -> tuple[set[str], bool]:
-    """Names the question mentions, and whether it speaks in the first person.
-
-    A name is a capitalised word that does not open a sentence (an imperative or a
-    question word does).
-    """
-    words = _TOKEN.findall(text)
-    names: set[str] = set()
-    opening = True
-    first_person = False
-    for word in words:
-        if word in ".!?":
-            opening = True
-            continue
-        if word in ";:,":
-            continue
-        if _bare(word) in _FIRST_PERSON:
-            first_person = True
-        if not opening and _is_name(word):
-            names.add(_bare(word))
-        opening = False
-    return names, first_person
-
-
-def query_names(text: str) -> list[str]:
-    """The names a question mentions, as written (capitalised words not opening a sentence).
-
-    Example:
-        >>> query_names("What is Alice allergic to? Ask Bob.")
-        ['Alice', 'Bob']
-    """
-    words = _TOKEN.findall(text)
-    out: list[str] = []
-    opening = True
-    for word in words:
-        if word in ".!?":
-            opening = True
-            continue
-        if word in ";:,":
-            continue
-        if not opening and _is_name(word):
-            out.append(word.replace("\u2019", "'").removesuffix("'s").removesuffix("'"))
-        opening = False
-    return out
-
-
 def asked_names(text: str, subjects: Collection[str]) -> set[str]:
     """The people (subjects of the user's memories) a question asks about.
 
@@ -237,7 +131,7 @@ def asked_names(text: str, subjects: Collection[str]) -> set[str]:
         >>> asked_names("Plan a dinner for Saturday.", ["priya", "daan"])
         set()
     """
-    names, first_person = _query_names(text)
+    names, first_person = question_names(text)
     known = set(subjects)
     asked = names & known
     if asked and first_person and subjects:
@@ -270,7 +164,7 @@ def without_shared_names(
     """
     if total < MIN_MEMORIES:
         return text, []
-    names, _ = _query_names(text)
+    names, _ = question_names(text)
     if not names:
         return text, []
     dropped: list[str] = []
@@ -278,7 +172,7 @@ def without_shared_names(
     opening = True
     for piece in re.split(r"(\s+)", text):
         word = piece.strip(".,;:!?\"'“”()")
-        bare = _bare(word) if word else ""
+        bare = word.replace("\u2019", "'").removesuffix("'s").removesuffix("'").casefold()
         terms = list(tokens(word)) if word else []
         shared = (
             not opening
@@ -360,6 +254,7 @@ def off_subject(
             continue
         if any(name in terms.get(mid, ()) for name in asked):
             continue
-        shown = _TOKEN.findall(contents[mid].strip())[0].removesuffix("'s")
+        shown = contents[mid].strip().split()[0].rstrip(".,;:!?").replace("\u2019", "'")
+        shown = shown.removesuffix("'s")
         out[mid] = f"about {shown}, the question asks about {', '.join(sorted(asked))}"
     return out

@@ -341,3 +341,58 @@ def test_a_memory_stored_while_the_model_was_down_is_classified_again_on_reembed
         assert after is not None and after.fact_by == "text" and after.fact_class is not None
     finally:
         mem.close()
+
+
+BASE_FACTS = [
+    "User works at Initech as an analyst.",
+    "User lives in Glasgow.",
+    "User's partner is Sam.",
+    "User has a Pixel 7 phone.",
+    "User drives a Toyota Corolla.",
+    "User trains at PureGym.",
+    "User speaks Spanish.",
+]
+
+
+def _replaced(mem: PraxMemory, user: str, news: str) -> list[str]:
+    then = utcnow() - timedelta(days=30)
+    mem.remember_many(user, [{"content": c, "created_at": then} for c in BASE_FACTS])
+    ids = mem.remember_many(user, [news])
+    pairs = mem.ltm.classes.replace_by_attribute(user, ids)
+    return [mem.ltm.get(user, old).content for old, _ in pairs]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("news", "retired"),
+    [
+        ("User started a new job at Globex on Monday.", "User works at Initech as an analyst."),
+        ("User got an iPhone 15.", "User has a Pixel 7 phone."),
+        ("User sold the Corolla and bought a Polestar.", "User drives a Toyota Corolla."),
+        ("User joined the Gym Group.", "User trains at PureGym."),
+        ("User broke up with Sam.", "User's partner is Sam."),
+    ],
+)
+def test_a_new_value_retires_the_old_one_by_meaning(
+    real: PraxMemory, news: str, retired: str
+) -> None:
+    user = f"u-new-{abs(hash(news))}"
+    assert _replaced(real, user, news) == [retired]
+    old = next(m for m in real.ltm.list_memories(user) if m.content == retired)
+    assert old.valid_until is not None  # kept in history, with its end
+    new = next(m for m in real.ltm.list_memories(user) if m.content == news)
+    assert new.valid_until is None  # a record of a change stays current
+
+
+@pytest.mark.parametrize(
+    "news",
+    [
+        "User is learning Japanese.",  # an addition to a many-valued attribute
+        "Sam cooked a lovely dinner last night.",  # about someone else
+        "User's sister moved to Leeds.",  # someone near the person
+        "User had a job interview at Google yesterday.",  # an event, no new value
+        "User is meeting a friend at a gym next week.",  # a plan
+        "User's bank sent a new debit card.",
+    ],
+)
+def test_what_changes_no_value_retires_nothing(real: PraxMemory, news: str) -> None:
+    assert _replaced(real, f"u-same-{abs(hash(news))}", news) == []

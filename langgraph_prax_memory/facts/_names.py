@@ -1,0 +1,121 @@
+"""Who a statement or a question is about: names, as a person writes them (pure functions).
+
+A name is a capitalised word that is not a function word (those the keyword tokenizer drops:
+"The", "What") and not one of the words a memory about its own person opens with ("User",
+"I"). A memory's *subject* is the name it opens with; a question's names are those that do not
+open a sentence (an imperative or a question word does).
+"""
+
+from __future__ import annotations
+
+import re
+
+from langgraph_prax_memory.embeddings import tokenize
+
+__all__ = ["query_names", "question_names", "subject_of"]
+
+# words that start a sentence without naming anyone: the function words (stop words), the
+# deictic time words, the generic subjects of memories, and the first person
+_NOT_NAMES = frozenset(
+    {
+        "user",
+        "users",
+        "i",
+        "i'm",
+        "i've",
+        "i'd",
+        "i'll",
+        "yesterday",
+        "today",
+        "tomorrow",
+        "tonight",
+        "last",
+        "next",
+        "every",
+        "recently",
+        "earlier",
+        "later",
+        "now",
+        "please",
+    }
+)
+_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "i'm"})
+_TOKEN = re.compile(r"[^\W\d_][\w'\u2019-]*|[.!?;:,]", re.UNICODE)
+
+
+def _is_name(word: str) -> bool:
+    bare = word.replace("\u2019", "'").removesuffix("'s").removesuffix("'")
+    return (
+        bool(bare)
+        and bare[0].isupper()
+        and bare.casefold() not in _NOT_NAMES
+        and bool(tokenize(bare))  # a stop word ("The", "What") names no one
+    )
+
+
+def _bare(word: str) -> str:
+    return word.replace("\u2019", "'").removesuffix("'s").removesuffix("'").casefold()
+
+
+def subject_of(content: str) -> str | None:
+    """The name a memory is about when it starts with one ("Noah is..." → ``"noah"``).
+
+    ``None`` for a memory about the user ("User ...", "I ..."), or one that starts with a
+    function word ("The", "Yesterday", "My").
+
+    Example:
+        >>> subject_of("Noah is allergic to pollen."), subject_of("Alice's dog is called Rex.")
+        ('noah', 'alice')
+        >>> subject_of("User is allergic to peanuts."), subject_of("Yesterday Bo left.")
+        (None, None)
+    """
+    words = _TOKEN.findall(content.strip())
+    if not words or not _is_name(words[0]):
+        return None
+    return _bare(words[0])
+
+
+def question_names(text: str) -> tuple[set[str], bool]:
+    """Names the question mentions, and whether it speaks in the first person.
+
+    A name is a capitalised word that does not open a sentence (an imperative or a
+    question word does).
+    """
+    words = _TOKEN.findall(text)
+    names: set[str] = set()
+    opening = True
+    first_person = False
+    for word in words:
+        if word in ".!?":
+            opening = True
+            continue
+        if word in ";:,":
+            continue
+        if _bare(word) in _FIRST_PERSON:
+            first_person = True
+        if not opening and _is_name(word):
+            names.add(_bare(word))
+        opening = False
+    return names, first_person
+
+
+def query_names(text: str) -> list[str]:
+    """The names a question mentions, as written (capitalised words not opening a sentence).
+
+    Example:
+        >>> query_names("What is Alice allergic to? Ask Bob.")
+        ['Alice', 'Bob']
+    """
+    words = _TOKEN.findall(text)
+    out: list[str] = []
+    opening = True
+    for word in words:
+        if word in ".!?":
+            opening = True
+            continue
+        if word in ";:,":
+            continue
+        if not opening and _is_name(word):
+            out.append(word.replace("\u2019", "'").removesuffix("'s").removesuffix("'"))
+        opening = False
+    return out
