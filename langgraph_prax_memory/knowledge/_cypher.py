@@ -61,6 +61,17 @@ SETUP_QUERIES: tuple[str, ...] = (
     "CREATE INDEX prax_krel_id IF NOT EXISTS FOR ()-[r:KNOWLEDGE_RELATES]-() ON (r.id)",
     "CREATE INDEX prax_krel_user IF NOT EXISTS "
     "FOR ()-[r:KNOWLEDGE_RELATES]-() ON (r.user_id, r.namespace)",
+    # Every label, relationship type and property key the queries below name, created up
+    # front (no data, no index): on a fresh database the server answers a query naming one it
+    # does not know yet with a "... does not exist" notification, which the driver logs as a
+    # warning each time (REFERENCES_ENTITY until the first link, Entity before the memory
+    # graph's first write, ...). The memory graph's own set-up runs first (``Entity``).
+    "UNWIND ['Entity', 'KnowledgeConcept', 'KnowledgeDocument'] AS name CALL db.createLabel(name)",
+    "UNWIND ['EXTRACTED_FROM', 'KNOWLEDGE_RELATES', 'REFERENCES_ENTITY'] AS name "
+    "CALL db.createRelationshipType(name)",
+    "UNWIND ['created_at', 'created_at_ts', 'id', 'importance', 'name', 'namespace', "
+    "'search_text', 'source_id', 'target_id', 'type', 'user_id', 'weight'] AS name "
+    "CALL db.createProperty(name)",
 )
 
 _GET_CONCEPTS = """

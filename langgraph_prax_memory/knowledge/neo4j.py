@@ -22,11 +22,15 @@ from langgraph_prax_memory.errors import ConfigError, PraxMemoryError
 from langgraph_prax_memory.graph import AsyncNeo4jGraphStore, Neo4jGraphStore, OutageLog
 from langgraph_prax_memory.graph.neo4j import (
     DEFAULT_CALL_TIMEOUT,
+    SLOW_CALL_FACTOR,
     acall_within,
     arun_op,
     call_within,
     run_op,
     translate,
+)
+from langgraph_prax_memory.graph.neo4j import (
+    SETUP_QUERIES as GRAPH_SETUP_QUERIES,
 )
 from langgraph_prax_memory.knowledge._cypher import SETUP_QUERIES, cypher_op
 from langgraph_prax_memory.knowledge._ops import KnowledgeOp
@@ -101,11 +105,14 @@ class Neo4jKnowledgeStore(KnowledgeStore):
         self._setup_lock = threading.Lock()
 
     def setup(self) -> None:
-        """Create the knowledge constraints and indexes (idempotent)."""
+        """Create the knowledge constraints, indexes and names (idempotent).
+
+        The memory graph's set-up runs first: knowledge links point at its ``Entity`` nodes.
+        """
         with self._setup_lock:
             try:
                 with self.driver.session(**self.connection.session_kwargs) as session:
-                    for text in SETUP_QUERIES:
+                    for text in (*GRAPH_SETUP_QUERIES, *SETUP_QUERIES):
                         session.run(text).consume()
             except Exception as exc:
                 raise self.connection.failed(exc, "setup", False) from exc
@@ -123,8 +130,6 @@ class Neo4jKnowledgeStore(KnowledgeStore):
         conn = self.connection
 
         def run_it() -> T:
-            if not self._setup_done:
-                self.setup()
             try:
                 if conn.outage.down:
                     self.driver.verify_connectivity()
@@ -137,6 +142,14 @@ class Neo4jKnowledgeStore(KnowledgeStore):
             return result
 
         with conn.breaker.guard():
+            if not self._setup_done:  # once, with a maintenance deadline
+                call_within(
+                    self.setup,
+                    timeout=conn.call_timeout * SLOW_CALL_FACTOR,
+                    what="knowledge setup",
+                    write=True,
+                    name="Neo4j knowledge graph",
+                )
             return call_within(
                 run_it,
                 timeout=conn.call_timeout,
@@ -172,10 +185,10 @@ class AsyncNeo4jKnowledgeStore(AsyncKnowledgeStore):
         self._setup_done = False
 
     async def setup(self) -> None:
-        """Create the knowledge constraints and indexes (idempotent)."""
+        """Create the knowledge constraints, indexes and names (the memory graph's first)."""
         try:
             async with self.driver.session(**self.connection.session_kwargs) as session:
-                for text in SETUP_QUERIES:
+                for text in (*GRAPH_SETUP_QUERIES, *SETUP_QUERIES):
                     await (await session.run(text)).consume()
         except Exception as exc:
             raise self.connection.failed(exc, "setup", False) from exc
@@ -193,8 +206,6 @@ class AsyncNeo4jKnowledgeStore(AsyncKnowledgeStore):
         conn = self.connection
 
         async def run_it() -> T:
-            if not self._setup_done:
-                await self.setup()
             try:
                 if conn.outage.down:
                     await self.driver.verify_connectivity()
@@ -207,6 +218,14 @@ class AsyncNeo4jKnowledgeStore(AsyncKnowledgeStore):
             return result
 
         with conn.breaker.guard():
+            if not self._setup_done:  # once, with a maintenance deadline
+                await acall_within(
+                    self.setup,
+                    timeout=conn.call_timeout * SLOW_CALL_FACTOR,
+                    what="knowledge setup",
+                    write=True,
+                    name="Neo4j knowledge graph",
+                )
             return await acall_within(
                 run_it,
                 timeout=conn.call_timeout,

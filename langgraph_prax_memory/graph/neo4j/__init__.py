@@ -24,6 +24,7 @@ __all__ = [
 # used by the other packages of langgraph_prax_memory (not re-exported at the root)
 from langgraph_prax_memory.graph.neo4j._connection import (
     DEFAULT_CALL_TIMEOUT,
+    SLOW_CALL_FACTOR,
     Neo4jConnection,
     Op,
     Query,
@@ -33,6 +34,7 @@ from langgraph_prax_memory.graph.neo4j._connection import (
     run_op,
     translate,
 )
+from langgraph_prax_memory.graph.neo4j._cypher import SETUP_QUERIES
 from langgraph_prax_memory.graph.neo4j._cypher_ops import to_entity
 
 __all__ += [
@@ -40,6 +42,8 @@ __all__ += [
     "Neo4jConnection",
     "Op",
     "Query",
+    "SETUP_QUERIES",
+    "SLOW_CALL_FACTOR",
     "acall_within",
     "arun_op",
     "call_within",

@@ -447,15 +447,14 @@ class Neo4jConnection(Generic[D]):
     ) -> T:
         """Run one operation in one managed transaction, through the circuit breaker.
 
-        The call gives up after :meth:`deadline` seconds (:func:`call_within`).
+        The call gives up after :meth:`deadline` seconds (:func:`call_within`); the set-up
+        before the first call (constraints, indexes, names) has a maintenance deadline.
 
         Raises:
             BackendUnavailable: The server did not answer (in time), or the breaker is open.
         """
 
         def run_it() -> T:
-            if self.auto_setup and not self.setup_done:
-                self.setup()
             with self.calling(what, write=write):
                 if self.outage.down:
                     # During an outage, fail fast with one cheap probe instead of letting the
@@ -467,6 +466,8 @@ class Neo4jConnection(Generic[D]):
             return result
 
         with self.breaker.guard():
+            if self.auto_setup and not self.setup_done:  # once, with a maintenance deadline
+                call_within(self.setup, timeout=self.deadline(slow=True), what="setup", write=True)
             return call_within(run_it, timeout=self.deadline(slow=slow), what=what, write=write)
 
     def close(self: Neo4jConnection[neo4j.Driver]) -> None:
@@ -497,15 +498,14 @@ class Neo4jConnection(Generic[D]):
     ) -> T:
         """Run one operation in one managed transaction, through the circuit breaker.
 
-        The call is cancelled after :meth:`deadline` seconds (:func:`acall_within`).
+        The call is cancelled after :meth:`deadline` seconds (:func:`acall_within`); the
+        set-up before the first call has a maintenance deadline.
 
         Raises:
             BackendUnavailable: The server did not answer (in time), or the breaker is open.
         """
 
         async def run_it() -> T:
-            if self.auto_setup and not self.setup_done:
-                await self.asetup()
             with self.calling(what, write=write):
                 if self.outage.down:
                     await self.driver.verify_connectivity()
@@ -515,6 +515,10 @@ class Neo4jConnection(Generic[D]):
             return result
 
         with self.breaker.guard():
+            if self.auto_setup and not self.setup_done:  # once, with a maintenance deadline
+                await acall_within(
+                    self.asetup, timeout=self.deadline(slow=True), what="setup", write=True
+                )
             return await acall_within(
                 run_it, timeout=self.deadline(slow=slow), what=what, write=write
             )

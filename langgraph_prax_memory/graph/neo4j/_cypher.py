@@ -20,6 +20,18 @@ SETUP_QUERIES: tuple[str, ...] = (
     # Also registers the ``valid_until`` property key, so queries on a fresh database do not
     # draw "property does not exist" notifications before the first edge is superseded.
     "CREATE INDEX prax_relates_validity IF NOT EXISTS FOR ()-[r:RELATES_TO]-() ON (r.valid_until)",
+    # Every label, relationship type and property key the queries below name, created up
+    # front (no data, no index): on a fresh database a read before the first write (stats,
+    # an event lookup, a decay pass) would otherwise draw "... does not exist" notifications
+    # (PARTICIPATED_IN, CAUSED_BY, ``mention_count``, ...), logged by the driver as warnings.
+    "UNWIND ['Entity', 'TemporalEvent', 'CausalLink'] AS name CALL db.createLabel(name)",
+    "UNWIND ['RELATES_TO', 'PARTICIPATED_IN', 'CAUSED_BY'] AS name "
+    "CALL db.createRelationshipType(name)",
+    "UNWIND ['cause', 'created_at', 'created_at_ts', 'description', 'direction', "
+    "'display_name', 'effect', 'evidence', 'first_seen', 'first_seen_ts', 'id', 'importance', "
+    "'last_seen', 'last_seen_ts', 'mention_count', 'name', 'occurred_at', 'occurred_at_ts', "
+    "'prax_lock', 'properties', 'type', 'user_id', 'valid_from', 'valid_from_ts', "
+    "'valid_until', 'valid_until_ts', 'weight'] AS name CALL db.createProperty(name)",
 )
 
 ENSURE_ENTITIES = """

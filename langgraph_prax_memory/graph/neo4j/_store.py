@@ -304,14 +304,15 @@ class Neo4jGraphStore(CypherOps, GraphStore):
             return list(tx.run(query, dict(params)))  # type: ignore[arg-type]
 
         def read() -> list[neo4j.Record]:
-            if self._conn.auto_setup and not self._conn.setup_done:
-                self._conn.setup()
             with self._conn.calling("query", write=False), self._conn.session() as session:
                 records: list[neo4j.Record] = session.execute_read(work)
             return records
 
+        conn = self._conn
         with self.breaker.guard():
-            return call_within(read, timeout=self._conn.deadline(), what="query", write=False)
+            if conn.auto_setup and not conn.setup_done:
+                call_within(conn.setup, timeout=conn.deadline(slow=True), what="setup", write=True)
+            return call_within(read, timeout=conn.deadline(), what="query", write=False)
 
     def scoped_graph(self, user_id: str, **kwargs: Any) -> ScopedCypherGraph:
         """One user's memory graph as a read-only ``Neo4jGraph`` for ``GraphCypherQAChain``.
