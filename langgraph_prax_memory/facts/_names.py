@@ -14,6 +14,9 @@ from langgraph_prax_memory.embeddings import tokenize
 
 __all__ = ["query_names", "question_names", "subject_of"]
 
+#: A conversation turn's speaker label ("Caroline: ...", "user: ...").
+_SPEAKER = re.compile(r"^\s*[^\W\d_][\w .'\u2019-]{0,39}:\s")
+
 # words that start a sentence without naming anyone: the function words (stop words), the
 # deictic time words, the generic subjects of memories, and the first person
 _NOT_NAMES = frozenset(
@@ -60,15 +63,20 @@ def _bare(word: str) -> str:
 def subject_of(content: str) -> str | None:
     """The name a memory is about when it starts with one ("Noah is..." → ``"noah"``).
 
-    ``None`` for a memory about the user ("User ...", "I ..."), or one that starts with a
-    function word ("The", "Yesterday", "My").
+    ``None`` for a memory about the user ("User ...", "I ..."), one that starts with a
+    function word ("The", "Yesterday", "My"), or a conversation turn ("Caroline: I went
+    ..."): a speaker's label is who said it, not what it is about.
 
     Example:
         >>> subject_of("Noah is allergic to pollen."), subject_of("Alice's dog is called Rex.")
         ('noah', 'alice')
         >>> subject_of("User is allergic to peanuts."), subject_of("Yesterday Bo left.")
         (None, None)
+        >>> subject_of("Caroline: I went to the support group.") is None
+        True
     """
+    if _SPEAKER.match(content):
+        return None
     words = _TOKEN.findall(content.strip())
     if not words or not _is_name(words[0]):
         return None

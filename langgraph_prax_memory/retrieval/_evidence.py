@@ -4,9 +4,9 @@ Keyword coverage and graph matches lower the relevance bar a memory's cosine mus
 word that nearly every memory of the user holds (their name, "User", the family's surname)
 says nothing about *which* memory answers, so it must lower no bar and lift no score:
 
-* :func:`term_weights`: each question word is weighed by the share of the user's memories
-  that do **not** hold it, squared (``(1 − df/N)²``): a word in every memory weighs 0, one
-  in half of them ¼, a rare one ≈ 1. With fewer than :data:`MIN_MEMORIES` memories there is
+* :func:`term_weights`: a question word held by more than half of the user's memories
+  weighs less and less (``min(1, 2 (1 − df/N))²``): 0 in every memory, ¼ in three in four,
+  full weight in at most half of them. With fewer than :data:`MIN_MEMORIES` memories there is
   nothing to tell apart yet and every word weighs 1 (the plain share, as before).
 * :func:`weighted_coverage` / :func:`weighted_pair_coverage`: the share of the question's
   weight a memory holds (the plain share when every weight is 1).
@@ -43,22 +43,28 @@ __all__ = [
 MIN_MEMORIES = 5
 #: A name held by at least this share of the user's memories is what they share, not what
 #: tells them apart: the question's meaning is read without it (:func:`without_shared_names`).
-SHARED = 0.5
+SHARED = 0.75
 
 
 def term_weights(frequencies: Mapping[str, int], total: int) -> dict[str, float]:
-    """Each term's weight ``(1 − df/N)²`` from its document frequency among ``total`` memories.
+    """Each term's weight ``min(1, 2 (1 − df/N))²`` from its frequency among ``total`` memories.
+
+    A word in at most half of the memories keeps its full weight (it tells apart at least
+    as many memories as it joins: the two speakers of a conversation); above half it weighs
+    less and less, quickly, down to 0 for a word in every memory (their person's name).
 
     Example:
-        >>> w = term_weights({"alice": 40, "allerg": 1, "dog": 20}, 40)
-        >>> w["alice"], round(w["allerg"], 3), w["dog"]
-        (0.0, 0.951, 0.25)
+        >>> w = term_weights({"alice": 40, "allerg": 1, "dog": 20, "tea": 30}, 40)
+        >>> w["alice"], w["allerg"], w["dog"], w["tea"]
+        (0.0, 1.0, 1.0, 0.25)
         >>> term_weights({"alice": 3}, 3)
         {'alice': 1.0}
     """
     if total < MIN_MEMORIES:
         return {t: 1.0 for t in frequencies}
-    return {t: (1.0 - min(df, total) / total) ** 2 for t, df in frequencies.items()}
+    return {
+        t: min(1.0, 2.0 * (1.0 - min(df, total) / total)) ** 2 for t, df in frequencies.items()
+    }
 
 
 def weighted_coverage(
