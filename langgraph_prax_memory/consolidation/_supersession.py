@@ -187,16 +187,7 @@ def mark_superseded(
     parts: MemoryParts, user_id: str, ids: Sequence[str], until: datetime, by: str | None
 ) -> None:
     """Mark memories as superseded at ``until`` (top-level payload and the stored value)."""
-    if not ids:
-        return
-    top: dict[str, Any] = {"valid_until": until.isoformat(), "valid_until_ts": until.timestamp()}
-    value: dict[str, Any] = {"valid_until": until.isoformat()}
-    if by:
-        top["superseded_by"] = by
-        value["superseded_by"] = by
-    store = parts.ltm.vectors
-    store.set_payload(user_id, list(ids), top)
-    store.set_payload(user_id, list(ids), value, key="value")
+    parts.ltm.classes.mark_superseded(user_id, ids, until, by)
 
 
 def _candidates(parts: MemoryParts, user_id: str, sup: Supersession) -> dict[str, StoredPoint]:

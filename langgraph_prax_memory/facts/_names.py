@@ -84,40 +84,28 @@ def subject_of(content: str) -> str | None:
 
 
 def question_names(text: str) -> tuple[set[str], bool]:
-    """Names the question mentions, and whether it speaks in the first person.
+    """Names the question mentions (case-folded), and whether it speaks in the first person.
 
-    A name is a capitalised word that does not open a sentence (an imperative or a
-    question word does).
+    Example:
+        >>> question_names("Where does my sister Ana live?")
+        ({'ana'}, True)
     """
-    words = _TOKEN.findall(text)
-    names: set[str] = set()
-    opening = True
-    first_person = False
-    for word in words:
-        if word in ".!?":
-            opening = True
-            continue
-        if word in ";:,":
-            continue
-        if _bare(word) in _FIRST_PERSON:
-            first_person = True
-        if not opening and _is_name(word):
-            names.add(_bare(word))
-        opening = False
-    return names, first_person
+    first_person = any(_bare(w) in _FIRST_PERSON for w in _TOKEN.findall(text))
+    return {n.casefold() for n in query_names(text)}, first_person
 
 
 def query_names(text: str) -> list[str]:
     """The names a question mentions, as written (capitalised words not opening a sentence).
 
+    A sentence's first word is an imperative or a question word more often than a name.
+
     Example:
         >>> query_names("What is Alice allergic to? Ask Bob.")
         ['Alice', 'Bob']
     """
-    words = _TOKEN.findall(text)
     out: list[str] = []
     opening = True
-    for word in words:
+    for word in _TOKEN.findall(text):
         if word in ".!?":
             opening = True
             continue
