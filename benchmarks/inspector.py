@@ -10,11 +10,11 @@ Target: every page ≤ 150 ms of CPU (median).
 
 The memories page reads as its sort allows (langgraph_prax_memory/inspector/_paging.py):
 ``engine`` (newest, oldest, importance: ordered by the engine, the page's 50 read),
-``index`` (closest to pruning, the "due" state: importance and last recall of every
-matching memory from the payload index), ``recalled`` (last / most recalled: the recalled
-memories by an engine filter, then the others by the engine's order), ``scan`` (a text
-search: a few payload fields and the content of every matching memory). Every sort is total
-(its key, then the id), by page number or by the next link's cursor. The baseline, measured
+``index`` (closest to pruning, last / most recalled, the "due" state: importance, last
+recall and creation of every matching memory from the payload index, recall counts asked
+only of the memories whose last recall is not their creation), ``scan`` (a text search: the
+content and the sort's fields of every matching memory). Every sort is total (its key, then
+the id), by page number or by the next link's cursor. The baseline, measured
 in the same run, is ``PraxMemory.list_memories(user, limit=count)``, reading all of a user's
 memories. The users, graph (1,000 entities, 2,000 relations: a capped picture and capped
 tables), consolidation, forget and playground pages are timed for the same user.
@@ -163,9 +163,9 @@ def main(argv: list[str] | None = None) -> None:
                 ("state current, importance (engine)", page(state="current", sort="importance")),
                 ("closest to pruning, page 1 (index)", page(sort="effective")),
                 ("closest to pruning, page 200 (index)", page(sort="effective", page="200")),
-                ("last recalled, page 1 (recalled)", page(sort="recalled")),
-                ("last recalled, page 150 (recalled)", page(sort="recalled", page="150")),
-                ("most recalled, page 200 (recalled)", page(sort="recalls", page="200")),
+                ("last recalled, page 1 (index)", page(sort="recalled")),
+                ("last recalled, page 150 (index)", page(sort="recalled", page="150")),
+                ("most recalled, page 200 (index)", page(sort="recalls", page="200")),
                 ("state due, newest (index)", page(state="due")),
                 ("state due, last recalled (index)", page(state="due", sort="recalled")),
                 ("search 'rust' (scan + content)", page(q="rust")),
