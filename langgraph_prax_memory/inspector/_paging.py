@@ -174,6 +174,12 @@ def _and(flt: models.Filter, *conds: Any, must_not: Sequence[Any] = ()) -> model
     )
 
 
+def _match(field: str, value: str) -> Any:
+    from qdrant_client.http import models
+
+    return models.FieldCondition(key=field, match=models.MatchValue(value=value))
+
+
 def _range(field: str, **bounds: float) -> Any:
     from qdrant_client.http import models
 
@@ -627,6 +633,8 @@ def _source(
     how: str,
 ) -> tuple[_Source, str]:
     """The cheapest way to list this sort, filter and search (``how``: force one)."""
+    if state == "due":  # a standing fact is never pruned (docs/context.md, "Memory classes")
+        flt = _and(flt, must_not=[_match("fact_class", "standing")])
     if how == "scan" or words:  # a search matches its words here
         return _scanned(reader, flt, sort=sort, state=state, words=words, clock=clock), "scan"
     narrowed = _state_filter(flt, state)

@@ -126,7 +126,7 @@ class MemoryRow:
         effective: Stored importance × the decay factor since the last recall.
         prune_at: When the forgetting pass will prune it (effective importance below
             :data:`~langgraph_prax_memory.vectors.VECTOR_PRUNE_THRESHOLD`), if not recalled
-            again; ``None`` when it is already due.
+            again; ``None`` when it is already due, or never (a standing fact).
         due: It would be pruned by a pass run now.
     """
 
@@ -145,10 +145,15 @@ class MemoryRow:
 
 
 def memory_row(memory: Memory, now: datetime, halflife_days: float) -> MemoryRow:
-    """Decay arithmetic of the forgetting pass for one memory (nothing is written)."""
+    """Decay arithmetic of the forgetting pass for one memory (nothing is written).
+
+    A standing fact is never pruned (docs/context.md, "Memory classes"): no date, never due.
+    """
     last = memory.last_accessed
     days = (now - last).total_seconds() / 86400.0
     effective = memory.importance * decay_factor(days, halflife_days)
+    if memory.fact_class == "standing":
+        return MemoryRow(memory, effective, None, False)
     threshold = VECTOR_PRUNE_THRESHOLD
     if memory.importance < threshold:
         return MemoryRow(memory, effective, None, True)

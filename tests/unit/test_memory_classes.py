@@ -396,3 +396,22 @@ def test_a_new_value_retires_the_old_one_by_meaning(
 )
 def test_what_changes_no_value_retires_nothing(real: PraxMemory, news: str) -> None:
     assert _replaced(real, f"u-same-{abs(hash(news))}", news) == []
+
+
+def test_the_inspector_shows_the_class_and_never_prunes_a_standing_fact(tmp_path: Path) -> None:
+    from tests.unit.test_inspector import client, get
+
+    mem = PraxMemory(MemoryConfig(data_dir=tmp_path))
+    try:
+        long_ago = utcnow() - timedelta(days=400)
+        allergy = mem.remember("u-page", "User is allergic to hazelnuts.", created_at=long_ago)
+        boiler = mem.remember(
+            "u-page", "User's boiler broke down on Sunday evening.", created_at=long_ago
+        )
+        c = client(mem)
+        page = get(c, "/memories", user="u-page").text  # type: ignore[attr-defined]
+        assert "standing <span" in page and "never (standing fact)" in page
+        due = get(c, "/memories", user="u-page", state="due").text  # type: ignore[attr-defined]
+        assert f'data-id="{boiler}"' in due and f'data-id="{allergy}"' not in due
+    finally:
+        mem.close()
