@@ -85,10 +85,13 @@ def serve(
         MemoryValidationError: The port cannot be bound, or the server did not start.
 
     Example:
-        >>> from langgraph_prax_memory.inspector import serve  # doctest: +SKIP
-        >>> inspector = serve(memory)                          # doctest: +SKIP
-        >>> print(inspector.url)                               # doctest: +SKIP
-        >>> inspector.close()                                  # doctest: +SKIP
+        >>> import tempfile
+        >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
+        >>> memory = PraxMemory(MemoryConfig(data_dir=tempfile.mkdtemp()))
+        >>> inspector = serve(memory)  # the agent keeps using ``memory`` meanwhile
+        >>> inspector.url.startswith("http://127.0.0.1:")
+        True
+        >>> inspector.close(); memory.close()
     """
     import uvicorn
 
