@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -65,6 +66,24 @@ _CHUNK = 256
 #: Collection metadata key recording that every memory has its class (:meth:`upgrade`).
 CLASSES_KEY = "prax_fact_classes"
 CLASSES_VERSION = 1
+
+
+#: A conversation turn's speaker label ("Melanie: ...").
+_LABEL = re.compile(r"^\s*[^\W\d_][\w .'\u2019-]{0,39}:\s+")
+
+
+def _term_text(payload: dict[str, Any]) -> str:
+    """The text a memory's ``terms`` come from: its indexed text, less its context's label.
+
+    A memory's context (the turn it answers) is part of what it is about, but the context's
+    speaker label says who spoke the turn before, not what this one says: counted, the two
+    speakers of a conversation would each seem to be in every memory.
+    """
+    raw = payload.get("value")
+    context = raw.get("context") if isinstance(raw, dict) else None
+    if isinstance(context, str) and context:
+        return f"{_LABEL.sub('', context, count=1)}\n{payload.get('content', '')}"
+    return indexed_text(payload)
 
 
 class MemoryClasses:
@@ -278,7 +297,7 @@ class MemoryClasses:
                 fact = FactClass(EPISODE, "event", 1.0, "summary")
             if fact is not None:
                 payload.update(fact.payload())
-            payload["terms"] = sorted(set(self.ltm.sparse.tokens(indexed_text(payload))))
+            payload["terms"] = sorted(set(self.ltm.sparse.tokens(_term_text(payload))))
 
     def reclassify(self, user_id: str, vectors: Mapping[str, Sequence[float]]) -> int:
         """Classify again, with their new dense vectors, the memories classified from cues.

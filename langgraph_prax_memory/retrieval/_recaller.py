@@ -248,10 +248,7 @@ class Recaller:
 
     # -- evidence -----------------------------------------------------------------------
     def terms_of(self, point: StoredPoint) -> set[str]:
-        """A memory's keyword terms: stored with it, or tokenized (older memories)."""
-        stored = point.payload.get("terms")
-        if isinstance(stored, list):
-            return set(stored)
+        """A memory's keyword terms as its sparse vector has them (its context included)."""
         return set(self.sparse.tokens(indexed_text(point.payload)))
 
     def term_counts(
