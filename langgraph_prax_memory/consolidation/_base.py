@@ -1,10 +1,11 @@
 """What the stages of the consolidation pipeline share: settings, state types, addressing.
 
 The pipeline is split by stage: :mod:`._load` (sources, reconciliation, the retry queues),
-:mod:`._write` (graph and memory writes, near-duplicates) on :mod:`._supersede` (what an
-extraction supersedes, and retiring the memories that stated it), :mod:`._maintain` (decay
-and the summary hierarchy) and :mod:`._pipeline` (the :class:`Consolidator`, extraction, the
-gate, commit, and the LangGraph wiring).
+:mod:`._extract` (the extractor's call, its failures, the confidence gate), :mod:`._write`
+(graph and memory writes, near-duplicates) on :mod:`._supersede` (what an extraction
+supersedes, and retiring the memories that stated it), :mod:`._maintain` (decay and the
+summary hierarchy) and :mod:`._pipeline` (the :class:`Consolidator`, commit, and the
+LangGraph wiring).
 """
 
 from __future__ import annotations
@@ -252,6 +253,11 @@ class ConsolidatorBase:
         *,
         retired: Sequence[str] = (),
     ) -> None:
+        raise NotImplementedError
+
+    def _supersedes_from_replaces(  # SupersedeStage
+        self, user_id: str, ext: Extraction
+    ) -> Extraction:
         raise NotImplementedError
 
     def _retire_replaced(  # SupersedeStage
