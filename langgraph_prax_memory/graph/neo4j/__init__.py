@@ -23,8 +23,12 @@ __all__ = [
 
 # used by the other packages of langgraph_prax_memory (not re-exported at the root)
 from langgraph_prax_memory.graph.neo4j._connection import (
-    DEFAULT_CALL_TIMEOUT,
-    SLOW_CALL_FACTOR,
+    DEFAULT_CALL_TIMEOUT as DEFAULT_CALL_TIMEOUT,
+)
+from langgraph_prax_memory.graph.neo4j._connection import (
+    SLOW_CALL_FACTOR as SLOW_CALL_FACTOR,
+)
+from langgraph_prax_memory.graph.neo4j._connection import (
     Neo4jConnection,
     Op,
     Query,
@@ -34,16 +38,13 @@ from langgraph_prax_memory.graph.neo4j._connection import (
     run_op,
     translate,
 )
-from langgraph_prax_memory.graph.neo4j._cypher import SETUP_QUERIES
+from langgraph_prax_memory.graph.neo4j._cypher import SETUP_QUERIES as SETUP_QUERIES
 from langgraph_prax_memory.graph.neo4j._cypher_ops import to_entity
 
 __all__ += [
-    "DEFAULT_CALL_TIMEOUT",
     "Neo4jConnection",
     "Op",
     "Query",
-    "SETUP_QUERIES",
-    "SLOW_CALL_FACTOR",
     "acall_within",
     "arun_op",
     "call_within",
