@@ -347,7 +347,7 @@ class AsyncPraxMemory:
 
     async def import_user(
         self,
-        lines: Iterable[str],
+        lines: Iterable[str | bytes],
         *,
         user_id: str | None = None,
         progress: ProgressCallback | None = None,
