@@ -31,6 +31,7 @@ from langgraph_prax_memory.retrieval._recaller import Recaller  # noqa: E402
 
 __all__ += ["Recaller", "validity_filter"]
 
+from langgraph_prax_memory.retrieval._calibration import FLOOR as FLOOR  # noqa: E402
 from langgraph_prax_memory.retrieval._calibration import CosineScale  # noqa: E402
 from langgraph_prax_memory.retrieval._precision import json_object, text_of  # noqa: E402
 from langgraph_prax_memory.retrieval._recall import is_standing, profile_filter  # noqa: E402

@@ -42,6 +42,7 @@ from langgraph_prax_memory.vectors._plan import (
     EXPIRES_AT as EXPIRES_AT,
 )
 from langgraph_prax_memory.vectors._plan import (
+    assert_pinned,
     decay_victims,
     existing_dimension,
     ids_condition,
@@ -51,6 +52,7 @@ from langgraph_prax_memory.vectors._plan import (
 
 __all__ += [
     "EdgeClient",
+    "assert_pinned",
     "build_payload",
     "content_hash",
     "extract_text",

@@ -630,6 +630,33 @@ class EdgeClient:
         )
         return [(_id_out(r.id), r.payload or {}) for r in records], next_id
 
+    def scroll_records(
+        self,
+        collection_name: str,
+        scroll_filter: models.Filter | None,
+        limit: int,
+        offset: models.ExtendedPointId | None = None,
+        with_payload: bool | list[str] = False,
+        order_by: str | models.OrderBy | None = None,
+    ) -> tuple[list[qe.Record], models.ExtendedPointId | None]:
+        """:meth:`scroll` without vectors, as the engine's own records and the next id.
+
+        A record's ``id`` is the engine's (a ``UUID`` or an unsigned integer), its
+        ``payload`` a plain dict (only ``with_payload``'s fields), and ``order_value`` the
+        ``order_by`` field's value. No qdrant-client model is built per point: for listings
+        of many points (the inspector's memories page), where building them costs more than
+        the read.
+        """
+        return self._scroll(
+            collection_name,
+            scroll_filter,
+            limit,
+            offset,
+            with_payload,
+            False,
+            _order_by(order_by) if order_by is not None else None,
+        )
+
     def _scroll(
         self,
         collection_name: str,
