@@ -1,0 +1,153 @@
+"""The lines of the memory-context block with the rule that put each there (``explain``).
+
+:class:`ContextLine` is one line of :class:`~langgraph_prax_memory.context.MemoryContext`
+and the rule behind it; :class:`_Why` writes those rules, and why each recalled hit left out
+is not in the block. ``context.py`` assembles the block and imports these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from langgraph_prax_memory._untrusted import quote_for_prompt
+from langgraph_prax_memory.models import MemoryHit
+from langgraph_prax_memory.retrieval import FLOOR
+
+if TYPE_CHECKING:
+    from langgraph_prax_memory.config import RetrievalConfig
+
+#: The rules that put a line in the block (:attr:`ContextLine.tier`); ``"left out"`` marks a
+#: recalled hit that is not in it.
+CONTEXT_TIERS = (
+    "note",
+    "scratchpad",
+    "relevant",
+    "companion",
+    "model check",
+    "standing fact",
+    "top k",
+)
+
+
+@dataclass(frozen=True)
+class ContextLine:
+    """One line of the block and the rule that put it there (or a recalled hit left out).
+
+    Attributes:
+        tier: ``"note"`` (a line of the user's notes that matches the message),
+            ``"scratchpad"``, ``"relevant"`` (a recalled hit that passed the floor),
+            ``"companion"`` (kept beside a relevant hit), ``"model check"`` (kept by the
+            optional model check), ``"standing fact"`` (the profile tier), ``"top k"`` (the
+            floor is off); ``"left out"`` for a recalled hit that is not in the block.
+        text: The line as the block has it (a left-out hit: its content).
+        why: The rule in words (a left-out hit: why not).
+        hit: The memory behind a long-term line or a left-out hit (``None`` otherwise).
+    """
+
+    tier: str
+    text: str
+    why: str
+    hit: MemoryHit | None = None
+
+
+def _line(hit: MemoryHit) -> str:
+    m = hit.memory
+    source = quote_for_prompt(m.source, max_chars=40)
+    return f"- [{source}, {m.created_at.date().isoformat()}] {quote_for_prompt(m.content)}"
+
+
+_NOTE_WHY = "a line of the user's notes that matches the message"
+_SCRATCH_WHY = "the user's scratchpad: every entry, newest state, within stm_chars"
+
+
+class _Why:
+    """The rule behind each long-term line of the block, and why each other hit is not in it."""
+
+    def __init__(
+        self,
+        cfg: RetrievalConfig,
+        hits: Sequence[MemoryHit],
+        facts: Sequence[MemoryHit],
+        profile: Sequence[MemoryHit],
+        ltm_chars: int,
+        profile_chars: int,
+        floor: bool,
+    ) -> None:
+        self.cfg = cfg
+        self.rank = {h.memory.id: i for i, h in enumerate(hits, 1)}
+        self.hits = {h.memory.id: h for h in hits}
+        self.facts = {h.memory.id for h in facts}
+        self.profile = {h.memory.id: i for i, h in enumerate(profile, 1)}
+        self.shown: set[str] = set()
+        self.ltm_chars, self.profile_chars, self.floor = ltm_chars, profile_chars, floor
+
+    def _standing(self, hit: MemoryHit) -> str:
+        """What makes ``hit`` a standing fact, in a few words (``""``: not known here)."""
+        m = hit.memory
+        kind, by = getattr(m, "fact_kind", None), getattr(m, "fact_by", None)
+        if kind or by:
+            return ", ".join(x for x in (kind, f"classed by {by}" if by else "") if x)
+        wanted = {t.lower() for t in self.cfg.profile_tags}
+        tags = [t for t in m.tags if t.lower() in wanted]
+        if tags:
+            return f"tagged {', '.join(tags)}"
+        if m.importance >= self.cfg.profile_min_importance:
+            return f"importance {m.importance:.2f} ≥ {self.cfg.profile_min_importance:.2f}"
+        return ""
+
+    def _recalled(self, hit: MemoryHit) -> str:
+        rank = self.rank.get(hit.memory.id)
+        return f"recalled #{rank}" if rank is not None else "not among the recalled hits"
+
+    def line(self, hit: MemoryHit) -> ContextLine:
+        """The block's line for ``hit`` and the rule that put it there."""
+        self.shown.add(hit.memory.id)
+        text = _line(hit)
+        if hit.memory.id in self.profile:
+            recalled = self.hits.get(hit.memory.id)
+            said = f"; {self._recalled(hit)}" + (
+                f", {'relevant' if recalled.relevant else 'below the floor'}: {recalled.why}"
+                if recalled is not None and recalled.why
+                else ""
+            )
+            what = self._standing(hit)
+            why = (
+                f"{what + '; ' if what else ''}given whatever is asked: "
+                f"#{self.profile[hit.memory.id]} of the profile tier by relevance + importance, "
+                f"within profile_chars ({self.profile_chars}){said}"
+            )
+            return ContextLine("standing fact", text, why, hit)
+        head = self._recalled(hit)
+        if not self.floor:
+            return ContextLine("top k", text, f"{head}: the relevance floor is off", hit)
+        if hit.why.startswith("kept by the model check"):
+            return ContextLine("model check", text, f"{head}, {hit.why}", hit)
+        if hit.score < FLOOR:
+            return ContextLine("companion", text, f"{head}, {hit.why}", hit)
+        return ContextLine("relevant", text, f"{head}, {hit.why}", hit)
+
+    def left_out(self, hit: MemoryHit) -> ContextLine:
+        """Why the recalled ``hit`` is not in the block."""
+        head = self._recalled(hit)
+        content = hit.memory.content
+        if hit.why.startswith("dropped by the model check"):
+            return ContextLine("left out", content, f"{head}, {hit.why}", hit)
+        if self.floor and not hit.relevant:
+            why = f"{head}, below the floor: {hit.why or f'score {hit.score:.2f}'}"
+            if hit.memory.id in self.facts:
+                what = self._standing(hit)
+                why += (
+                    f"; a standing fact{f' ({what})' if what else ''}, but the profile tier was "
+                    f"full (profile_chars {self.profile_chars}, ltm_chars {self.ltm_chars})"
+                )
+            elif self.profile_chars <= 0:
+                why += "; the profile tier is off"
+            return ContextLine("left out", content, why, hit)
+        return ContextLine(
+            "left out",
+            content,
+            f"{head}, relevant, but the long-term section was full (ltm_chars {self.ltm_chars})",
+            hit,
+        )
