@@ -62,9 +62,7 @@ def term_weights(frequencies: Mapping[str, int], total: int) -> dict[str, float]
     """
     if total < MIN_MEMORIES:
         return {t: 1.0 for t in frequencies}
-    return {
-        t: min(1.0, 2.0 * (1.0 - min(df, total) / total)) ** 2 for t, df in frequencies.items()
-    }
+    return {t: min(1.0, 2.0 * (1.0 - min(df, total) / total)) ** 2 for t, df in frequencies.items()}
 
 
 def weighted_coverage(
