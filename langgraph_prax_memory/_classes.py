@@ -59,6 +59,7 @@ class _LongTermMemory(Protocol):
 
     def store(self) -> QdrantVectorStore: ...
 
+
 __all__ = ["CLASSES_KEY", "CLASSES_VERSION", "MemoryClasses"]
 
 logger = logging.getLogger(__name__)

