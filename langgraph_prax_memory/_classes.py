@@ -35,7 +35,6 @@ from langgraph_prax_memory.facts import (
 )
 from langgraph_prax_memory.retrieval import (
     HISTORY_FIELD,
-    indexed_text,
     ltm_filter,
     validity_filter,
 )
@@ -74,17 +73,18 @@ _LABEL = re.compile(r"^\s*[^\W\d_][\w .'\u2019-]{0,39}:\s+")
 
 
 def _term_text(payload: dict[str, Any]) -> str:
-    """The text a memory's ``terms`` come from: its indexed text, less its context's label.
+    """The text a memory's ``terms`` come from: its indexed text less its speaker labels.
 
-    A memory's context (the turn it answers) is part of what it is about, but the context's
-    speaker label says who spoke the turn before, not what this one says: counted, the two
-    speakers of a conversation would each seem to be in every memory.
+    A conversation turn's label ("Melanie: ...") and its context's say who spoke, not what
+    the memory says: counted, each speaker of a conversation would seem to be in (nearly)
+    every memory, and their names would read as what the memories share.
     """
     raw = payload.get("value")
     context = raw.get("context") if isinstance(raw, dict) else None
+    content = _LABEL.sub("", str(payload.get("content", "")), count=1)
     if isinstance(context, str) and context:
-        return f"{_LABEL.sub('', context, count=1)}\n{payload.get('content', '')}"
-    return indexed_text(payload)
+        return f"{_LABEL.sub('', context, count=1)}\n{content}"
+    return content
 
 
 class MemoryClasses:

@@ -39,7 +39,4 @@ from langgraph_prax_memory.retrieval._recall import is_standing, profile_filter 
 __all__ += ["CosineScale", "is_standing", "json_object", "profile_filter", "text_of"]
 
 # for the long-term memory's class service (langgraph_prax_memory._classes)
-from langgraph_prax_memory.retrieval._feedback import indexed_text  # noqa: E402
 from langgraph_prax_memory.retrieval._recall import HISTORY_FIELD as HISTORY_FIELD  # noqa: E402
-
-__all__ += ["indexed_text"]
