@@ -5,6 +5,10 @@ keeps the returned hits that are related to the question but scored just under t
 Cosines of these sentences (all-MiniLM-L6-v2, the packaged int8 model), for the question
 "What does she like to eat and drink?": oat milk 0.36, Sichuan food 0.22, peanuts 0.10,
 Helix and the MIT license below 0.
+
+These memories are standing facts (classified from their text), which the context's profile
+tier gives whatever is asked; the blocks here are built without it (``profile_chars=0``), to
+test the floor alone.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ def test_a_related_memory_joins_a_relevant_one(memory: PraxMemory) -> None:
     assert f"floor {floor:.2f}" in hits[OAT].explain()  # the calibrated scale's landmark
     assert hits[SICHUAN].relevant and "beside a relevant hit" in hits[SICHUAN].explain()
     assert not hits[HELIX].relevant and not hits[MIT].relevant and not hits[PEANUTS].relevant
-    block = build_memory_context(memory, "u", QUESTION)
+    block = build_memory_context(memory, "u", QUESTION, profile_chars=0)
     assert OAT in block and SICHUAN in block
     assert HELIX not in block and MIT not in block and PEANUTS not in block
 
@@ -58,10 +62,13 @@ def test_a_related_memory_joins_a_relevant_one(memory: PraxMemory) -> None:
 def test_an_off_topic_question_still_injects_nothing(memory: PraxMemory) -> None:
     hits = memory.recall("u", "What's the weather in Paris tomorrow?", k=5, reinforce=False)
     assert hits and not any(h.relevant for h in hits)
-    assert build_memory_context(memory, "u", "What's the weather in Paris tomorrow?") == ""
+    assert (
+        build_memory_context(memory, "u", "What's the weather in Paris tomorrow?", profile_chars=0)
+        == ""
+    )
 
 
 def test_the_second_bar_can_be_turned_off(tmp_path: Path) -> None:
     with _memory(tmp_path, companion_cosine=None) as mem:
-        block = build_memory_context(mem, "u", QUESTION)
+        block = build_memory_context(mem, "u", QUESTION, profile_chars=0)
         assert OAT in block and SICHUAN not in block
