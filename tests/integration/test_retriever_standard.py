@@ -19,6 +19,9 @@ _FACTS = [
     "Alice trains fraud detection models with XGBoost.",
     "Alice's favourite editor is Helix.",
     "Alice runs on Sunday mornings.",
+    # every memory names Alice, so her name tells none apart (docs/retrieval.md): the suite's
+    # k = 3 needs three memories the question is really about
+    "Alice uses Jupyter notebooks and DuckDB for data analysis.",
 ]
 _MEMORY: PraxMemory | None = None
 
