@@ -76,7 +76,8 @@ def test_with_the_profile_tier_the_role_is_always_at_hand(tmp_path: Path) -> Non
         memory.remember("u", ROLE, importance=0.8)
         memory.remember("u", POLARS, importance=0.7)
         on = assemble_context(memory, "u", "Which dataframe library suits my pipeline?")
+        # the answer first; the role (a standing fact) always beside it
         assert [h.memory.content for h in on.memories] == [POLARS, ROLE]
-        assert [h.memory.content for h in on.profile] == [ROLE]
+        assert ROLE in [h.memory.content for h in on.profile]
         off = assemble_context(memory, "u", "What's the capital of Peru?")
-        assert [h.memory.content for h in off.memories] == [ROLE]
+        assert ROLE in [h.memory.content for h in off.memories]
