@@ -267,7 +267,7 @@ class Recaller:
             if total < MIN_MEMORIES:
                 return total, {}
             return total, {t: self.store.count(user_id, _with_term(flt, t)) for t in terms}
-        except (BackendUnavailable, PraxMemoryError) as exc:
+        except Exception as exc:  # the counts only weigh the words: never fail a recall
             logger.warning("term counts unavailable, every word weighs 1: %s", exc)
             return 0, {}
 
@@ -352,7 +352,7 @@ class Recaller:
             )
         depth = max(k, self.config.rerank_top) if self.config.rerank else k
         if counting is not None:
-            more_total, more = counting.result()
+            more_total, more = counting.result()  # term_counts never raises
             total = max(total, more_total)
             frequencies = {**frequencies, **more}
         weights_of = term_weights(frequencies, total) if total >= MIN_MEMORIES else {}

@@ -141,3 +141,30 @@ def test_the_plain_share_below_a_few_memories(tmp_path: Path) -> None:
         assert result.shared_names == [] and result.hits[0].relevant
     finally:
         memory.close()
+
+
+def test_a_failing_count_never_fails_a_recall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from langgraph_prax_memory.vectors import QdrantVectorStore
+    from tests.fakes import HashEmbeddings
+
+    mem = PraxMemory(
+        MemoryConfig(qdrant_url=":memory:", data_dir=tmp_path),
+        embeddings=HashEmbeddings(),
+        embedding_dimension=384,
+    )
+    try:
+        mem.remember_many("u", [f"Alice note {i} about tea" for i in range(8)])
+        real_count = QdrantVectorStore.count
+
+        def broken(self: QdrantVectorStore, user_id: str, flt: object = None) -> int:
+            if "terms" in repr(flt):  # fault injection: the per-term counts fail
+                raise RuntimeError("count refused")
+            return real_count(self, user_id, flt)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(QdrantVectorStore, "count", broken)
+        hits = mem.recall("u", "Which tea does Alice like?", k=3, reinforce=False)
+        assert len(hits) == 3
+    finally:
+        mem.close()
