@@ -476,16 +476,25 @@ class FactClassifier:
         rows: Sequence[Sequence[float] | None] = (
             vectors if vectors is not None else [None] * len(texts)
         )
-        out: list[FactClass] = []
-        for text, vec in zip(texts, rows, strict=True):
-            if weights is not None and vec is not None and len(vec) == dim:
-                x = _features(np.asarray([vec], dtype=np.float64), [text])
-                scores = (x @ weights)[0]
-                out.append(_decide(scores))
-            else:
-                scores = (_features(np.empty((0, 0)), [text]) @ cue_weights)[0]
-                out.append(_decide(scores, by="cues"))
-        return out
+        full = [
+            i
+            for i, vec in enumerate(rows)
+            if weights is not None and vec is not None and len(vec) == dim
+        ]
+        out: list[FactClass | None] = [None] * len(texts)
+        if full:  # one product for every text with its vector
+            assert weights is not None
+            x = _features(
+                np.asarray([rows[i] for i in full], dtype=np.float64), [texts[i] for i in full]
+            )
+            for i, scores in zip(full, x @ weights, strict=True):
+                out[i] = _decide(scores)
+        rest = [i for i in range(len(texts)) if out[i] is None]
+        if rest:
+            x = _features(np.empty((0, 0)), [texts[i] for i in rest])
+            for i, scores in zip(rest, x @ cue_weights, strict=True):
+                out[i] = _decide(scores, by="cues")
+        return [c for c in out if c is not None]
 
 
 #: The confidence a text needs to be called a standing fact. A standing fact shows on every
