@@ -43,7 +43,6 @@ __all__ = [
     "query_names",
     "question_names",
     "resolve_class",
-    "standing_payload",
     "subject_of",
     "training_statements",
 ]
@@ -106,8 +105,3 @@ def resolve_class(
         kind = text_class.kind if text_class and text_class.fact_class == STANDING else "identity"
         return FactClass(STANDING, kind, 1.0, "importance")
     return text_class
-
-
-def standing_payload(payload: Mapping[str, Any]) -> bool:
-    """Whether a stored point is a standing fact by its class (decay never prunes it)."""
-    return payload.get("fact_class") == STANDING
