@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -32,6 +31,7 @@ from langgraph_prax_memory.facts import (
     FactClass,
     FactClassifier,
     resolve_class,
+    without_speaker,
 )
 from langgraph_prax_memory.retrieval import (
     HISTORY_FIELD,
@@ -68,10 +68,6 @@ CLASSES_KEY = "prax_fact_classes"
 CLASSES_VERSION = 1
 
 
-#: A conversation turn's speaker label ("Melanie: ...").
-_LABEL = re.compile(r"^\s*[^\W\d_][\w .'\u2019-]{0,39}:\s+")
-
-
 def _term_text(payload: dict[str, Any]) -> str:
     """The text a memory's ``terms`` come from: its indexed text less its speaker labels.
 
@@ -81,9 +77,9 @@ def _term_text(payload: dict[str, Any]) -> str:
     """
     raw = payload.get("value")
     context = raw.get("context") if isinstance(raw, dict) else None
-    content = _LABEL.sub("", str(payload.get("content", "")), count=1)
+    content = without_speaker(str(payload.get("content", "")))
     if isinstance(context, str) and context:
-        return f"{_LABEL.sub('', context, count=1)}\n{content}"
+        return f"{without_speaker(context)}\n{content}"
     return content
 
 
@@ -312,19 +308,33 @@ class MemoryClasses:
         ]
         if not points:
             return 0
-        payloads = [dict(p.payload) for p in points]
-        for payload in payloads:
-            for field in CLASS_FIELDS:  # the text decides again (tags and importance still first)
-                payload.pop(field, None)
-        self.annotate(payloads, [vectors[p.id] for p in points])
+        # the text decides again (the tags and importance still first)
+        return self._classify_stored(store, user_id, points, [vectors[p.id] for p in points])
+
+    def _classify_stored(
+        self,
+        store: QdrantVectorStore,
+        user_id: str,
+        points: Sequence[Any],
+        vectors: Sequence[Sequence[float] | None],
+    ) -> int:
+        """Classify stored points afresh and write their class and terms back.
+
+        One request, each operation pinned to ``user_id``; returns how many were written.
+        """
+        fields = (*CLASS_FIELDS, "terms")
+        payloads = [{k: v for k, v in p.payload.items() if k not in fields} for p in points]
+        self.annotate(payloads, vectors)
         updates = {
-            p.id: {f: new[f] for f in CLASS_FIELDS if f in new}
+            p.id: {f: new[f] for f in fields if f in new}
             for p, new in zip(points, payloads, strict=True)
+            if any(f in new for f in fields)
         }
         ops = payloads_plan(user_id, updates)
-        write = functools.partial(store.client.batch_update_points, store.collection, ops)
-        store.run_write("class update", write)
-        return len(points)
+        if ops:
+            write = functools.partial(store.client.batch_update_points, store.collection, ops)
+            store.run_write("class update", write)
+        return len(updates)
 
     def upgrade(
         self, store: QdrantVectorStore | None = None, *, progress: ProgressCallback | None = None
@@ -353,21 +363,8 @@ class MemoryClasses:
             )
             for start in range(0, len(points), _CHUNK):
                 chunk = points[start : start + _CHUNK]
-                payloads = [dict(p.payload) for p in chunk]
-                self.annotate(payloads, [p.extras.get("vector") for p in chunk])
-                fields = (*CLASS_FIELDS, "terms")
-                updates = {
-                    p.id: {f: new[f] for f in fields if f in new}
-                    for p, new in zip(chunk, payloads, strict=True)
-                    if any(f in new for f in fields)
-                }
-                ops = payloads_plan(user, updates)
-                if ops:  # one request per chunk, each operation pinned to the user
-                    write = functools.partial(
-                        store.client.batch_update_points, store.collection, ops
-                    )
-                    store.run_write("class upgrade", write)
-                done += len(updates)
+                vecs = [p.extras.get("vector") for p in chunk]
+                done += self._classify_stored(store, user, chunk, vecs)
             notify(progress, done, None, "memories")
         store.merge_metadata({CLASSES_KEY: CLASSES_VERSION})
         if done:

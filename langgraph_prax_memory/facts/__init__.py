@@ -28,7 +28,12 @@ from langgraph_prax_memory.facts._classifier import (
     cue_features,
     training_statements,
 )
-from langgraph_prax_memory.facts._names import query_names, question_names, subject_of
+from langgraph_prax_memory.facts._names import (
+    query_names,
+    question_names,
+    subject_of,
+    without_speaker,
+)
 
 # the class names (STANDING, EPISODE, SMALL_TALK), KINDS and CLASS_FIELDS are importable
 # constants, not part of __all__ (a public __all__ exports no constants)
@@ -45,6 +50,7 @@ __all__ = [
     "resolve_class",
     "subject_of",
     "training_statements",
+    "without_speaker",
 ]
 
 #: The payload fields a classified memory carries.

@@ -12,10 +12,21 @@ import re
 
 from langgraph_prax_memory.embeddings import tokenize
 
-__all__ = ["query_names", "question_names", "subject_of"]
+__all__ = ["query_names", "question_names", "subject_of", "without_speaker"]
 
 #: A conversation turn's speaker label ("Caroline: ...", "user: ...").
-_SPEAKER = re.compile(r"^\s*[^\W\d_][\w .'\u2019-]{0,39}:\s")
+_SPEAKER = re.compile(r"^\s*[^\W\d_][\w .'\u2019-]{0,39}:\s+")
+
+
+def without_speaker(text: str) -> str:
+    """``text`` without the speaker label a conversation turn opens with.
+
+    Example:
+        >>> without_speaker("Melanie: How was it?")
+        'How was it?'
+    """
+    return _SPEAKER.sub("", text, count=1)
+
 
 # words that start a sentence without naming anyone: the function words (stop words), the
 # deictic time words, the generic subjects of memories, and the first person
