@@ -276,19 +276,5 @@ def import_user(
     user_id: str | None = None,
     progress: ProgressCallback | None = None,
 ) -> ImportReceipt:
-    """Load an export into ``user_id``. Idempotent; an invalid record imports nothing.
-
-    The records go into ``user_id`` only: the header's ``user_id`` (the user the file was
-    exported from) and any user id inside a record are never used, so a crafted file cannot
-    write into another user. ``lines`` are text lines or bytes (decoded as UTF-8).
-
-    ``progress(done, total, "records")`` is called as records are imported (memories in
-    chunks of 64, each chunk embedded in one call).
-
-    Raises:
-        MemoryValidationError: No ``user_id`` was given (nothing is read), or a record holds
-            invalid data; every record is checked before anything is written, so nothing of
-            the file is imported.
-        PortableFormatError: The input is not a readable export (nothing is written).
-    """
+    """Load an export into ``user_id`` (see :func:`import_records`, which this calls)."""
     return import_records(memory, lines, user_id=user_id, progress=progress)

@@ -155,7 +155,7 @@ def _check_record(
 def _check_records(
     parts: MemoryParts, user_id: str, rows: list[dict[str, Any]], id_map: dict[str, str]
 ) -> None:
-    """Validate every record before anything is written (an import lands whole or not at all).
+    """Validate every record before anything is written (an invalid record imports nothing).
 
     Each record is checked with the checks its write makes (the same functions), so a record
     that passes is one its write accepts.
@@ -312,7 +312,7 @@ def import_records(
     user_id: str | None = None,
     progress: ProgressCallback | None = None,
 ) -> ImportReceipt:
-    """Load an export into ``user_id``. Idempotent; the file lands whole or not at all.
+    """Load an export into ``user_id``. Idempotent; an invalid record imports nothing.
 
     The records go into ``user_id`` only: the header's ``user_id`` (the user the file was
     exported from) and any user id inside a record are never used, so a crafted file cannot
