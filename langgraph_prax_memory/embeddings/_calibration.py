@@ -72,7 +72,10 @@ __all__ = [
     "hubness_of",
     "measure_model_scale",
     "measure_scale",
+    "model_key",
     "model_stamp",
+    "scale_digest",
+    "shipped_scale",
 ]
 
 logger = logging.getLogger(__name__)
@@ -317,6 +320,38 @@ _memo: dict[str, CosineCalibration] = {}
 _memo_lock = threading.Lock()
 
 
+#: Scales measured before release, one ``<sha>.json`` per model key (the packaged model's):
+#: a new data folder's first search answers at its usual speed (issue 41).
+SHIPPED_SCALES = Path(__file__).resolve().parent / "scales"
+
+
+def scale_digest(key: str) -> str:
+    """The file name stem of a model key's scale (``name|dimension|fingerprint``)."""
+    return hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+def shipped_scale(key: str) -> CosineCalibration | None:
+    """The scale shipped with the package for ``key`` (``None``: not shipped, or stale).
+
+    A shipped file names its key; a file of another key or an older version of the
+    measurement is not used (the model is measured instead).
+    """
+    path = SHIPPED_SCALES / f"{scale_digest(key)}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    return CosineCalibration.from_json(data)
+
+
+def model_key(dense: ResilientEmbeddings) -> str:
+    """The key a model's scale is kept under: ``name|dimension|fingerprint``."""
+    stamp = model_stamp(dense)
+    return f"{stamp['name']}|{stamp['dimension']}|{stamp['fingerprint']}"
+
+
 def cached_scale(
     key: str,
     cache_dir: Path | None,
@@ -324,15 +359,20 @@ def cached_scale(
 ) -> CosineCalibration:
     """The scale for ``key`` (model name + fingerprint), measured once and cached.
 
-    Cached in this process and, with ``cache_dir``, in ``cache_dir/<sha>.json`` — so an
-    OpenAI or Ollama model is measured on first use and never again for the same model.
+    Shipped with the package for the packaged model (:data:`SHIPPED_SCALES`); cached in
+    this process and, with ``cache_dir``, in ``cache_dir/<sha>.json`` — so an OpenAI or
+    Ollama model is measured on first use and never again for the same model.
     """
-    digest = hashlib.sha256(key.encode()).hexdigest()[:24]
+    digest = scale_digest(key)
     with _memo_lock:
         if digest in _memo:
             return _memo[digest]
     path = cache_dir / f"{digest}.json" if cache_dir is not None else None
-    scale = None
+    scale = shipped_scale(key)
+    if scale is not None:
+        with _memo_lock:
+            _memo[digest] = scale
+        return scale
     if path is not None and path.is_file():
         try:
             scale = CosineCalibration.from_json(json.loads(path.read_text(encoding="utf-8")))
@@ -379,7 +419,7 @@ def measure_model_scale(dense: ResilientEmbeddings, cache_dir: Path | None) -> C
         EmbeddingError: The model could not be reached or failed.
     """
     stamp = model_stamp(dense)
-    key = f"{stamp['name']}|{stamp['dimension']}|{stamp['fingerprint']}"
+    key = model_key(dense)
     primary = dense.primary
 
     def queries(texts: list[str]) -> list[list[float]]:

@@ -97,3 +97,30 @@ def test_a_real_pulled_model_is_verified_built_and_refused_once_tampered(
     onnx.write_bytes(bytes(data))
     with pytest.raises(ModelIntegrityError, match=r"model_quantized\.onnx.*SHA-256"):
         PraxMemory(MemoryConfig(data_dir=tmp_path / "project", qdrant_url=":memory:"))
+
+
+def test_a_pull_measures_the_models_scale_so_no_call_does(
+    maven_http: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`models pull` measures the cosine scale into the model cache (issue 41)."""
+    import langgraph_prax_memory.embeddings._calibration as calibration
+    from langgraph_prax_memory.cli import main
+
+    models = tmp_path / "models"
+    args = ["--data-dir", str(tmp_path / "data"), "models", "pull", "bge-small-en-v1.5"]
+    assert main([*args, "--repository", maven_http, "--models-dir", str(models)]) == 0
+    assert len(list((models / "scales").glob("*.json"))) == 1
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the scale of a pulled model was measured inside a user's call")
+
+    monkeypatch.setattr(calibration, "measure_scale", refuse)
+    calibration._memo.clear()  # a new process: only the model cache's file is left
+    config = MemoryConfig(
+        data_dir=tmp_path / "fresh", embedding_model="bge-small-en-v1.5", models_dir=models
+    )
+    with PraxMemory(config) as mem:
+        mem.remember("alice", "Alice prefers dark mode in her editor")
+        assert mem.recall("alice", "which theme does Alice like?")
+        scale = mem.ltm.cosine_scale
+        assert scale is not None and "bge" in scale.model

@@ -105,7 +105,8 @@ def test_a_served_model_is_measured_once_and_cached(tmp_path: Path) -> None:
     with _mem(tmp_path, emb, collection_name="first") as mem:
         assert mem.ltm.cosine_scale is not None
     assert emb.texts == 2 * len(BACKGROUND_PAIRS)
-    assert len(list((tmp_path / "models" / "scales").glob("*.json"))) == 1
+    # in the machine's model cache (MEMORY_MODELS_DIR), shared by every data folder
+    assert len(list((mem.config.models_dir / "scales").glob("*.json"))) == 1
     _memo.clear()  # a new process: only the cache file is left
     with _mem(tmp_path, emb, collection_name="second") as mem:
         assert mem.ltm.cosine_scale is not None
@@ -386,3 +387,45 @@ def test_a_correction_that_cannot_apply_leaves_recall_on_raw_cosines(tmp_path: P
         assert (
             hits[0].memory.content == "The user is allergic to peanuts." and hits[0].hubness == 0.0
         )
+
+
+def test_the_packaged_models_shipped_scale_is_what_measuring_it_gives(tmp_path: Path) -> None:
+    """The scale shipped with the package is the packaged model's own, measured (issue 41)."""
+    from langgraph_prax_memory.embeddings import create_dense_embeddings
+    from langgraph_prax_memory.embeddings._calibration import (
+        model_key,
+        scale_digest,
+        shipped_scale,
+    )
+
+    dense = create_dense_embeddings(MemoryConfig(data_dir=tmp_path))
+    key = model_key(dense)
+    shipped = shipped_scale(key)
+    assert shipped is not None, f"no shipped scale for {key} (scale_digest {scale_digest(key)})"
+    primary = dense.primary
+    assert isinstance(primary, PackagedMiniLMEmbeddings)
+    fresh = measure_scale(dense.model_name, primary.embed_queries, dense.embed_primary)
+    for name in ("unrelated_cosine", "min_cosine", "companion_cosine", "related_median"):
+        assert getattr(shipped, name) == pytest.approx(getattr(fresh, name), abs=1e-4), name
+    assert np.allclose(shipped.centroid, fresh.centroid, atol=1e-4)
+    assert shipped_scale(key + "-other-weights") is None  # another model is measured
+
+
+def test_a_new_folder_on_the_packaged_model_never_measures_inside_a_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first search of a fresh data folder reads the shipped scale (issue 41)."""
+    import langgraph_prax_memory.embeddings._calibration as calibration
+
+    def refuse(*args: Any, **kwargs: Any) -> CosineCalibration:
+        raise AssertionError("the packaged model's scale was measured inside a user's call")
+
+    monkeypatch.setattr(calibration, "measure_scale", refuse)
+    _memo.clear()  # a new process
+    with PraxMemory(MemoryConfig(data_dir=tmp_path / "fresh")) as mem:
+        mem.remember("alice", "Alice keeps bees on her allotment.")
+        hits = mem.recall("alice", "Does Alice keep any animals?")
+        assert hits and hits[0].memory.content == "Alice keeps bees on her allotment."
+        scale = mem.ltm.cosine_scale
+        assert scale is not None and scale.model == mem.ltm.dense.model_name
+        assert CosineCalibration.from_json(mem.vectors.metadata()[SCALE_KEY]) == scale
