@@ -49,6 +49,7 @@ from langgraph_prax_memory.graph._types import (
     DecayResult,
     Entity,
     EntityWithRelations,
+    GraphLoad,
     GraphStats,
     Neighbour,
     Relation,
@@ -67,6 +68,7 @@ __all__ = [
     "DecayResult",
     "Entity",
     "EntityWithRelations",
+    "GraphLoad",
     "GraphStats",
     "GraphStore",
     "Neighbour",
@@ -89,6 +91,7 @@ __all__ = [
 # used by the other packages of langgraph_prax_memory (not re-exported at the root): the
 # checks a write makes, run without writing (an import checks every record first)
 from langgraph_prax_memory.graph._inputs import Moment, prep_causal, prep_event
+from langgraph_prax_memory.graph._load import prep_load
 from langgraph_prax_memory.graph._ops import build_add_relation, build_merge_entity
 from langgraph_prax_memory.graph._outage import OutageLog
 
@@ -99,6 +102,7 @@ __all__ += [
     "build_merge_entity",
     "prep_causal",
     "prep_event",
+    "prep_load",
 ]
 
 if TYPE_CHECKING:

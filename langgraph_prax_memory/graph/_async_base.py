@@ -16,6 +16,7 @@ from typing import Any, Self, TypeVar
 
 from langgraph_prax_memory.graph._base import GraphStore, StructuralMeta
 from langgraph_prax_memory.graph._inputs import name_map, prep_causal, prep_event
+from langgraph_prax_memory.graph._load import build_delete_records, build_load
 from langgraph_prax_memory.graph._ops import (
     AddCausalLink,
     EntityIdsFor,
@@ -46,6 +47,7 @@ from langgraph_prax_memory.graph._types import (
     DecayResult,
     Entity,
     EntityWithRelations,
+    GraphLoad,
     GraphStats,
     Neighbour,
     Relation,
@@ -340,3 +342,44 @@ class AsyncGraphStore(metaclass=StructuralMeta):
     async def delete_user(self, user_id: str) -> GraphStats:
         """See :meth:`GraphStore.delete_user`."""
         return await self.arun(build_delete_user(user_id))
+
+    async def load_records(
+        self,
+        user_id: str,
+        *,
+        entities: Iterable[Entity] = (),
+        relations: Iterable[Relation] = (),
+        events: Iterable[TemporalEvent] = (),
+        links: Iterable[CausalLink] = (),
+    ) -> GraphLoad:
+        """See :meth:`GraphStore.load_records`."""
+        return await self.arun(
+            build_load(
+                self.vocabulary,
+                user_id,
+                entities=entities,
+                relations=relations,
+                events=events,
+                links=links,
+            )
+        )
+
+    async def delete_records(
+        self,
+        user_id: str,
+        *,
+        entity_ids: Iterable[str] = (),
+        relation_ids: Iterable[str] = (),
+        event_ids: Iterable[str] = (),
+        link_ids: Iterable[str] = (),
+    ) -> GraphStats:
+        """See :meth:`GraphStore.delete_records`."""
+        return await self.arun(
+            build_delete_records(
+                user_id,
+                entity_ids=entity_ids,
+                relation_ids=relation_ids,
+                event_ids=event_ids,
+                link_ids=link_ids,
+            )
+        )

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any, Self, TypeVar
 
 from langgraph_prax_memory.graph._inputs import name_map, prep_causal, prep_event
+from langgraph_prax_memory.graph._load import build_delete_records, build_load
 from langgraph_prax_memory.graph._ops import (
     AddCausalLink,
     EntityIdsFor,
@@ -51,6 +52,7 @@ from langgraph_prax_memory.graph._types import (
     DecayResult,
     Entity,
     EntityWithRelations,
+    GraphLoad,
     GraphStats,
     Neighbour,
     Relation,
@@ -453,3 +455,72 @@ class GraphStore(metaclass=StructuralMeta):
     def delete_user(self, user_id: str) -> GraphStats:
         """Remove every node and edge of the user (and nothing else); return what was removed."""
         return self.run(build_delete_user(user_id))
+
+    def load_records(
+        self,
+        user_id: str,
+        *,
+        entities: Iterable[Entity] = (),
+        relations: Iterable[Relation] = (),
+        events: Iterable[TemporalEvent] = (),
+        links: Iterable[CausalLink] = (),
+    ) -> GraphLoad:
+        """Write records as they are (an import): mentions, sightings and times kept.
+
+        The records are those the ``list_*`` methods return (of any user: their ids are
+        derived again for ``user_id``). One the user already has is left as it is: an
+        entity of the same name, an event of the same text and moment, a causal link of the
+        same cause and effect, a relation of the same ends, type and ``valid_from`` (or a
+        current one of the same ends and type, when the given one is current). Ends of
+        relations, events and links that are missing are created with defaults. Everything
+        is written in one transaction: all of it or, on an error, none.
+
+        Example:
+            >>> from langgraph_prax_memory.graph import SQLiteGraphStore
+            >>> store = SQLiteGraphStore(":memory:")
+            >>> for _ in range(3):
+            ...     _ = store.merge_entity("u1", "Alice")
+            >>> done = store.load_records("u2", entities=store.list_entities("u1"))
+            >>> [(e.name, e.mention_count) for e in store.list_entities("u2")]
+            [('alice', 3)]
+            >>> store.load_records("u2", entities=store.list_entities("u1")).total
+            0
+
+        Raises:
+            MemoryValidationError: A record its write would refuse (nothing is written).
+        """
+        return self.run(
+            build_load(
+                self.vocabulary,
+                user_id,
+                entities=entities,
+                relations=relations,
+                events=events,
+                links=links,
+            )
+        )
+
+    def delete_records(
+        self,
+        user_id: str,
+        *,
+        entity_ids: Iterable[str] = (),
+        relation_ids: Iterable[str] = (),
+        event_ids: Iterable[str] = (),
+        link_ids: Iterable[str] = (),
+    ) -> GraphStats:
+        """Delete records of ``user_id`` by id, in one transaction; return what was removed.
+
+        An entity goes with its relations and its links to events and causal links (as in
+        :meth:`delete_user`); ids of other users' records, or of none, are ignored. What a
+        failed import undoes with the ids :meth:`load_records` returned.
+        """
+        return self.run(
+            build_delete_records(
+                user_id,
+                entity_ids=entity_ids,
+                relation_ids=relation_ids,
+                event_ids=event_ids,
+                link_ids=link_ids,
+            )
+        )

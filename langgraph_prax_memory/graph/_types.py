@@ -30,6 +30,7 @@ __all__ = [
     "DecayResult",
     "Entity",
     "EntityWithRelations",
+    "GraphLoad",
     "GraphStats",
     "Neighbour",
     "Relation",
@@ -349,6 +350,29 @@ class GraphStats(_Record):
     def total(self) -> int:
         """Entities + relations + events + causal links."""
         return self.entities + self.relations + self.temporal_events + self.causal_links
+
+
+class GraphLoad(_Record):
+    """What ``load_records`` created: the ids of the new records, by kind.
+
+    ``entities`` holds the given entities that were new and the endpoints (of relations,
+    events and causal links) it had to create; a record the user already had is not listed.
+    """
+
+    entities: list[str] = Field(default_factory=list)
+    relations: list[str] = Field(default_factory=list)
+    temporal_events: list[str] = Field(default_factory=list)
+    causal_links: list[str] = Field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        """How many records were created."""
+        return (
+            len(self.entities)
+            + len(self.relations)
+            + len(self.temporal_events)
+            + len(self.causal_links)
+        )
 
 
 class DecayResult(_Record):

@@ -992,6 +992,155 @@ class GraphStoreContract:
         with pytest.raises(MemoryValidationError, match="limit"):
             store.list_relations(user, limit=1001)
 
+    # ------------------------------------------------------------------ load / delete records
+
+    @staticmethod
+    def _graph_of(store: GraphStore, user: str) -> dict[str, list[str]]:
+        """Every record of ``user`` as it reads back, without ids (they are the user's)."""
+        ids = {"id", "user_id", "source_id", "target_id"}
+        out = {
+            "entities": store.list_entities(user),
+            "relations": store.list_relations(user),
+            "events": store.list_events(user),
+            "links": store.list_causal_links(user),
+        }
+        return {
+            kind: sorted(r.model_dump_json(exclude=ids & set(type(r).model_fields)) for r in rows)
+            for kind, rows in out.items()
+        }
+
+    @staticmethod
+    def _rich_graph(store: GraphStore, user: str) -> None:
+        """Mentions, strengthened and superseded relations, events and links at set times."""
+        for n in range(3):
+            store.merge_entity(user, "Alice", entity_type="person", now=days(n))
+        store.merge_entity(user, "東京", importance=0.9, properties={"k": [1, "二"]}, now=T0)
+        store.add_relation(user, "Alice", "東京", "lives_in", evidence="said", now=T0)
+        store.add_relation(
+            user, "Alice", "東京", "lives_in", weight=2, evidence="again", now=days(4)
+        )
+        store.supersede_relation(user, "Alice", "東京", "lives_in", now=days(5))
+        store.add_relation(user, "Alice", "東京", "lives_in", now=days(6))
+        store.merge_temporal_event(
+            user, "Moved", participants=["Alice", "Bob"], occurred_at=days(2), now=days(3)
+        )
+        store.add_causal_link(
+            user, "rain", "wet", cause_entities=["Rain"], effect_entities=["Street"], now=days(1)
+        )
+
+    def test_load_records_keeps_every_field_as_it_was(
+        self, store: GraphStore, user: str, other_user: str
+    ) -> None:
+        """Issue 40: a loaded record keeps its mention count, sightings and creation time."""
+        self._rich_graph(store, other_user)
+        made = store.load_records(
+            user,
+            entities=store.list_entities(other_user),
+            relations=store.list_relations(other_user),
+            events=store.list_events(other_user),
+            links=store.list_causal_links(other_user),
+        )
+        assert self._graph_of(store, user) == self._graph_of(store, other_user)
+        alice = store.get_entity(user, "alice")
+        assert alice is not None and alice.entity.mention_count == 3
+        assert (alice.entity.first_seen, alice.entity.last_seen) == (T0, days(2))
+        assert alice.entity.id == entity_id(user, "alice")  # the ids are the user's own
+        stats = store.stats(user)
+        assert stats == store.stats(other_user)
+        assert (len(made.entities), len(made.relations)) == (stats.entities, stats.relations)
+        assert (len(made.temporal_events), len(made.causal_links)) == (1, 1)
+        # loading the same records again changes nothing
+        again = store.load_records(
+            user,
+            entities=store.list_entities(other_user),
+            relations=store.list_relations(other_user),
+            events=store.list_events(other_user),
+            links=store.list_causal_links(other_user),
+        )
+        assert again.total == 0 and store.stats(user) == stats
+
+    def test_load_records_leaves_what_the_user_has(
+        self, store: GraphStore, user: str, other_user: str
+    ) -> None:
+        store.merge_entity(user, "Alice", importance=0.2, now=days(9))
+        mine = store.add_relation(user, "Alice", "東京", "lives_in", now=days(9))
+        self._rich_graph(store, other_user)
+        made = store.load_records(
+            user,
+            entities=store.list_entities(other_user),
+            relations=store.list_relations(other_user),
+        )
+        alice = store.get_entity(user, "alice", include_superseded=True)
+        assert alice is not None
+        assert (alice.entity.mention_count, alice.entity.importance) == (1, 0.2)
+        assert entity_id(user, "alice") not in made.entities
+        # the superseded relation is new; the current one meets the user's current one
+        assert len(made.relations) == 1
+        current = [r for r in alice.relations if r.valid_until is None]
+        assert [r.id for r in current] == [mine.id]
+        assert len(alice.relations) == 2
+
+    def test_load_records_creates_missing_ends_and_refuses_bad_records(
+        self, store: GraphStore, user: str, other_user: str
+    ) -> None:
+        self._rich_graph(store, other_user)
+        made = store.load_records(user, events=store.list_events(other_user))
+        assert sorted(e.name for e in store.list_entities(user)) == ["alice", "bob"]
+        assert len(made.entities) == 2 and store.get_events(user)[0].created_at == days(3)
+        bad = store.list_entities(other_user)[0].model_copy(update={"mention_count": 0})
+        with pytest.raises(MemoryValidationError, match="mention_count"):
+            store.load_records(user, entities=[bad])
+        early = store.list_relations(other_user)[0]
+        early = early.model_copy(update={"last_seen": early.first_seen - timedelta(days=1)})
+        with pytest.raises(MemoryValidationError, match="last_seen is before first_seen"):
+            store.load_records(user, relations=[early])
+        with pytest.raises(MemoryValidationError, match="Entity records"):
+            store.load_records(user, entities=store.list_relations(other_user))  # type: ignore[arg-type]
+        assert store.stats(user).entities == 2
+
+    def test_a_failed_load_leaves_nothing(
+        self, store: GraphStore, user: str, other_user: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        self._rich_graph(store, other_user)
+        hook = "_load_row" if hasattr(store, "_load_row") else "_load_batch"
+        failing = _Failing(getattr(store, hook), fail_on_call=3)  # entities went in before
+        monkeypatch.setattr(store, hook, failing)
+        with pytest.raises(MemoryWriteError, match="injected fault"):
+            store.load_records(
+                user,
+                entities=store.list_entities(other_user),
+                relations=store.list_relations(other_user),
+                events=store.list_events(other_user),
+            )
+        assert failing.calls == 3
+        assert store.stats(user) == GraphStats()
+
+    def test_delete_records_removes_those_ids_of_that_user_only(
+        self, store: GraphStore, user: str, other_user: str
+    ) -> None:
+        self._rich_graph(store, other_user)
+        store.merge_entity(user, "Keep", now=T0)
+        made = store.load_records(
+            user,
+            entities=store.list_entities(other_user),
+            relations=store.list_relations(other_user),
+            events=store.list_events(other_user),
+            links=store.list_causal_links(other_user),
+        )
+        theirs = store.stats(other_user)
+        foreign = [e.id for e in store.list_entities(other_user)]
+        removed = store.delete_records(
+            user,
+            entity_ids=[*made.entities, *foreign],
+            relation_ids=made.relations,
+            event_ids=made.temporal_events,
+            link_ids=made.causal_links,
+        )
+        assert removed == theirs  # what was loaded, and nothing of the other user
+        assert [e.name for e in store.list_entities(user)] == ["keep"]
+        assert store.stats(other_user) == theirs
+        assert store.delete_records(user, entity_ids=made.entities) == GraphStats()
+
 
 class AsyncGraphStoreContract:
     """A smoke subset of the contract for :class:`AsyncGraphStore` implementations."""

@@ -326,3 +326,84 @@ DELETE_USER: tuple[str, ...] = (
     "MATCH (t:TemporalEvent {user_id: $user_id}) DETACH DELETE t",
     "MATCH (c:CausalLink {user_id: $user_id}) DETACH DELETE c",
 )
+
+# ------------------------------------------------------------------ load_records / delete_records
+# Records written as they are (an import), a batch of rows per query; one the user already has
+# stays as it is. ``_load.build_load`` keeps one record per key, so no batch repeats one.
+
+#: Entities (given ones, or endpoints with their defaults) that do not exist yet.
+LOAD_ENTITIES = """
+UNWIND $rows AS x
+OPTIONAL MATCH (old:Entity {id: x.id})
+WITH x WHERE old IS NULL
+CREATE (e:Entity)
+SET e = x
+RETURN e.id AS id
+"""
+
+#: Relations without one of the same ends, type and ``valid_from`` (or a current one).
+LOAD_RELATIONS = """
+UNWIND $rows AS x
+MATCH (a:Entity {id: x.source_id})
+MATCH (b:Entity {id: x.target_id})
+WHERE a.user_id = $user_id AND b.user_id = $user_id AND NOT EXISTS {
+    MATCH (a)-[old:RELATES_TO {type: x.props.type}]->(b)
+    WHERE old.valid_from_ts = x.props.valid_from_ts OR (x.current AND old.valid_until IS NULL)
+}
+CREATE (a)-[r:RELATES_TO]->(b)
+SET r = x.props
+RETURN r.id AS id
+"""
+
+LOAD_EVENTS = """
+UNWIND $rows AS x
+OPTIONAL MATCH (old:TemporalEvent {id: x.id})
+WITH x WHERE old IS NULL
+CREATE (t:TemporalEvent)
+SET t = x
+RETURN t.id AS id
+"""
+
+LOAD_LINKS = """
+UNWIND $rows AS x
+OPTIONAL MATCH (old:CausalLink {id: x.id})
+WITH x WHERE old IS NULL
+CREATE (c:CausalLink)
+SET c = x
+RETURN c.id AS id
+"""
+
+LOAD_PARTICIPANTS = """
+UNWIND $rows AS x
+MATCH (e:Entity {id: x.entity_id})
+MATCH (t:TemporalEvent {id: x.event_id})
+MERGE (e)-[:PARTICIPATED_IN]->(t)
+"""
+
+LOAD_CAUSES = """
+UNWIND $rows AS x
+MATCH (e:Entity {id: x.entity_id})
+MATCH (c:CausalLink {id: x.link_id})
+MERGE (e)-[:CAUSED_BY {direction: 'cause'}]->(c)
+"""
+
+LOAD_EFFECTS = """
+UNWIND $rows AS x
+MATCH (e:Entity {id: x.entity_id})
+MATCH (c:CausalLink {id: x.link_id})
+MERGE (c)-[:CAUSED_BY {direction: 'effect'}]->(e)
+"""
+
+DELETE_EVENTS = """
+UNWIND $ids AS id
+MATCH (t:TemporalEvent {id: id})
+WHERE t.user_id = $user_id
+DETACH DELETE t
+"""
+
+DELETE_LINKS = """
+UNWIND $ids AS id
+MATCH (c:CausalLink {id: id})
+WHERE c.user_id = $user_id
+DETACH DELETE c
+"""

@@ -31,6 +31,7 @@ from langgraph_prax_memory.graph._inputs import (
     load_properties,
     merge_properties,
 )
+from langgraph_prax_memory.graph._load import DeleteRecords, LoadRecords
 from langgraph_prax_memory.graph._ops import (
     AddCausalLink,
     AddRelation,
@@ -68,6 +69,7 @@ from langgraph_prax_memory.graph._types import (
 )
 from langgraph_prax_memory.graph.neo4j import _cypher as cy
 from langgraph_prax_memory.graph.neo4j._connection import Op, Query
+from langgraph_prax_memory.graph.neo4j._cypher_load import CypherLoad
 
 # --------------------------------------------------------------------------- conversions
 
@@ -162,7 +164,7 @@ def _ensure_row(ent: EntityIn) -> dict[str, Any]:
 # --------------------------------------------------------------------------- operations
 
 
-class CypherOps:
+class CypherOps(CypherLoad):
     """The operations of a Neo4j graph store as query generators (see the module docstring).
 
     ``_link_participant`` is a method (not a constant) so tests can make a multi-statement
@@ -208,6 +210,10 @@ class CypherOps:
                 return self.op_stats(op.user_id)
             case DeleteUser():
                 return self.op_delete_user(op.user_id)
+            case LoadRecords():
+                return self.op_load(op)
+            case DeleteRecords():
+                return self.op_delete_records(op)
         raise TypeError(f"no Cypher for {type(op).__name__}")
 
     def _link_participant(self, entity: EntityIn, event_id: str) -> Query:

@@ -359,3 +359,57 @@ DELETE_USER = (
     "DELETE FROM temporal_events WHERE user_id = ?",
     "DELETE FROM entities WHERE user_id = ?",
 )
+
+# ------------------------------------------------------------------ load_records / delete_records
+# Records written as they are (an import); ``ON CONFLICT DO NOTHING``: one the user has stays.
+
+LOAD_ENTITY = """
+INSERT INTO entities (id, user_id, name, display_name, type, importance, mention_count,
+                      first_seen, first_seen_ts, last_seen, last_seen_ts, properties)
+VALUES (:id, :user_id, :name, :display_name, :type, :importance, :mention_count,
+        :first_seen, :first_seen_ts, :last_seen, :last_seen_ts, :properties)
+ON CONFLICT DO NOTHING
+"""
+
+#: A relation of the same ends, type and ``valid_from`` (or, ``:current``, a current one).
+RELATION_THERE = """
+SELECT 1 FROM relations
+WHERE source_id = :source_id AND target_id = :target_id AND type = :type
+  AND (valid_from_ts = :valid_from_ts OR (:current AND valid_until IS NULL))
+LIMIT 1
+"""
+
+LOAD_RELATION = """
+INSERT INTO relations (id, user_id, source_id, target_id, type, weight, evidence,
+                       first_seen, first_seen_ts, last_seen, last_seen_ts,
+                       valid_from, valid_from_ts, valid_until, valid_until_ts)
+VALUES (:id, :user_id, :source_id, :target_id, :type, :weight, :evidence,
+        :first_seen, :first_seen_ts, :last_seen, :last_seen_ts,
+        :valid_from, :valid_from_ts, :valid_until, :valid_until_ts)
+"""
+
+LOAD_EVENT = """
+INSERT INTO temporal_events (id, user_id, description, occurred_at, occurred_at_ts,
+                             importance, created_at, created_at_ts)
+VALUES (:id, :user_id, :description, :occurred_at, :occurred_at_ts,
+        :importance, :created_at, :created_at_ts)
+ON CONFLICT DO NOTHING
+"""
+
+LOAD_LINK = """
+INSERT INTO causal_links (id, user_id, cause, effect, importance, created_at, created_at_ts)
+VALUES (:id, :user_id, :cause, :effect, :importance, :created_at, :created_at_ts)
+ON CONFLICT DO NOTHING
+"""
+
+#: Records of one user by id (a JSON array parameter), edges before the entities: in order.
+DELETE_RECORDS = (
+    ("relation_ids", "DELETE FROM relations WHERE user_id = :user_id AND id IN "
+     "(SELECT value FROM json_each(:ids))"),
+    ("link_ids", "DELETE FROM causal_links WHERE user_id = :user_id AND id IN "
+     "(SELECT value FROM json_each(:ids))"),
+    ("event_ids", "DELETE FROM temporal_events WHERE user_id = :user_id AND id IN "
+     "(SELECT value FROM json_each(:ids))"),
+    ("entity_ids", "DELETE FROM entities WHERE user_id = :user_id AND id IN "
+     "(SELECT value FROM json_each(:ids))"),
+)  # fmt: skip

@@ -37,6 +37,7 @@ from langgraph_prax_memory.graph._inputs import (
     load_properties,
     merge_properties,
 )
+from langgraph_prax_memory.graph._load import DeleteRecords, LoadRecords
 from langgraph_prax_memory.graph._ops import (
     AddCausalLink,
     AddRelation,
@@ -74,6 +75,7 @@ from langgraph_prax_memory.graph._types import (
 )
 from langgraph_prax_memory.graph.sqlite import _sql as sql
 from langgraph_prax_memory.graph.sqlite._database import SQLiteDatabase
+from langgraph_prax_memory.graph.sqlite._load import SQLiteLoading
 
 __all__ = ["SQLiteGraphStore"]
 
@@ -114,7 +116,7 @@ def _relation(row: sqlite3.Row) -> Relation:
     )
 
 
-class SQLiteGraphStore(SQLiteDatabase, GraphStore):
+class SQLiteGraphStore(SQLiteLoading, SQLiteDatabase, GraphStore):
     """The knowledge graph in one SQLite file (or ``:memory:``): the embedded default backend.
 
     Thread-safe: one connection guarded by a lock; every multi-statement write runs in one
@@ -236,6 +238,10 @@ class SQLiteGraphStore(SQLiteDatabase, GraphStore):
                 for text in sql.DELETE_USER:
                     conn.execute(text, (op.user_id,))
                 return removed
+            case LoadRecords():
+                return self.load(conn, op)
+            case DeleteRecords():
+                return self.delete_records_in(conn, op)
         raise TypeError(f"SQLiteGraphStore cannot run {type(op).__name__}")
 
     # ------------------------------------------------------------------ entities
