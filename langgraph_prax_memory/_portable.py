@@ -11,7 +11,8 @@ content, notes by content — importing the same file twice changes nothing the 
 Everything goes through the public facade, so every write stays scoped to one user.
 
 This module exports; the format and the graph's paging are in ``_portable_format``, the
-import (every record checked before the first write) in ``_portable_import``.
+import (every record checked before the first write, all of it written or, when a store
+fails part-way, undone) in ``_portable_import`` and ``_portable_undo``.
 """
 
 from __future__ import annotations

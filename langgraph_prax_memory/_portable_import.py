@@ -2,22 +2,23 @@
 
 The other half of :mod:`langgraph_prax_memory._portable` (the format, reading and export).
 Every record is checked with the checks its write makes before the first write, so a file
-with one invalid record imports nothing; the records go into the caller's user only.
+with one invalid record imports nothing; the records go into the caller's user only. The
+writes are all or nothing: a store that fails half-way has everything undone
+(:mod:`langgraph_prax_memory._portable_undo`). Graph records are loaded as they were
+exported (mention counts, sightings and creation times kept).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from langgraph_prax_memory._parts import HasParts, MemoryParts, parts_of
-from langgraph_prax_memory._portable_format import (
-    ImportReceipt,
-    events_and_links,
-    pages,
-    read_export,
-)
+from langgraph_prax_memory._portable_format import ImportReceipt, read_export
+from langgraph_prax_memory._portable_undo import ImportUndo
 from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import (
     check_importance,
@@ -25,21 +26,28 @@ from langgraph_prax_memory._validation import (
     check_text,
     check_user_id,
     to_utc,
+    utcnow,
 )
-from langgraph_prax_memory.errors import MemoryValidationError
+from langgraph_prax_memory.errors import ConfigError, MemoryValidationError
 from langgraph_prax_memory.graph import (
-    build_add_relation,
-    build_merge_entity,
+    DEFAULT_ENTITY_TYPE,
+    CausalLink,
+    Entity,
+    Relation,
+    TemporalEvent,
     entity_id,
-    prep_causal,
-    prep_event,
+    prep_load,
 )
+from langgraph_prax_memory.vectors import point_id
 
 __all__ = ["import_records"]
 
 #: Memories embedded and written per call during an import (the progress step).
 _IMPORT_CHUNK = 64
 
+
+#: The record types of the graph.
+GRAPH_KINDS = frozenset({"entity", "relation", "event", "causal_link"})
 
 _REQUIRED: dict[str, tuple[str, ...]] = {
     "memory": ("content",),
@@ -80,10 +88,95 @@ def _when(row: dict[str, Any], name: str) -> datetime | None:
     return None if value in (None, "") else to_utc(value, what=name)
 
 
+GraphRecord = Entity | Relation | TemporalEvent | CausalLink
+
+
+def _graph_record(user_id: str, row: dict[str, Any], now: datetime) -> GraphRecord:
+    """The graph record (as ``list_*`` returns them) an exported row stands for.
+
+    Times an older or hand-written file leaves out are filled in: a first sighting is the
+    last one (or ``now``), a last sighting the first, a creation time ``now``; a mention
+    count is 1, an importance 0.5.
+
+    Raises:
+        MemoryValidationError: A field of the wrong kind.
+    """
+    kind = row["type"]
+    try:
+        if kind == "entity":
+            first = _when(row, "first_seen") or _when(row, "last_seen") or now
+            return Entity(
+                id="",
+                user_id=user_id,
+                name=row["name"],
+                display_name=row["display_name"],
+                type=row.get("entity_type") or DEFAULT_ENTITY_TYPE,
+                importance=_or(row.get("importance"), 0.5),
+                mention_count=_or(row.get("mention_count"), 1),
+                first_seen=first,
+                last_seen=_when(row, "last_seen") or first,
+                properties=_or(row.get("properties"), {}),
+            )
+        if kind == "relation":
+            first = _when(row, "first_seen") or _when(row, "last_seen") or now
+            return Relation(
+                id="",
+                user_id=user_id,
+                source=row["source"],
+                target=row["target"],
+                source_id="",
+                target_id="",
+                type=row["relation_type"],
+                weight=row.get("weight") or 1.0,
+                evidence=_or(row.get("evidence"), ""),
+                first_seen=first,
+                last_seen=_when(row, "last_seen") or first,
+                valid_from=to_utc(row["valid_from"], what="valid_from"),
+                valid_until=_when(row, "valid_until"),
+            )
+        if kind == "event":
+            return TemporalEvent(
+                id="",
+                user_id=user_id,
+                description=row["description"],
+                occurred_at=to_utc(row["occurred_at"], what="occurred_at"),
+                importance=_or(row.get("importance"), 0.5),
+                created_at=_when(row, "created_at") or now,
+                participants=_or(row.get("participants"), []),
+            )
+        return CausalLink(
+            id="",
+            user_id=user_id,
+            cause=row["cause"],
+            effect=row["effect"],
+            importance=_or(row.get("importance"), 0.5),
+            created_at=_when(row, "created_at") or now,
+            cause_entities=_or(row.get("cause_entities"), []),
+            effect_entities=_or(row.get("effect_entities"), []),
+        )
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or kind}: {err['msg']}" for err in exc.errors()
+        )
+        raise MemoryValidationError(problems) from None
+
+
+def _or(value: Any, default: Any) -> Any:
+    """``value``, or ``default`` when it is ``None`` (an exported ``null``)."""
+    return default if value is None else value
+
+
 def _check_record(
-    parts: MemoryParts, user_id: str, row: dict[str, Any], id_map: dict[str, str]
-) -> None:
+    parts: MemoryParts,
+    user_id: str,
+    row: dict[str, Any],
+    id_map: dict[str, str],
+    now: datetime,
+) -> GraphRecord | None:
     """Check one record with the checks its write makes (nothing is written).
+
+    Returns:
+        The graph record of a graph row (``None`` for other rows).
 
     Raises:
         MemoryValidationError: The record would be refused by its write.
@@ -93,56 +186,12 @@ def _check_record(
     from langgraph_prax_memory.stm import check_key
 
     kind = row["type"]
-    vocabulary = parts.graph.vocabulary
+    if kind in GRAPH_KINDS:
+        record = _graph_record(user_id, row, now)
+        prep_load(parts.graph.vocabulary, user_id, record)
+        return record
     if kind == "memory":
         prepare_memory(user_id, _memory_item(row, id_map), parts.config.max_content_chars)
-    elif kind == "entity":
-        if not isinstance(row["name"], str):
-            raise MemoryValidationError("name must be a string")
-        build_merge_entity(
-            vocabulary,
-            user_id,
-            row["display_name"],
-            entity_type=row.get("entity_type"),
-            importance=row.get("importance"),
-            properties=row.get("properties") or None,
-            now=_when(row, "first_seen"),
-        )
-    elif kind == "relation":
-        valid_from = _when(row, "valid_from")
-        build_add_relation(
-            vocabulary,
-            user_id,
-            row["source"],
-            row["target"],
-            row["relation_type"],
-            weight=row.get("weight") or 1.0,
-            evidence=row.get("evidence") or None,
-            valid_from=valid_from,
-            now=_when(row, "first_seen"),
-        )
-        until = _when(row, "valid_until")
-        if until is not None and valid_from is not None and until < valid_from:
-            raise MemoryValidationError("valid_until is before valid_from")
-    elif kind == "event":
-        prep_event(
-            user_id,
-            row["description"],
-            participants=row.get("participants") or (),
-            occurred_at=_when(row, "occurred_at"),
-            importance=row.get("importance"),
-            now=None,
-        )
-    elif kind == "causal_link":
-        prep_causal(
-            user_id,
-            row["cause"],
-            row["effect"],
-            cause_entities=row.get("cause_entities") or (),
-            effect_entities=row.get("effect_entities") or (),
-            importance=row.get("importance"),
-            now=None,
-        )
     elif kind == "stm":
         check_key(row["key"])
         check_text(row["content"], max_chars=parts.config.max_content_chars)
@@ -150,19 +199,28 @@ def _check_record(
         check_tags(row.get("tags"))
     elif kind == "notes":
         check_notes_content(row["content"], parts.notes.max_bytes)
+    return None
 
 
 def _check_records(
-    parts: MemoryParts, user_id: str, rows: list[dict[str, Any]], id_map: dict[str, str]
-) -> None:
+    parts: MemoryParts,
+    user_id: str,
+    rows: list[dict[str, Any]],
+    id_map: dict[str, str],
+    now: datetime,
+) -> list[GraphRecord]:
     """Validate every record before anything is written (an invalid record imports nothing).
 
     Each record is checked with the checks its write makes (the same functions), so a record
     that passes is one its write accepts.
 
+    Returns:
+        The graph records of the graph rows, in order.
+
     Raises:
         MemoryValidationError: The first invalid record, by its line in the file.
     """
+    records: list[GraphRecord] = []
     for number, row in enumerate(rows, 2):  # line 1 is the header
         kind = row["type"]
         missing = [f for f in _REQUIRED.get(kind, ()) if row.get(f) in (None, "")]
@@ -172,23 +230,26 @@ def _check_records(
                 "was imported"
             )
         try:
-            _check_record(parts, user_id, row, id_map)
+            record = _check_record(parts, user_id, row, id_map, now)
         except MemoryValidationError as exc:
             raise MemoryValidationError(
                 f"record {number} ({kind}): {exc}; nothing of the file was imported"
             ) from exc
+        if record is not None:
+            records.append(record)
+    return records
 
 
-def _import_memories(
+def _memories_to_write(
     parts: MemoryParts,
     user_id: str,
     rows: list[dict[str, Any]],
     id_map: dict[str, str],
     receipt: ImportReceipt,
-    tick: Callable[[int], None],
-) -> None:
+) -> list[dict[str, Any]]:
+    """The ``remember_many`` items of the memories the user does not have as they are."""
     if not rows:
-        return
+        return []
     existing = {
         m.key: m for m in parts.ltm.list_memories(user_id, limit=parts.ltm.count(user_id) + 1)
     }
@@ -198,111 +259,56 @@ def _import_memories(
         old = existing.get(item["key"])
         if old is not None and old.content == item["content"]:
             receipt.add("memory", False)
-            tick(1)
             continue
         items.append(item)
         receipt.add("memory", True)
-    for start in range(0, len(items), _IMPORT_CHUNK):
-        chunk = items[start : start + _IMPORT_CHUNK]
-        parts.ltm.remember_many(user_id, chunk)
-        tick(len(chunk))
+    return items
 
 
-def _import_graph(
+def _memory_ids(parts: MemoryParts, user_id: str, items: list[dict[str, Any]]) -> list[str]:
+    """The ids of the points ``items`` are written to (their keys decide them)."""
+    from langgraph_prax_memory.ltm import prepare_memory
+    from langgraph_prax_memory.retrieval import ltm_namespace
+
+    ns = ltm_namespace(user_id)
+    limit = parts.config.max_content_chars
+    return [point_id(ns, prepare_memory(user_id, item, limit).key) for item in items]
+
+
+def _load_graph(
     parts: MemoryParts,
     user_id: str,
-    rows: list[dict[str, Any]],
+    records: list[GraphRecord],
     receipt: ImportReceipt,
-    tick: Callable[[int], None],
+    undo: ImportUndo,
 ) -> None:
+    """Load the graph records as they are, in one transaction, and count what was new."""
     graph = parts.graph
-    entities = [r for r in rows if r["type"] == "entity"]
-    present = graph.entity_ids_for(user_id, [r["name"] for r in entities]) if entities else {}
-    for row in entities:
-        tick(1)
-        if row["name"] in present:
-            receipt.add("entity", False)
+    undo.graph = made = graph.load_records(
+        user_id,
+        entities=[r for r in records if isinstance(r, Entity)],
+        relations=[r for r in records if isinstance(r, Relation)],
+        events=[r for r in records if isinstance(r, TemporalEvent)],
+        links=[r for r in records if isinstance(r, CausalLink)],
+    )
+    new_entities = set(made.entities)
+    given: set[str] = set()
+    created = {
+        "relation": len(made.relations),
+        "event": len(made.temporal_events),
+        "causal_link": len(made.causal_links),
+    }
+    for record in records:
+        if isinstance(record, Entity):
+            ent = entity_id(user_id, record.display_name)
+            receipt.add("entity", ent in new_entities and ent not in given)
+            given.add(ent)
             continue
-        graph.merge_entity(
-            user_id,
-            row["display_name"],
-            entity_type=row.get("entity_type"),
-            importance=row.get("importance"),
-            properties=row.get("properties") or None,
-            now=to_utc(row["first_seen"]) if row.get("first_seen") else None,
-        )
-        receipt.add("entity", True)
-    relations = [r for r in rows if r["type"] == "relation"]
-    relations.sort(key=lambda r: (r.get("valid_until") is None, r["valid_from"]))
-    known: set[tuple[str, str, str, datetime]] | None = None
-    if relations and hasattr(graph, "list_relations"):  # read once, not once per record
-        known = {
-            (rel.source, rel.target, rel.type, rel.valid_from)
-            for rel in pages(graph.list_relations, user_id)
-        }
-    for row in relations:
-        tick(1)
-        valid_from = to_utc(row["valid_from"])
-        key = (row["source"], row["target"], row["relation_type"], valid_from)
-        if known is not None:
-            there = key in known
-            known.add(key)
-        else:
-            found = graph.get_entity(user_id, row["source"], include_superseded=True)
-            there = found is not None and any(
-                (rel.source, rel.target, rel.type, rel.valid_from) == key for rel in found.relations
-            )
-        if there:
-            receipt.add("relation", False)
-            continue
-        graph.add_relation(
-            user_id,
-            row["source"],
-            row["target"],
-            row["relation_type"],
-            weight=row.get("weight") or 1.0,
-            evidence=row.get("evidence") or None,
-            valid_from=valid_from,
-            now=to_utc(row["first_seen"]) if row.get("first_seen") else None,
-        )
-        if row.get("valid_until"):
-            graph.supersede_relation(
-                user_id,
-                row["source"],
-                row["target"],
-                row["relation_type"],
-                now=to_utc(row["valid_until"]),
-            )
-        receipt.add("relation", True)
-    old_events, old_links = events_and_links(parts, user_id)
-    known_events = {(e.description, e.occurred_at) for e in old_events}
-    for row in (r for r in rows if r["type"] == "event"):
-        tick(1)
-        occurred = to_utc(row["occurred_at"])
-        new = (row["description"], occurred) not in known_events
-        if new:
-            graph.merge_temporal_event(
-                user_id,
-                row["description"],
-                participants=row.get("participants") or (),
-                occurred_at=occurred,
-                importance=row.get("importance"),
-            )
-        receipt.add("event", new)
-    known_links = {(c.cause, c.effect) for c in old_links}
-    for row in (r for r in rows if r["type"] == "causal_link"):
-        tick(1)
-        new = (row["cause"], row["effect"]) not in known_links
-        if new:
-            graph.add_causal_link(
-                user_id,
-                row["cause"],
-                row["effect"],
-                cause_entities=row.get("cause_entities") or (),
-                effect_entities=row.get("effect_entities") or (),
-                importance=row.get("importance"),
-            )
-        receipt.add("causal_link", new)
+        kind = {Relation: "relation", TemporalEvent: "event", CausalLink: "causal_link"}[
+            type(record)
+        ]
+        receipt.add(kind, created[kind] > 0)
+        created[kind] -= 1
 
 
 def import_records(
@@ -312,20 +318,34 @@ def import_records(
     user_id: str | None = None,
     progress: ProgressCallback | None = None,
 ) -> ImportReceipt:
-    """Load an export into ``user_id``. Idempotent; an invalid record imports nothing.
+    """Load an export into ``user_id``: all of it or nothing. Idempotent.
 
     The records go into ``user_id`` only: the header's ``user_id`` (the user the file was
     exported from) and any user id inside a record are never used, so a crafted file cannot
     write into another user. ``lines`` are text lines or bytes (decoded as UTF-8).
+
+    Every record is checked before the first write, so an invalid one imports nothing. Then
+    the graph is written (one transaction; entities, relations, events and causal links as
+    they were exported: mention counts, sightings, creation times), the memories, the
+    scratchpad and the notes. When one of them fails half-way, what the import wrote is
+    undone: the records it created are deleted, the memories, scratchpad entries and notes
+    it replaced are written back as they were, so the user is left as before the import.
+    Records the user already has are skipped, so importing the same file twice changes
+    nothing the second time.
 
     ``progress(done, total, "records")`` is called as records are imported (memories in
     chunks of 64, each chunk embedded in one call).
 
     Raises:
         MemoryValidationError: No ``user_id`` was given (nothing is read), or a record holds
-            invalid data; every record is checked before anything is written, so nothing of
-            the file is imported.
+            invalid data (nothing is written).
         PortableFormatError: The input is not a readable export (nothing is written).
+        ConfigError: The file holds graph records and the graph store cannot load records
+            (a duck-typed store without ``load_records``; nothing is written).
+        PraxMemoryError: A store failed while the import wrote: the error's own class
+            (``DiskFullError``, ``BackendUnavailable``, ...) or ``MemoryWriteError``, saying
+            what failed and that nothing of the file was kept, or, when undoing failed too,
+            that the user may hold part of it (importing the file again completes it).
     """
     if user_id is None:
         raise MemoryValidationError(
@@ -336,8 +356,10 @@ def import_records(
     parts = parts_of(memory)
     _header, rows = read_export(lines)
     receipt = ImportReceipt(user_id=target)
-    graph_rows = [r for r in rows if r["type"] in {"entity", "relation", "event", "causal_link"}]
+    graph_rows = [r for r in rows if r["type"] in GRAPH_KINDS]
     memory_rows = [r for r in rows if r["type"] == "memory"]
+    stm_rows = [r for r in rows if r["type"] == "stm"]
+    notes_rows = [r for r in rows if r["type"] == "notes"]
     done = 0
 
     def tick(n: int) -> None:
@@ -350,36 +372,62 @@ def import_records(
         for r in graph_rows
         if isinstance(r.get("id"), str) and isinstance(r.get("name"), str) and r["name"]
     }
-    _check_records(parts, target, rows, id_map)
+    records = _check_records(parts, target, rows, id_map, utcnow())
     notify(progress, 0, len(rows), "records")
-    if parts.ltm.available:
-        _import_graph(parts, target, graph_rows, receipt, tick)
-        _import_memories(parts, target, memory_rows, id_map, receipt, tick)
-    elif graph_rows or memory_rows:
-        receipt.warnings.append(
-            f"long-term memory is disabled: {len(memory_rows)} memories and "
-            f"{len(graph_rows)} graph records were not imported"
+    ltm = parts.ltm.available
+    if ltm and graph_rows and not hasattr(parts.graph, "load_records"):
+        raise ConfigError(
+            f"the graph store {type(parts.graph).__name__} cannot load records "
+            "(no load_records): subclass langgraph_prax_memory.graph.GraphStore to import "
+            "graph records; nothing was imported"
         )
-        tick(len(graph_rows) + len(memory_rows))
-    for row in (r for r in rows if r["type"] == "stm"):
-        old = parts.stm.get(target, row["key"])
-        same = old is not None and (old.content, old.importance, old.tags) == (
-            row["content"],
-            row.get("importance", 0.5),
-            row.get("tags") or [],
-        )
-        if not same:
-            parts.stm.write(
-                target, row["key"], row["content"], row.get("importance"), row.get("tags") or []
+    items = _memories_to_write(parts, target, memory_rows, id_map, receipt) if ltm else []
+    undo = ImportUndo(parts, target)
+    if items:
+        undo.before_memories(_memory_ids(parts, target, items))
+    if stm_rows:
+        undo.before_scratchpad()
+    if notes_rows:
+        undo.before_notes()
+    with undo.guard():
+        if ltm:
+            if graph_rows:
+                undo.begin("graph", f"{len(graph_rows)} graph records")
+                _load_graph(parts, target, records, receipt, undo)
+                tick(len(graph_rows))
+            tick(len(memory_rows) - len(items))  # those already there
+            for start in range(0, len(items), _IMPORT_CHUNK):
+                chunk = items[start : start + _IMPORT_CHUNK]
+                undo.begin("memories", f"memories {start + 1} to {start + len(chunk)}")
+                parts.ltm.remember_many(target, chunk)
+                tick(len(chunk))
+        elif graph_rows or memory_rows:
+            receipt.warnings.append(
+                f"long-term memory is disabled: {len(memory_rows)} memories and "
+                f"{len(graph_rows)} graph records were not imported"
             )
-        receipt.add("stm", not same)
-        tick(1)
-    for row in (r for r in rows if r["type"] == "notes"):
-        same = parts.notes.read(target) == row["content"]
-        if not same:
-            parts.notes.update(target, row["content"])
-        receipt.add("notes", not same)
-        tick(1)
+            tick(len(graph_rows) + len(memory_rows))
+        for row in stm_rows:
+            old = parts.stm.get(target, row["key"])
+            same = old is not None and (old.content, old.importance, old.tags) == (
+                row["content"],
+                row.get("importance", 0.5),
+                row.get("tags") or [],
+            )
+            if not same:
+                undo.begin("scratchpad", f"scratchpad entry {row['key']!r}")
+                parts.stm.write(
+                    target, row["key"], row["content"], row.get("importance"), row.get("tags") or []
+                )
+            receipt.add("stm", not same)
+            tick(1)
+        for row in notes_rows:
+            same = parts.notes.read(target) == row["content"]
+            if not same:
+                undo.begin("notes", "notes")
+                parts.notes.update(target, row["content"])
+            receipt.add("notes", not same)
+            tick(1)
     if done < len(rows):  # records of a type this version does not import
         notify(progress, len(rows), len(rows), "records")
     return receipt

@@ -451,7 +451,8 @@ class PraxMemory:
     ) -> ImportReceipt:
         """Import an :meth:`export_user` file into ``user_id`` (required; never the header's).
 
-        Every record is checked before the first write; importing twice changes nothing.
+        Every record is checked before the first write, and a store failing part-way is
+        undone (the user is left as before the import); importing twice changes nothing.
         ``progress(done, total, "records")`` follows the records imported.
         """
         from langgraph_prax_memory._portable import import_user

@@ -63,14 +63,24 @@ def build(mem: PraxMemory, user: str, entities: int, relations: int) -> list[str
         )  # fmt: skip
         if i % 3 == 0:
             mem.graph.supersede_relation(user, a, b, "related_to", now=when + timedelta(days=1))
+    for i in range(0, entities, 5):  # seen again: mention counts above 1, later last sightings
+        for again in range(1 + i % 3):
+            mem.graph.merge_entity(user, names[i], now=T0 + timedelta(days=30 + again, minutes=i))
+    for i in range(0, relations, 4):  # strengthened later: last_seen after first_seen
+        a, b = names[i], names[(i * 7 + 1) % entities]
+        if a.lower() != b.lower() and i % 3:
+            later = T0 + timedelta(hours=i, days=2)
+            mem.graph.add_relation(user, a, b, "related_to", evidence=f"again {i}", now=later)
     for i in range(20):
         mem.graph.merge_temporal_event(
             user, f"{names[i]} event", participants=[names[i], names[i + 1]],
             occurred_at=T0 + timedelta(days=i), importance=0.6,
+            now=T0 + timedelta(days=i, seconds=7.25),
         )  # fmt: skip
         mem.graph.add_causal_link(
             user, f"cause {names[i]}", f"effect {names[i]}", cause_entities=[names[i]],
             effect_entities=[names[i + 2]], importance=0.7,
+            now=T0 + timedelta(days=i, microseconds=123456),
         )  # fmt: skip
     return names
 
@@ -81,19 +91,24 @@ def export(mem: PraxMemory, user: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in buf.getvalue().splitlines()]
 
 
-#: What an import does not carry over as it was: ids (derived again for the target user),
-#: and the counters that restart with the import (an entity's mentions and last sighting, a
-#: relation's last sighting, an event's and a causal link's creation time).
-RESTARTED = {"id", "mention_count", "last_seen", "created_at"}
+#: What an import does not carry over as it was: ids, derived again for the target user.
+#: Everything else is (issue 40): an entity's mention count and first and last sightings, a
+#: relation's weight, sightings and validity, an event's and a causal link's creation time.
+DERIVED = {"id"}
 
 
 def comparable(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """The graph records of an export, by type, as sorted JSON without what restarts."""
+    """The graph records of an export, by type, as sorted JSON without the ids."""
     out: dict[str, list[str]] = {}
     for row in rows[1:]:
-        kept = {k: v for k, v in row.items() if k not in RESTARTED}
+        kept = {k: v for k, v in row.items() if k not in DERIVED}
         out.setdefault(row["type"], []).append(json.dumps(kept, sort_keys=True))
     return {kind: sorted(texts) for kind, texts in out.items()}
+
+
+def by_name(rows: list[dict[str, Any]], kind: str, key: str) -> dict[str, dict[str, Any]]:
+    """The records of ``kind`` of an export, by their ``key`` field."""
+    return {r[key]: r for r in rows if r["type"] == kind}
 
 
 def round_trip(mem: PraxMemory, source: str, target: str, entities: int, relations: int) -> None:
@@ -111,7 +126,21 @@ def round_trip(mem: PraxMemory, source: str, target: str, entities: int, relatio
     assert receipt.created["entity"] == entities
     again = export(mem, target)
     assert again[0]["complete"] is True and again[0]["counts"] == header["counts"]
-    assert comparable(again) == comparable(first)
+    # the counters and times that an import used to restart, field by field
+    before, after = by_name(first, "entity", "name"), by_name(again, "entity", "name")
+    assert any(e["mention_count"] > 1 for e in before.values())
+    for field in ("mention_count", "first_seen", "last_seen"):
+        assert {n: e[field] for n, e in after.items()} == {n: e[field] for n, e in before.items()}
+    for kind, key in (("event", "description"), ("causal_link", "cause")):
+        assert {k: r["created_at"] for k, r in by_name(again, kind, key).items()} == {
+            k: r["created_at"] for k, r in by_name(first, kind, key).items()
+        }
+    rel = sorted((r["source"], r["target"], r["valid_from"], r["first_seen"], r["last_seen"])
+                 for r in first if r["type"] == "relation")  # fmt: skip
+    assert any(r[3] != r[4] for r in rel)
+    assert rel == sorted((r["source"], r["target"], r["valid_from"], r["first_seen"],
+                          r["last_seen"]) for r in again if r["type"] == "relation")  # fmt: skip
+    assert comparable(again) == comparable(first)  # every record, every field but the ids
     assert mem.graph.stats(target) == stats
     # importing the same file again changes nothing
     second = mem.import_user([json.dumps(r) for r in first], user_id=target)

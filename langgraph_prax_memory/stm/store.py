@@ -284,6 +284,10 @@ class ScratchpadStore:
 
         return self._mutate(user_id, change)
 
+    def replace_all(self, user_id: str, entries: Sequence[StmEntry]) -> None:
+        """Make ``entries`` the whole scratchpad of ``user_id``, exactly (an import's undo)."""
+        self._mutate(user_id, lambda _old: (list(entries), None))
+
     def compact(self, user_id: str, *, force: bool = False) -> StmEntry | None:
         """Summarise the oldest half of the pad into one entry if it is over-full.
 
