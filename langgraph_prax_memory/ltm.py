@@ -24,6 +24,7 @@ from qdrant_client.http import models
 from langgraph_prax_memory._classes import MemoryClasses
 from langgraph_prax_memory._prepare import PreparedMemory, prepare_memory
 from langgraph_prax_memory._progress import ProgressCallback, notify
+from langgraph_prax_memory._reembed import reembed_user
 from langgraph_prax_memory._validation import (
     check_text,
     check_user_id,
@@ -33,6 +34,7 @@ from langgraph_prax_memory._validation import (
 from langgraph_prax_memory.config import MemoryConfig, RetrievalConfig
 from langgraph_prax_memory.embeddings import (
     CosineCalibration,
+    Hubness,
     ResilientEmbeddings,
     ScaleKeeper,
     SparseTFEncoder,
@@ -55,6 +57,7 @@ from langgraph_prax_memory.retrieval import (
     ltm_filter,
     ltm_namespace,
     profile_filter,
+    write_hubness,
 )
 from langgraph_prax_memory.vectors import (
     QdrantVectorStore,
@@ -158,6 +161,9 @@ class LongTermMemory:
             MemoryWriteError: Qdrant did not take a chunk (the chunks before it are stored).
         """
         store = into or self.store()
+        if into is None:  # each memory keeps its dot with the hubness centroid (issue 41)
+            hub = self._written_hubness()
+            write_hubness([r.payload for r in records], [r.dense for r in records], hub)
         size = chunk_size or max(1, len(records))
         written: list[str] = []
         for start in range(0, len(records), size):
@@ -229,13 +235,25 @@ class LongTermMemory:
             return self._scale_locked()
 
     def _scale_locked(self) -> CosineCalibration | None:
+        keeper = self._keeper_locked()
+        return keeper.get() if keeper is not None else None
+
+    def _keeper_locked(self) -> ScaleKeeper | None:
         if not self.enabled:
             return None
         if self._scales is None:
             # the machine's model cache, shared by every data folder (issue 41)
             store, cache = self.store(), self.config.models_dir / "scales"
             self._scales = ScaleKeeper(store.metadata, store.merge_metadata, self.dense, cache)
-        return self._scales.get()
+        return self._scales
+
+    def _written_hubness(self) -> Hubness | None:
+        """Recall's hubness correction, if known without measuring the model (for writes)."""
+        with self._lazy:
+            if self._recaller_obj is not None:
+                return self._recaller_obj.hubness
+            keeper = self._keeper_locked()
+            return hubness_of(self.config.retrieval, keeper.known()) if keeper else None
 
     @property
     def retrieval_config(self) -> RetrievalConfig:
@@ -422,30 +440,7 @@ class LongTermMemory:
             EmbeddingError: The configured model failed (naming it and where it is served);
                 the memories done so far keep their new vectors.
         """
-        check_user_id(user_id)
-        store, model = self.store(), self.dense.model_name
-        todo = [  # only the fields this needs (reading whole payloads costs more than that)
-            (point_id, str(p.get("content", "")))
-            for point_id, p in store.scan(user_id, ("content", "dense_pending", "embedding_model"))
-            if force or p.get("dense_pending") or p.get("embedding_model") not in (None, model)
-        ]
-        done = 0
-        notify(progress, 0, len(todo), "memories")
-        for start in range(0, len(todo), _UPSERT_CHUNK):
-            chunk = todo[start : start + _UPSERT_CHUNK]
-            try:
-                vectors = self.dense.embed_primary([text for _, text in chunk])
-            except EmbeddingError as exc:
-                raise EmbeddingError(
-                    f"reembed for {user_id!r} stopped after {done} of {len(todo)} memories: "
-                    f"{exc}. The others keep their sparse vectors and stay marked for reembed."
-                ) from exc
-            dense = {i: v for (i, _), v in zip(chunk, vectors, strict=True)}
-            store.set_dense(user_id, dense, model)
-            self.classes.reclassify(user_id, dense)  # those classified from their cues alone
-            done += len(chunk)
-            notify(progress, done, len(todo), "memories")
-        return done
+        return reembed_user(self, user_id, force=force, progress=progress)
 
     def get(self, user_id: str, memory_id: str) -> Memory | None:
         """One memory of ``user_id`` by id (``None`` if absent or another user's)."""

@@ -41,6 +41,7 @@ Values set explicitly in ``RetrievalConfig`` (its ``model_fields_set``: keyword 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -116,10 +117,29 @@ class Hubness:
 
     def offsets(self, vectors: Sequence[Sequence[float]]) -> list[float]:
         """Each vector's offset (vectors are unit length, as the collection keeps them)."""
+        return self.offsets_of(self.dots(vectors))
+
+    def dots(self, vectors: Sequence[Sequence[float]]) -> list[float]:
+        """Each vector's dot product with the centroid, made unit length first.
+
+        What a memory keeps from when it was written (its offset is the dot less ``level``):
+        recall then reads no vectors to correct the floor (issue 41).
+        """
         if not len(vectors):
             return []
         m = _unit(np.asarray(vectors, dtype=np.float32))
-        return [float(x) for x in m @ self.centroid - self.level]
+        return [float(x) for x in m @ self.centroid]
+
+    def offsets_of(self, dots: Sequence[float]) -> list[float]:
+        """The offsets of vectors whose :meth:`dots` these are (the same float32 arithmetic)."""
+        return [float(x) for x in np.asarray(dots, dtype=np.float32) - self.level]
+
+    @functools.cached_property
+    def key(self) -> str:
+        """Names the centroid: a dot product kept under another key is another centroid's."""
+        return hashlib.blake2b(
+            np.ascontiguousarray(self.centroid).tobytes(), digest_size=8
+        ).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -363,34 +383,42 @@ def cached_scale(
     this process and, with ``cache_dir``, in ``cache_dir/<sha>.json`` — so an OpenAI or
     Ollama model is measured on first use and never again for the same model.
     """
+    scale = known_scale(key, cache_dir)
+    if scale is not None:
+        return scale
+    digest = scale_digest(key)
+    path = cache_dir / f"{digest}.json" if cache_dir is not None else None
+    scale = measure()
+    logger.info("calibrated %s", scale.describe())
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps({**scale.to_json(), "key": key}), encoding="utf-8")
+            tmp.replace(path)
+        except OSError as exc:  # a read-only cache only costs a measurement next time
+            logger.warning("could not cache the cosine scale in %s: %s", path, exc)
+    with _memo_lock:
+        _memo[digest] = scale
+    return scale
+
+
+def known_scale(key: str, cache_dir: Path | None) -> CosineCalibration | None:
+    """The scale for ``key`` when it is known without measuring: shipped or cached."""
     digest = scale_digest(key)
     with _memo_lock:
         if digest in _memo:
             return _memo[digest]
     path = cache_dir / f"{digest}.json" if cache_dir is not None else None
     scale = shipped_scale(key)
-    if scale is not None:
-        with _memo_lock:
-            _memo[digest] = scale
-        return scale
-    if path is not None and path.is_file():
+    if scale is None and path is not None and path.is_file():
         try:
             scale = CosineCalibration.from_json(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError):
             scale = None
-    if scale is None:
-        scale = measure()
-        logger.info("calibrated %s", scale.describe())
-        if path is not None:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(".tmp")
-                tmp.write_text(json.dumps({**scale.to_json(), "key": key}), encoding="utf-8")
-                tmp.replace(path)
-            except OSError as exc:  # a read-only cache only costs a measurement next time
-                logger.warning("could not cache the cosine scale in %s: %s", path, exc)
-    with _memo_lock:
-        _memo[digest] = scale
+    if scale is not None:
+        with _memo_lock:
+            _memo[digest] = scale
     return scale
 
 
@@ -528,6 +556,19 @@ class ScaleKeeper:
             else:
                 self._wait = SCALE_RETRY_SECONDS[0]
         return self.scale
+
+    def known(self) -> CosineCalibration | None:
+        """The scale if it is known without measuring the model (for writes; never measures).
+
+        The one :meth:`get` gave, else the one stored with the collection for this model,
+        else the one shipped with the package or cached on this machine.
+        """
+        if self.scale is not None:
+            return self.scale
+        stored = CosineCalibration.from_json(self._read().get(SCALE_KEY))
+        if stored is not None and stored.model == self._dense.model_name:
+            return stored
+        return known_scale(model_key(self._dense), self._cache_dir)
 
     def due(self) -> bool:
         """Whether the scale is unknown and the back-off since the last failure has passed."""

@@ -26,10 +26,11 @@ from langgraph_prax_memory.retrieval._recall import (
 __all__ += ["RecallResult", "assemble_hits", "ltm_filter", "ltm_namespace"]
 
 # used by the other packages of langgraph_prax_memory (not re-exported at the root)
+from langgraph_prax_memory.retrieval._features import write_hubness  # noqa: E402
 from langgraph_prax_memory.retrieval._recall import validity_filter  # noqa: E402
 from langgraph_prax_memory.retrieval._recaller import Recaller  # noqa: E402
 
-__all__ += ["Recaller", "validity_filter"]
+__all__ += ["Recaller", "validity_filter", "write_hubness"]
 
 from langgraph_prax_memory.retrieval._calibration import FLOOR as FLOOR  # noqa: E402
 from langgraph_prax_memory.retrieval._calibration import CosineScale  # noqa: E402

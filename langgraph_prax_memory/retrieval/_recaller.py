@@ -31,6 +31,12 @@ from langgraph_prax_memory.retrieval._evidence import (
     weighted_pair_coverage,
     without_shared_names,
 )
+from langgraph_prax_memory.retrieval._features import (
+    TermCounts,
+    candidate_terms,
+    filter_key,
+    kept_offsets,
+)
 from langgraph_prax_memory.retrieval._feedback import expand_sparse, indexed_text
 from langgraph_prax_memory.retrieval._intent import RetrievalConfig, arm_weights, query_phrases
 from langgraph_prax_memory.retrieval._precision import expand_query, rerank_order
@@ -42,7 +48,7 @@ from langgraph_prax_memory.retrieval._recall import (
     ltm_filter,
     validity_filter,
 )
-from langgraph_prax_memory.vectors import QdrantVectorStore, StoredPoint
+from langgraph_prax_memory.vectors import QdrantVectorStore, StoredPoint, ids_condition, user_filter
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -91,12 +97,16 @@ class Recaller:
         self.expansion_model = expansion_model
         self.rerank_model = rerank_model
         self.hubness = hubness
-        # the three arms and the question words' counts
-        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="prax-arm")
+        # the keyword side and the graph arm of each recall (a few recalls at once)
+        self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="prax-arm")
         # a graph lookup that outlived its recall's wait (a graph server that stopped
         # answering): while it runs, recall leaves the graph arm out rather than queue more
         self._late_graph: Future[list[StoredPoint]] | None = None
         self._late_lock = threading.Lock()
+        # the dense arm reads vectors for the hubness correction (memories without kept dots)
+        self._read_vectors = False
+        # the user's document frequencies, kept between writes
+        self._counts = TermCounts()
 
     def close(self) -> None:
         """Stop the arm threads (without waiting for a graph lookup that never answered)."""
@@ -138,7 +148,10 @@ class Recaller:
         vectors = [self.dense.embed_query(q) for q in queries]
         hub = self.hubness
         names = self.dense.embed_documents(list(shared)) if shared else []
-        want_vectors = hub is not None or bool(names)
+        # the hubness offsets come from the dots the memories kept when written
+        # (_features.kept_offsets); vectors are read for the names' partial cosines, or
+        # while the last search found memories without a kept dot (written before them)
+        want_vectors = bool(names) or (hub is not None and self._read_vectors)
         best: dict[str, tuple[int, float, StoredPoint]] = {}
         for vec in vectors:
             found = self.store.search_dense(
@@ -163,14 +176,27 @@ class Recaller:
                     best[p.id] = (rank, p.score or 0.0, p)
         ordered = [p for _, _, p in sorted(best.values(), key=lambda t: (t[0], -t[1]))][:n]
         if hub is None:
-            return [dataclasses.replace(p, extras={}) for p in ordered] if names else ordered
-        have = [p for p in ordered if p.extras.get("vector") is not None]
+            return [dataclasses.replace(p, extras={}) for p in ordered] if want_vectors else ordered
+        offsets = kept_offsets({p.id: p.payload for p in ordered}, hub)
+        lacking = [p.id for p in ordered if p.id not in offsets]
+        if not names:
+            self._read_vectors = bool(lacking)
+        have = ordered
+        if lacking and not want_vectors:  # memories written without a kept dot: their vectors
+            flt_ids = user_filter(user_id, ids_condition(lacking))
+            have = self.store.scroll(user_id, flt=flt_ids, limit=len(lacking), with_vector=True)
+        have = [p for p in have if p.id not in offsets and p.extras.get("vector") is not None]
         try:
-            found_offsets = hub.offsets([p.extras["vector"] for p in have])
+            offsets.update(
+                zip(
+                    (p.id for p in have),
+                    hub.offsets([p.extras["vector"] for p in have]),
+                    strict=True,
+                )
+            )
         except ValueError as exc:  # e.g. a centroid of another width: the floor reads raw cosines
             logger.warning("hubness correction skipped: %s", exc)
             return [dataclasses.replace(p, extras={}) for p in ordered]
-        offsets = dict(zip((p.id for p in have), found_offsets, strict=True))
         return [
             dataclasses.replace(p, extras={"hubness": offsets[p.id]})
             if p.id in offsets
@@ -248,8 +274,11 @@ class Recaller:
 
     # -- evidence -----------------------------------------------------------------------
     def terms_of(self, point: StoredPoint) -> set[str]:
-        """A memory's keyword terms as its sparse vector has them (its context included)."""
-        return set(self.sparse.tokens(indexed_text(point.payload)))
+        """A memory's keyword terms as its sparse vector has them (its context included).
+
+        Read from the terms it was written with (:func:`._features.candidate_terms`).
+        """
+        return candidate_terms(point.payload, self.sparse.tokens)
 
     def term_counts(
         self, user_id: str, terms: set[str], flt: models.Filter
@@ -258,18 +287,62 @@ class Recaller:
 
         Counted inside the engine (the memories' stored ``terms``): a term every memory
         holds weighs 0 (:func:`~langgraph_prax_memory.retrieval._evidence.term_weights`).
+        Counts are kept until the store is next written to (:class:`._features.TermCounts`).
         A count that fails gives ``(0, {})``: every term weighs 1 (the plain share).
         """
         if not terms:
             return 0, {}
         try:
-            total = self.store.count(user_id, flt)
+            writes, key = self.store.writes, (user_id, filter_key(flt))
+            total, known = self._counts.known(key, writes, terms)
+            if total is None:
+                total = self.store.count(user_id, flt)
             if total < MIN_MEMORIES:
+                self._counts.keep(key, writes, total, {})
                 return total, {}
-            return total, {t: self.store.count(user_id, _with_term(flt, t)) for t in terms}
+            fresh = {
+                t: self.store.count(user_id, _with_term(flt, t)) for t in terms if t not in known
+            }
+            self._counts.keep(key, writes, total, fresh)
+            return total, {**known, **fresh}
         except Exception as exc:  # the counts only weigh the words: never fail a recall
             logger.warning("term counts unavailable, every word weighs 1: %s", exc)
             return 0, {}
+
+    def _evidence(
+        self, point: StoredPoint, query_terms: set[str], weights: dict[str, float]
+    ) -> _Evidence:
+        terms = self.terms_of(point)
+        return _Evidence(
+            terms,
+            str(point.payload.get("content") or ""),
+            weighted_coverage(query_terms, terms, weights),
+            weighted_pair_coverage(query_terms, terms, weights),
+        )
+
+    def _keyword_side(
+        self,
+        user_id: str,
+        text: str,
+        n: int,
+        flt: models.Filter,
+        query_terms: set[str],
+        total: int,
+        frequencies: dict[str, int],
+    ) -> _KeywordSide:
+        """The keyword arm, the question's other words' counts, its candidates' evidence."""
+        errors: dict[str, str] = {}
+        points = _settle("sparse", lambda: self.sparse_arm(user_id, text, n, flt), errors)
+        rest = query_terms - set(frequencies)
+        if rest:
+            more_total, more = self.term_counts(user_id, rest, flt)  # never raises
+            total = max(total, more_total)
+            frequencies = {**frequencies, **more}
+        weights = term_weights(frequencies, total) if total >= MIN_MEMORIES else {}
+        evidence: dict[str, _Evidence] = {}
+        for p in points or []:
+            evidence.setdefault(p.id, self._evidence(p, query_terms, weights))
+        return _KeywordSide(points, errors, weights, evidence)
 
     # -- pipeline -----------------------------------------------------------------------
     def recall(
@@ -304,19 +377,18 @@ class Recaller:
         # arms read the question without a name most of them hold
         query_terms = set(self.sparse.tokens(text))
         # the names' counts decide how the dense arm reads the question: counted first (a
-        # question without a name waits for nothing); the other words' counts run beside
-        # the arms
+        # question without a name waits for nothing)
         name_terms = {t for n in query_names(text) for t in self.sparse.tokens(n)}
         total, frequencies = self.term_counts(user_id, name_terms & query_terms, flt)
         meaning, shared = without_shared_names(text, self.sparse.tokens, frequencies, total)
-        rest = query_terms - set(frequencies)
-        counting = self._pool.submit(self.term_counts, user_id, rest, flt) if rest else None
-        jobs: dict[str, Future[list[StoredPoint]]] = {
-            "dense": self._pool.submit(self.dense_arm, user_id, text, n, flt, shared),
-            "sparse": self._pool.submit(self.sparse_arm, user_id, text, n, flt),
-        }
-        arms: dict[str, list[StoredPoint]] = {}
+        # the engine holds the GIL through each search and count: the keyword side (its arm,
+        # the other words' counts, its candidates' evidence) runs on one thread while this
+        # one embeds the question (the model releases the GIL), then searches by it
+        keyword = self._pool.submit(
+            self._keyword_side, user_id, text, n, flt, query_terms, total, frequencies
+        )
         errors: dict[str, str] = {}
+        graph_job: Future[list[StoredPoint]] | None = None
         if self.graph is not None:
             with self._late_lock:
                 late = self._late_graph
@@ -326,36 +398,38 @@ class Recaller:
                     )
                 else:
                     self._late_graph = None
-                    jobs["graph"] = self._pool.submit(self.graph_arm, user_id, meaning, n, flt)
-        for name, job in jobs.items():
+                    graph_job = self._pool.submit(self.graph_arm, user_id, meaning, n, flt)
+        dense = _settle("dense", lambda: self.dense_arm(user_id, text, n, flt, shared), errors)
+        side = keyword.result()  # never raises: a failed arm is in its errors
+        errors.update(side.errors)
+        weights_of = side.weights
+        arms: dict[str, list[StoredPoint]] = {}
+        if dense is not None:
+            arms["dense"] = dense
+        if side.points is not None:
+            arms["sparse"] = side.points
+        if graph_job is not None:
             try:
-                if name == "graph":
-                    arms[name] = job.result(timeout=self.config.graph_timeout)
-                else:
-                    arms[name] = job.result()
+                arms["graph"] = graph_job.result(timeout=self.config.graph_timeout)
             except FutureTimeout:
                 with self._late_lock:
-                    self._late_graph = job
+                    self._late_graph = graph_job
                 logger.warning(
                     "graph arm gave no answer within %.1f s; recalling without it",
                     self.config.graph_timeout,
                 )
-                errors[name] = f"graph arm gave no answer within {self.config.graph_timeout:g} s"
+                errors["graph"] = f"graph arm gave no answer within {self.config.graph_timeout:g} s"
             except (EmbeddingError, BackendUnavailable, PraxMemoryError) as exc:
-                errors[name] = str(exc)
+                errors["graph"] = str(exc)
             except Exception as exc:  # an arm never fails the recall
-                logger.warning("retrieval arm %s failed: %s", name, exc)
-                errors[name] = f"{type(exc).__name__}: {exc}"
+                logger.warning("retrieval arm graph failed: %s", exc)
+                errors["graph"] = f"{type(exc).__name__}: {exc}"
+        errors = {a: errors[a] for a in ("dense", "sparse", "graph") if a in errors}
         if not arms or all(name in errors for name in ("dense", "sparse")):
             raise BackendUnavailable(
                 "recall failed: " + "; ".join(f"{a}: {e}" for a, e in errors.items())
             )
         depth = max(k, self.config.rerank_top) if self.config.rerank else k
-        if counting is not None:
-            more_total, more = counting.result()  # term_counts never raises
-            total = max(total, more_total)
-            frequencies = {**frequencies, **more}
-        weights_of = term_weights(frequencies, total) if total >= MIN_MEMORIES else {}
         coverage: dict[str, float] = {}
         pairs: dict[str, float] = {}  # decides the first place (see assemble_hits)
         doc_terms: dict[str, set[str]] = {}
@@ -363,11 +437,9 @@ class Recaller:
         for points in arms.values():  # every candidate: coverage is absolute evidence
             for p in points:
                 if p.id not in coverage:
-                    terms = self.terms_of(p)
-                    doc_terms[p.id] = terms
-                    contents[p.id] = str(p.payload.get("content") or "")
-                    coverage[p.id] = weighted_coverage(query_terms, terms, weights_of)
-                    pairs[p.id] = weighted_pair_coverage(query_terms, terms, weights_of)
+                    ev = side.evidence.get(p.id) or self._evidence(p, query_terms, weights_of)
+                    doc_terms[p.id], contents[p.id] = ev.terms, ev.content
+                    coverage[p.id], pairs[p.id] = ev.coverage, ev.pairs
         hits = assemble_hits(
             arms,
             weights,
@@ -418,6 +490,40 @@ class Recaller:
             elapsed_ms=(time.perf_counter() - started) * 1000,
             shared_names=shared,
         )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Evidence:
+    """What the ranking reads of one candidate beside its scores."""
+
+    terms: set[str]
+    content: str
+    coverage: float
+    pairs: float
+
+
+@dataclasses.dataclass(frozen=True)
+class _KeywordSide:
+    """What the keyword side of a recall found (:meth:`Recaller._keyword_side`)."""
+
+    points: list[StoredPoint] | None
+    errors: dict[str, str]
+    weights: dict[str, float]
+    evidence: dict[str, _Evidence]
+
+
+def _settle(
+    name: str, arm: Callable[[], list[StoredPoint]], errors: dict[str, str]
+) -> list[StoredPoint] | None:
+    """Run ``arm``; a failure is recorded in ``errors`` (an arm never fails the recall)."""
+    try:
+        return arm()
+    except (EmbeddingError, BackendUnavailable, PraxMemoryError) as exc:
+        errors[name] = str(exc)
+    except Exception as exc:
+        logger.warning("retrieval arm %s failed: %s", name, exc)
+        errors[name] = f"{type(exc).__name__}: {exc}"
+    return None
 
 
 def _with_term(flt: models.Filter, term: str) -> models.Filter:

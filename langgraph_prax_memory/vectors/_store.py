@@ -126,6 +126,8 @@ class QdrantVectorStore:
         self._dense_params = None if self.local else DENSE_SEARCH
         self._ready = False
         self._closed = False
+        #: Writes made through this store (what recall counted stays valid until it moves).
+        self.writes = 0
         self._lock = threading.Lock()
         # Qdrant's local mode is plain Python without locking: serialise calls into it so the
         # concurrent arms and background reinforcement never interleave inside its structures.
@@ -303,6 +305,7 @@ class QdrantVectorStore:
             raise MemoryWriteError(
                 f"Qdrant upsert of {len(records)} point(s) failed: {_why(exc)}"
             ) from exc
+        self.writes += 1
         if result.status != models.UpdateStatus.COMPLETED:
             raise MemoryWriteError(f"Qdrant upsert did not complete: {result.status}")
         return [r.id for r in records]
@@ -323,7 +326,7 @@ class QdrantVectorStore:
             "payload update",
             lambda: self.client.set_payload(
                 self.collection,
-                payload={"dense_pending": False, "embedding_model": model},
+                payload={"dense_pending": False, "embedding_model": model, "hubness": None},
                 points=flt,
                 wait=True,
             ),
@@ -357,6 +360,7 @@ class QdrantVectorStore:
             self.ensure_collection()
             with self.guard(), self._io:
                 fn()
+                self.writes += 1
         except (ConfigError, DiskFullError):
             raise
         except Exception as exc:

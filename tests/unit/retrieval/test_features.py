@@ -1,0 +1,103 @@
+"""What recall reads of the user's memories, computed once (issue 41): kept counts, written
+terms and hubness dots give the same recall as reading them afresh."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from langgraph_prax_memory import MemoryConfig, PraxMemory
+from langgraph_prax_memory.retrieval._features import (
+    TermCounts,
+    candidate_terms,
+    filter_key,
+    kept_offsets,
+)
+from langgraph_prax_memory.retrieval._feedback import indexed_text
+from langgraph_prax_memory.retrieval._recall import ltm_filter
+from tests.fakes import HashEmbeddings
+
+TURNS = [
+    ("Melanie: I painted a sunrise over the lake last week.", "Caroline: What did you paint?"),
+    ("Caroline: The support group met on Tuesday, it helped a lot.", None),
+    ("Dr. O'Brien: take the v1.2 pills twice a day", "Melanie: any news?"),
+    ("Zoë Müller flew to Málaga for the E-4012 conference.", None),
+    ("这是中文: 我们明天见", None),
+    ("  Bob:   tea, please", "Alice: coffee or tea?"),
+]
+
+
+def test_a_kept_count_serves_until_the_store_is_written(tmp_path: Path) -> None:
+    with PraxMemory(
+        MemoryConfig(data_dir=tmp_path), embeddings=HashEmbeddings(), embedding_dimension=384
+    ) as mem:
+        mem.remember_many("u", [f"note {i} about the garden" for i in range(8)])
+        ask = "What is Alice allergic to?"
+        assert mem.ltm.recall_detailed("u", ask, k=3, reinforce=False).shared_names == []
+        # now nearly every memory names her: counted again after the write, she is what
+        # they share (a count kept from before the write would still say she is in none)
+        mem.remember_many("u", [f"Alice note {i} about her day" for i in range(40)])
+        again = mem.ltm.recall_detailed("u", ask, k=3, reinforce=False)
+        assert again.shared_names == ["Alice"]
+        # forgetting them is a write too
+        for hit in mem.ltm.list_memories("u", limit=100):
+            if hit.content.startswith("Alice"):
+                mem.forget("u", hit.id)
+        assert mem.ltm.recall_detailed("u", ask, k=3, reinforce=False).shared_names == []
+
+
+def test_kept_counts_are_per_filter_whatever_the_clock() -> None:
+    counts = TermCounts(max_age=60.0)
+    a, b = filter_key(ltm_filter("u")), filter_key(ltm_filter("u", tags=["x"]))
+    assert a == filter_key(ltm_filter("u")) != b
+    counts.keep(("u", a), 1, 50, {"tea": 3})
+    assert counts.known(("u", a), 1, {"tea", "dog"}) == (50, {"tea": 3})
+    assert counts.known(("u", b), 1, {"tea"}) == (None, {})
+    assert counts.known(("u", a), 2, {"tea"}) == (None, {})  # written since
+    stale = TermCounts(max_age=0.0)
+    stale.keep(("u", a), 1, 50, {"tea": 3})
+    assert stale.known(("u", a), 1, {"tea"}) == (None, {})  # too old (TTLs, other writers)
+
+
+def test_written_terms_are_the_indexed_texts_terms(tmp_path: Path) -> None:
+    with PraxMemory(
+        MemoryConfig(data_dir=tmp_path), embeddings=HashEmbeddings(), embedding_dimension=384
+    ) as mem:
+        items = [{"content": c, **({"context": ctx} if ctx else {})} for c, ctx in TURNS]
+        mem.remember_many("u", items)
+        points = mem.vectors.scroll("u", limit=100)
+        tokens = mem.ltm.sparse.tokens
+        assert len(points) == len(TURNS)
+        for p in points:
+            assert "terms" in p.payload
+            assert candidate_terms(p.payload, tokens) == set(tokens(indexed_text(p.payload)))
+        # a memory written before terms existed is tokenized
+        bare = {k: v for k, v in points[0].payload.items() if k != "terms"}
+        assert candidate_terms(bare, tokens) == set(tokens(indexed_text(bare)))
+
+
+def test_written_hubness_dots_give_the_offsets_of_the_stored_vectors(tmp_path: Path) -> None:
+    facts = [
+        "The user's editor is Neovim with the gruvbox dark theme.",
+        "The user is allergic to peanuts.",
+        "Melanie: I painted a sunrise over the lake last week.",
+    ]
+    with PraxMemory(MemoryConfig(data_dir=tmp_path)) as mem:
+        mem.remember_many("alice", facts)  # before any recall: the shipped scale is known
+        hub = mem.ltm._recaller().hubness
+        assert hub is not None
+        points = mem.vectors.scroll("alice", limit=10, with_vector=True)
+        kept = kept_offsets({p.id: p.payload for p in points}, hub)
+        fresh = hub.offsets([p.extras["vector"] for p in points])
+        # the same float32 arithmetic, to a rounding of the last bit
+        assert [kept[p.id] for p in points] == pytest.approx(fresh, abs=1e-6)
+        hits = mem.recall("alice", "Which text editor does the user like?", k=3)
+        by_id = dict(zip((p.id for p in points), fresh, strict=True))
+        assert all(h.hubness != 0.0 for h in hits)
+        assert [h.hubness for h in hits] == pytest.approx([by_id[h.memory.id] for h in hits])
+        # a new dense vector (reembed) drops the kept dot: the stored vector corrects it
+        mem.ltm.reembed("alice", force=True)
+        assert all(p.payload.get("hubness") is None for p in mem.vectors.scroll("alice", limit=10))
+        again = mem.recall("alice", "Which text editor does the user like?", k=3)
+        assert [h.hubness for h in again] == pytest.approx([h.hubness for h in hits], abs=1e-6)
