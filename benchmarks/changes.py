@@ -27,6 +27,8 @@ Figures per path and split:
   has its ``valid_until`` (an interval), and comes back with ``include_history=True``;
   over the cases where session 1 stored one (the number of such cases is printed);
 * **old stored** — cases where session 1 stored a memory of the old value at all;
+* **new value stored** — changes with a new value where session 2 stored a memory stating it
+  (the rest lost it: never extracted, or dropped as small talk);
 * **replay adds** — memories added when both traces are consolidated again (must be 0).
 
 Run: .venv/bin/python -m benchmarks.changes [--path rules|llm|both] [--split dev|heldout|all]
@@ -171,6 +173,10 @@ def run_case(memory: PraxMemory, root: Path, case: Case, path: str) -> dict[str,
         if m.summary_level == "raw" and has_any(m.content, case.old)
     }
     _consolidate(memory, user, t2, case.session2, later, extractor(2))
+    new_stored = any(
+        m.summary_level == "raw" and m.id not in old_facts and has_any(m.content, case.new)
+        for m in memory.list_memories(user, limit=1000)
+    )
     now = later + timedelta(hours=1)
     hits = memory.recall(user, case.question, k=3, reinforce=False, now=now)
     top = hits[0].memory if hits else None
@@ -211,6 +217,7 @@ def run_case(memory: PraxMemory, root: Path, case: Case, path: str) -> dict[str,
         "pattern": case.pattern,
         "control": case.control,
         "old_stored": bool(old_facts),
+        "new_stored": new_stored if case.new else None,
         "first": first,
         "stale": stale,
         "history": (kept and interval and in_history) if old_facts else None,
@@ -231,6 +238,8 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "first": sum(r["first"] for r in changes) / max(1, len(changes)),
         "stale_absent": sum(not r["stale"] for r in changes) / max(1, len(changes)),
         "old_stored": len(stored),
+        "new_stored": sum(bool(r["new_stored"]) for r in changes),
+        "with_new": sum(r["new_stored"] is not None for r in changes),
         "kept_in_history": sum(bool(r["history"]) for r in stored) / max(1, len(stored)),
         "controls_kept": sum(r["first"] for r in controls) / max(1, len(controls)),
         "replay_added": sum(r["replay_added"] for r in rows),
@@ -282,6 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"{s['first']:.2f} (≥ {t['first']:.2f})",
                     f"{s['stale_absent']:.2f} (≥ {t['stale_absent']:.2f})",
                     f"{s['kept_in_history']:.2f} of {s['old_stored']}",
+                    f"{s['new_stored']} of {s['with_new']}",
                     f"{s['controls_kept']:.2f}",
                     str(s["replay_added"]),
                 ]
@@ -289,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_table(
         "Life changes as people talk (benchmarks/data/changes.json)",
         ["path", "split", "changes", "current first", "stale absent", "kept in history",
-         "controls kept", "replay adds"],
+         "new value stored", "controls kept", "replay adds"],
         table,
     )  # fmt: skip
     print(f"run took {time.perf_counter() - started:.0f}s", file=sys.stderr)

@@ -30,6 +30,8 @@ from langgraph_prax_memory.facts import (
     AttributeModel,
     FactClass,
     FactClassifier,
+    Reading,
+    Statement,
     resolve_class,
     without_speaker,
 )
@@ -81,6 +83,20 @@ def _term_text(payload: dict[str, Any]) -> str:
     if isinstance(context, str) and context:
         return f"{without_speaker(context)}\n{content}"
     return content
+
+
+def _statement(
+    payload: dict[str, Any], reading: Reading | None, *, change: bool = False
+) -> Statement:
+    """A stored memory as the attribute model weighs a replacement."""
+    return Statement(
+        text=str(payload.get("content", "")),
+        reading=reading,
+        fact_class=payload.get("fact_class"),
+        kind=payload.get("fact_kind"),
+        terms=frozenset(payload.get("terms") or ()),
+        change=change,
+    )
 
 
 class MemoryClasses:
@@ -180,21 +196,14 @@ class MemoryClasses:
         )
         batch = set(ids) | set(never)
         retired: list[tuple[str, str]] = []
-        for point, reading in zip(new_points, readings, strict=True):
-            if reading is None:
-                continue
-            text = str(point.payload.get("content", ""))
-            kind = point.payload.get("fact_kind")
-            if reading.polarity == "states" and not reading.single:
-                continue  # an addition to a many-valued attribute
-            if not model.about_the_person(text) or point.payload.get("fact_class") == SMALL_TALK:
-                continue  # about someone near the person, or small talk
-            if point.payload.get("fact_class") != STANDING and (
-                kind == "plan" or reading.similarity < model.sibling
-            ):
-                continue  # an event must read as its attribute as surely as templates do
+        changes = model.changes([p.extras["vector"] for p in new_points])
+        for point, reading, change in zip(new_points, readings, changes, strict=True):
+            new = _statement(point.payload, reading, change=change)
+            if new.fact_class == SMALL_TALK or new.kind == "plan":
+                continue  # small talk and plans change nothing
+            if point.payload.get(HISTORY_FIELD) is not None:
+                continue  # stored as history already (a later fact replaced it)
             when = float(point.payload.get("created_ts", 0.0))
-            new_value = model.value_terms(reading.attribute, point.payload.get("terms") or [])
             near = [
                 c
                 for c in store.search_dense(
@@ -204,8 +213,7 @@ class MemoryClasses:
                     flt=current,
                     with_vector=True,
                 )
-                if (c.score or 0.0) >= model.floor  # about the same thing as the new one
-                and c.payload.get("fact_class") == STANDING
+                if c.payload.get("fact_class") == STANDING
                 and c.id not in batch
                 and c.extras.get("vector") is not None
                 and float(c.payload.get("created_ts", 0.0)) < when
@@ -216,18 +224,11 @@ class MemoryClasses:
                 [str(c.payload.get("content", "")) for c in near],
                 [c.extras["vector"] for c in near],
             )
-            victims = []
-            for cand, r in zip(near, theirs, strict=True):
-                if r is None or r.attribute != reading.attribute or r.polarity != "states":
-                    continue
-                if not model.about_the_person(str(cand.payload.get("content", ""))):
-                    continue
-                old_value = model.value_terms(r.attribute, cand.payload.get("terms") or [])
-                if reading.polarity == "ends":
-                    if not new_value or new_value & old_value:
-                        victims.append(cand.id)
-                elif new_value and old_value and not new_value & old_value:
-                    victims.append(cand.id)
+            victims = [
+                cand.id
+                for cand, r in zip(near, theirs, strict=True)
+                if model.replaces(new, _statement(cand.payload, r), float(cand.score or 0.0))
+            ]
             if victims:
                 until = to_utc(when)
                 self.mark_superseded(user_id, victims, until, str(point.payload.get("content")))
@@ -237,7 +238,7 @@ class MemoryClasses:
                     point.id,
                     len(victims),
                     "y" if len(victims) == 1 else "ies",
-                    reading.attribute,
+                    reading.attribute if reading else "an attribute no template names",
                     until.isoformat(),
                 )
         return retired

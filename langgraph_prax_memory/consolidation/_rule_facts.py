@@ -162,6 +162,115 @@ def sentence_facts(
 
 
 _CLAUSE_BREAK = re.compile(r"\s*(?:[,;:]|\s[-–—])\s+")
+#: Where one statement of a sentence ends and the next begins: a comma, a semicolon or a
+#: dash, or a coordinating conjunction ("..., and", "but", "so"). A subordinate clause
+#: ("since I was nine", "because ...") modifies its clause: it is not cut off.
+_STATEMENT_BREAK = re.compile(
+    r"\s*(?:[,;:]|\s[-–—])\s+|\s+(?=(?:and|but|so)\s)",
+    re.I,
+)
+_STATEMENT_SPLIT = re.compile(f"({_STATEMENT_BREAK.pattern})", re.I)
+#: The words that join a clause to the one before it (not part of its statement).
+_JOINER = re.compile(r"^(?:(?:and|but|so|then|also)\b[\s,]*)+", re.I)
+
+
+#: A statement that opens with a verb in the past tense has dropped its subject, as people do
+#: in chat ("cancelled my gym membership yesterday", "got fibre installed on Tuesday"): the
+#: speaker's. Adjectives in -ed ("tired", "married") are no such verb.
+_DROPPED_SUBJECT = re.compile(
+    r"^(?!(?:tired|bored|excited|married|scared|worried|interested|stressed|confused|"
+    r"annoyed|relieved|exhausted|obsessed|surprised|amazed|pleased|shocked|gutted|based|"
+    r"located|called|named|used|supposed|involved|related|engaged|retired|qualified)\b)"
+    r"(?:[a-z][a-z-]{2,}(?<!e)ed|got|gave|bought|sold|took|went|made|found|left|quit|met|began|"
+    r"brought|came|caught|drove|had|ran|saw|spent|told|thought|won|wrote|paid|put|kept)\b"
+    # a word the sentence goes on to say something of is its subject ("Solarized is ...")
+    r"(?!\s+(?:is|are|was|were|has|have|had|will|would|can|could|does|did|isn't|wasn't)\b)"
+    r"(?!['’]s\b)",
+    re.I,
+)
+
+
+def with_subject(statement: str) -> str:
+    """A first-person statement with its dropped subject put back ("I" before the verb).
+
+    Example:
+        >>> with_subject("cancelled my PureGym membership yesterday")
+        'I cancelled my PureGym membership yesterday'
+        >>> with_subject("tired of this weather")
+        'tired of this weather'
+        >>> with_subject("Red wine gives me a headache")
+        'Red wine gives me a headache'
+        >>> with_subject("Solarized is my new favourite")
+        'Solarized is my new favourite'
+    """
+    text = statement.lstrip()
+    if _DROPPED_SUBJECT.match(text):
+        return f"I {text[:1].lower()}{text[1:]}"
+    return statement
+
+
+#: A clause that makes a statement of its own: the speaker is its subject ("I ...", "we're
+#: ...", "my knees are ..."). Anything else ("closer to my mum", "same kind of nursing")
+#: elaborates the clause before it.
+_OWN_SUBJECT = re.compile(
+    r"\b(?:I|we)(?:'m|'ve|'d|'ll|'re|’m|’ve|’d|’ll|’re)?\b"
+    r"|^(?:my|our)\s+(?:\w+\s+){0,2}?(?:is|are|was|were|has|have|had|does|do|did|\w+s)\b",
+    re.I,
+)
+
+
+def own_statements(clauses: Sequence[str]) -> list[str]:
+    """Clauses joined so that each after the first states something of the speaker's own.
+
+    A later clause without the speaker as its subject stays with the clause before it, as
+    written; the first stands as it is (an aside to the listener, "ok don't laugh", is judged
+    on its own).
+
+    Example:
+        >>> own_statements(["we're in Sheffield now", "closer to my mum", "I love it"])
+        ["we're in Sheffield now, closer to my mum", 'I love it']
+    """
+    out: list[str] = []
+    for clause in clauses:
+        if out and not _OWN_SUBJECT.search(clause):
+            out[-1] = f"{out[-1]}, {clause}"
+        else:
+            out.append(clause)
+    return out
+
+
+def statement_clauses(sentence: str) -> list[str]:
+    """The statements of one sentence, one per clause (a single clause: ``[sentence]``).
+
+    A clause of fewer than three words is no statement of its own ("fish yes", "since
+    uni"): it stays with the clause before it, as written. The joining word of a clause
+    that stands alone is dropped.
+
+    Example:
+        >>> statement_clauses(
+        ...     "I'm a nurse at St Thomas' and we were two staff down on the ward again"
+        ... )
+        ["I'm a nurse at St Thomas'", 'we were two staff down on the ward again']
+        >>> statement_clauses("I'm pescatarian, been that way since uni, so fish yes")
+        ["I'm pescatarian", 'been that way since uni, so fish yes']
+    """
+    text = sentence.strip().rstrip(" ,;:.!")
+    pieces = _STATEMENT_SPLIT.split(text)  # part, separator, part, separator, ... part
+    out: list[str] = []
+    for i in range(0, len(pieces), 2):
+        sep = pieces[i - 1] if i else ""
+        part = (pieces[i] or "").strip(" ,;:")
+        alone = _JOINER.sub("", part).strip()
+        if not alone:
+            continue
+        if out and len(re.findall(r"\w+", alone)) < 3:
+            out[-1] = f"{out[-1]}{sep.rstrip() if sep.strip() else ''} {part}"
+        else:
+            out.append(alone)
+    if len(out) > 1 and len(re.findall(r"\w+", out[0])) < 3:
+        out[1] = f"{out[0]}, {out[1]}"
+        out.pop(0)
+    return out or [sentence]
 
 
 def _without_trailing_question(sentence: str) -> str:
@@ -217,8 +326,10 @@ def _fact(
     else:
         return None
     confidence = 0.45 if _HEDGE.search(sentence) else 0.8
+    clauses = own_statements([with_subject(c) for c in statement_clauses(sentence)])
     return ExtractedFact(
-        content=third_person(subject, sentence),
+        content=third_person(subject, with_subject(sentence)),
+        statements=[third_person(subject, c) for c in clauses] if len(clauses) > 1 else [],
         importance=importance,
         tags=tags,
         confidence=confidence,

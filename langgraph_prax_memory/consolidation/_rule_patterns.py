@@ -331,9 +331,15 @@ _CONTEXT = re.compile(
     r"our project|we're building|we use|i use|i'm using|i joined|i graduated|i got)\b",
     re.I,
 )
+#: "kind of" / "sort of" hedge a verb or an adjective ("I kind of like it"), not a noun
+#: after a determiner ("the same kind of nursing", "what sort of car").
+_KIND_OF = "".join(
+    rf"(?<!\b{d} )" for d in ("same", "what", "this", "that", "the", "a", "any", "some", "which")
+)
 _HEDGE = re.compile(
-    r"\b(?:maybe|might|perhaps|probably|i think|i guess|not sure|kind of|sort of|"
-    r"considering|thinking about|possibly|i suppose)\b",
+    r"\b(?:maybe|might|perhaps|probably|i think|i guess|not sure|"
+    + _KIND_OF
+    + r"(?:kind|sort) of|considering|thinking about|possibly|i suppose)\b",
     re.I,
 )
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|we|our|we're)\b", re.I)

@@ -36,7 +36,8 @@ from langgraph_prax_memory.consolidation._models import (
     InFlight,
     SourceState,
 )
-from langgraph_prax_memory.consolidation._smalltalk import without_small_talk
+from langgraph_prax_memory.consolidation._smalltalk import DROP_CONFIDENCE, without_small_talk
+from langgraph_prax_memory.consolidation._statements import STATEMENTS_KEY, by_statement
 from langgraph_prax_memory.consolidation._supersede import SupersedeStage
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
@@ -306,6 +307,7 @@ class WriteStage(SupersedeStage):
         if not accepted.facts and not sups:
             return {"result": result}
         items = self._memory_items(user_id, batch, accepted, now, result) if accepted.facts else []
+        items = by_statement(self.parts, items, result, drop_confidence=DROP_CONFIDENCE)
         items = without_small_talk(self.parts, items, result)
         try:
             written = self._write_memories(user_id, items, result, batch_time=when)
@@ -418,6 +420,7 @@ class WriteStage(SupersedeStage):
             created = known or now
             entity_ids = sorted({ids[n] for n in group if n in ids})
             text = fact.content.strip()
+            whole = len(text) <= limit and len(fact.statements) > 1
             for start in range(0, len(text), limit):
                 chunk = text[start : start + limit].strip()
                 if not chunk:
@@ -433,6 +436,7 @@ class WriteStage(SupersedeStage):
                         "_names": list(group),
                         "_timed": known is not None,
                         **({"_replaces": list(fact.replaces_ids)} if fact.replaces_ids else {}),
+                        **({STATEMENTS_KEY: list(fact.statements)} if whole else {}),
                     }
                 )
         return items

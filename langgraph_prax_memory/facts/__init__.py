@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langgraph_prax_memory.facts._attributes import ATTRIBUTES as ATTRIBUTES
-from langgraph_prax_memory.facts._attributes import Attribute, AttributeModel, Reading
+from langgraph_prax_memory.facts._attributes import Attribute, AttributeModel, Reading, Statement
 from langgraph_prax_memory.facts._classifier import EPISODE as EPISODE
 from langgraph_prax_memory.facts._classifier import EPISODE_KINDS as EPISODE_KINDS
 from langgraph_prax_memory.facts._classifier import KINDS as KINDS
@@ -43,6 +43,7 @@ __all__ = [
     "FactClass",
     "FactClassifier",
     "Reading",
+    "Statement",
     "class_of_kind",
     "cue_features",
     "query_names",

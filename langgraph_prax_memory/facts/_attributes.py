@@ -35,7 +35,7 @@ import numpy as np
 
 from langgraph_prax_memory.facts._names import subject_of
 
-__all__ = ["ATTRIBUTES", "Attribute", "AttributeModel", "Reading"]
+__all__ = ["ATTRIBUTES", "Attribute", "AttributeModel", "Reading", "Statement"]
 
 #: The words a statement about the person opens with (the memory's own subject).
 _PERSON_WORDS = frozenset(["user", "i", "i'm", "i've", "my", "we", "our", "the user"])
@@ -266,6 +266,16 @@ ATTRIBUTES: Final[tuple[Attribute, ...]] = (
         ("User is allergic to {X}.", "I can't eat {X}.", "User has a {X} allergy."),
         ("peanuts", "penicillin", "shellfish"),
     ),
+    Attribute(  # a tool per project, per task: many at once
+        "tool",
+        False,
+        (
+            "User decided to use {X} for the new project.",
+            "User is using {X} for a side project.",
+            "I picked {X} for the data pipeline.",
+        ),
+        ("Rust", "Postgres", "Terraform"),
+    ),
     Attribute(
         "taste",
         False,
@@ -281,6 +291,47 @@ ATTRIBUTES: Final[tuple[Attribute, ...]] = (
 )
 
 
+def _names(text: str) -> frozenset[str]:
+    """The names a statement mentions: capitalised words past its first ("User" aside).
+
+    Example:
+        >>> sorted(_names("So the Golf's gone and User is going car-free."))
+        ['golf']
+    """
+    words = re.findall(r"[A-Za-z][\w'’-]*", text)
+    out = set()
+    for w in words[1:]:
+        base = re.sub(r"['’]s$", "", w)
+        if base[:1].isupper() and base not in ("User", "I"):
+            out.add(base.casefold())
+    return frozenset(out)
+
+
+#: Events that change what a person has, uses or goes to (any attribute), and events that
+#: leave it as it was: an event retires a fact by nearness alone only when it reads as one of
+#: the first (:meth:`AttributeModel.changes`).
+CHANGE_EVENTS: Final = (
+    "User switched to a different provider.",
+    "User moved everything over to the new one.",
+    "User got a new one and gave the old one away.",
+    "User has been going somewhere else instead since January.",
+    "User replaced the old one last week.",
+    "User signed up with another company.",
+    "User finally found a new one they like better.",
+    "User cancelled it and started somewhere else.",
+)
+STILL_EVENTS: Final = (
+    "User had a job interview yesterday.",
+    "User went to a concert last night.",
+    "User visited friends at the weekend.",
+    "User had a long meeting at the office.",
+    "User cooked dinner for the family.",
+    "User bought a birthday present for a friend.",
+    "User had a great time at the gym today.",
+    "User's order arrived this morning.",
+)
+
+
 @dataclass(frozen=True)
 class Reading:
     """A statement's attribute, as the model read it."""
@@ -289,6 +340,19 @@ class Reading:
     single: bool
     polarity: str  # "states" | "ends"
     similarity: float
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A stored statement as :meth:`AttributeModel.replaces` weighs it."""
+
+    text: str
+    reading: Reading | None
+    fact_class: str | None
+    kind: str | None
+    terms: frozenset[str]
+    #: Whether the statement reads as a change of what the person has (:meth:`changes`).
+    change: bool = False
 
 
 def _sentences() -> list[tuple[str, str, str]]:
@@ -347,7 +411,11 @@ class AttributeModel:
         self._single = {a.name: a.single for a in ATTRIBUTES}
         #: The median cosine of a template to its nearest sibling (set when first read).
         self.sibling = 1.0
+        #: The cosine above which two statements are about the same thing (set when first
+        #: read): the 99th percentile of templates of two different attributes.
+        self.same_thing = 1.0
         self._frames = template_words(tokens)
+        self._events: np.ndarray | None = None
 
     def _ready(self) -> np.ndarray:
         with self._lock:
@@ -357,6 +425,9 @@ class AttributeModel:
                 m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
                 self._labels = [(a, p) for a, p, _ in rows]
                 self._matrix = m
+                events = np.asarray(self._embed([*CHANGE_EVENTS, *STILL_EVENTS]), dtype=np.float64)
+                events /= np.maximum(np.linalg.norm(events, axis=1, keepdims=True), 1e-12)
+                self._events = events
                 # how near a template is to its nearest sibling (same attribute), typically:
                 # the bar for a reading from an event (a change said as something that happened)
                 sims = m @ m.T
@@ -366,7 +437,38 @@ class AttributeModel:
                     for i, (a, _) in enumerate(self._labels)
                 ]
                 self.sibling = float(np.median(nearest))
+                # how near two statements of *different* attributes come: the 99th
+                # percentile over every pair of templates of two attributes. Statements at
+                # least that near are about the same thing (issue 38: attributes no
+                # template names, "my weekly shop at Tesco" / "going to Aldi for the shop")
+                other = np.asarray(
+                    [
+                        sims[i, j]
+                        for i, (a, _) in enumerate(self._labels)
+                        for j, (b, _) in enumerate(self._labels)
+                        if j > i and a != b
+                    ]
+                )
+                self.same_thing = float(np.percentile(other, 95)) if other.size else 1.0
             return self._matrix
+
+    def changes(self, vectors: Sequence[Sequence[float]]) -> list[bool]:
+        """Whether each statement reads as a change of what the person has, uses or goes to.
+
+        Its nearest among :data:`CHANGE_EVENTS` and :data:`STILL_EVENTS` is a change ("moved
+        everything over to Proton Mail", "found someone who gets curly hair") rather than
+        something that happened and changed nothing ("had a job interview at Google").
+        """
+        if not vectors:
+            return []
+        self._ready()
+        events = self._events
+        v = np.asarray(vectors, dtype=np.float64)
+        if events is None or v.ndim != 2 or v.shape[1] != events.shape[1]:
+            return [False] * len(vectors)
+        v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+        nearest = np.argmax(v @ events.T, axis=1)
+        return [bool(i < len(CHANGE_EVENTS)) for i in nearest]
 
     def read(
         self, texts: Sequence[str], vectors: Sequence[Sequence[float]] | None = None
@@ -420,6 +522,54 @@ class AttributeModel:
         if words[0].casefold().endswith("'s") or low in ("my", "our"):
             return len(words) < 2 or words[1].casefold() not in _OTHER_PEOPLE
         return True
+
+    def replaces(self, new: Statement, old: Statement, cosine: float) -> bool:
+        """Whether the newer statement ``new`` retires the older standing fact ``old``.
+
+        Pure (the readings are the statements' own; ``cosine`` is theirs). Two ways, both
+        only between statements about the person, never from a plan or small talk, never
+        within a many-valued attribute (hobbies, languages, pets, allergies, friends):
+
+        * **by attribute** — both read as one single-valued attribute (``new`` firmly when
+          it is an event) and are about the same thing (near each other, or one reads its
+          attribute as surely as templates read as their siblings), with values apart; or
+          ``new`` *ends* the value ``old`` states (or every value, when it names none);
+        * **by nearness** — an attribute no template names ("my weekly shop is at Tesco" /
+          "been going to Aldi for the big shop"): ``new`` is a standing fact or an event
+          that reads as a change (:meth:`changes`), the two are
+          at least as near as :attr:`same_thing` (nearer than 95 % of template pairs of two
+          different attributes), and they name no name in common (the same name again
+          with more detail, "my husband Graham cooks", is no change), unless ``new`` ends
+          it.
+        """
+        if new.fact_class == "small_talk" or new.kind == "plan" or old.fact_class != "standing":
+            return False
+        nr, orr = new.reading, old.reading
+        if not (self.about_the_person(new.text) and self.about_the_person(old.text)):
+            return False
+        if nr is not None and not nr.single and nr.polarity == STATES:
+            return False  # an addition to a many-valued attribute: it only grows
+        if orr is not None and orr.polarity != STATES:
+            return False  # the old one records an end itself: nothing left to retire
+        firm = nr is not None and (new.fact_class == "standing" or nr.similarity >= self.sibling)
+        # about the same thing: near each other, or one reads its attribute as surely as the
+        # attribute's templates read as each other
+        same = cosine >= self.floor or any(
+            r is not None and r.similarity >= self.sibling for r in (nr, orr)
+        )
+        if firm and same and nr is not None and orr is not None and nr.attribute == orr.attribute:
+            new_value = self.value_terms(nr.attribute, new.terms)
+            old_value = self.value_terms(orr.attribute, old.terms)
+            if nr.polarity == ENDS:
+                return not new_value or bool(new_value & old_value)
+            if new_value and old_value:
+                return not new_value & old_value  # another value, or the same one again
+        if orr is not None and not orr.single:
+            return False  # a value of a many-valued attribute leaves only when it is ended
+        if cosine < self.same_thing or not (new.fact_class == "standing" or new.change):
+            return False  # an event that changed nothing ("had an interview at Google")
+        shared = _names(new.text) & _names(old.text)
+        return not shared or (nr is not None and nr.polarity == ENDS)
 
     def value_terms(self, attribute: str, terms: Collection[str]) -> frozenset[str]:
         """A statement's value: its terms without the attribute's frame words (and "user")."""

@@ -279,6 +279,12 @@ class ExtractedFact(_Item):
         description="the store ids of the memories in `replaces` (set by the pipeline from "
         "the memories it showed; anything else the answer holds here is overwritten)",
     )
+    statements: SkipJsonSchema[list[str]] = Field(
+        default_factory=list,
+        description="the statements of `content`, one per clause, each on its own (set by "
+        "the rule-based extractor for a sentence of several clauses; consolidation keeps "
+        "those that are not small talk and stores a standing fact among them on its own)",
+    )
 
     @field_validator("importance", mode="before")
     @classmethod

@@ -383,6 +383,30 @@ def test_a_new_value_retires_the_old_one_by_meaning(
     assert new.valid_until is None  # a record of a change stays current
 
 
+def test_a_new_value_of_an_attribute_no_template_names_retires_the_old_by_nearness(
+    real: PraxMemory,
+) -> None:
+    """Where a person shops has no template: the two statements' nearness says it (issue 38)."""
+    user = "u-near-grocer"
+    then = utcnow() - timedelta(days=30)
+    real.remember_many(user, [{"content": "User buys their groceries at Lidl every Saturday.",
+                               "created_at": then}])  # fmt: skip
+    ids = real.remember_many(user, ["User does the weekly grocery shop at Sainsbury's now."])
+    pairs = real.ltm.classes.replace_by_attribute(user, ids)
+    assert [real.ltm.get(user, old).content for old, _ in pairs] == [  # type: ignore[union-attr]
+        "User buys their groceries at Lidl every Saturday."
+    ]
+
+
+def test_parallel_facts_of_a_many_valued_kind_are_not_a_change(real: PraxMemory) -> None:
+    user = "u-near-tools"
+    then = utcnow() - timedelta(days=30)
+    real.remember_many(user, [{"content": "User decided to use Go for project 1.",
+                               "created_at": then}])  # fmt: skip
+    ids = real.remember_many(user, ["User decided to use Rust for project 3."])
+    assert real.ltm.classes.replace_by_attribute(user, ids) == []
+
+
 @pytest.mark.parametrize(
     "news",
     [

@@ -139,7 +139,7 @@ def test_llm_supersession_retires_the_old_memory_and_its_summary(
     # history stays queryable
     history = real_memory.recall(USER, QUESTION, k=5, include_history=True, reinforce=False)
     old = [h.memory for h in history if h.memory.content.startswith("The user prefers dark")]
-    assert old and old[0].superseded_by == "light mode"
+    assert old and "light mode" in (old[0].superseded_by or "")
     assert old[0].valid_until is not None and old[0].valid_until >= DAY3
     then = real_memory.recall(USER, QUESTION, k=3, as_of=DAY1 + timedelta(hours=2))
     assert then[0].memory.content == "The user prefers dark mode in all tools."
@@ -161,7 +161,7 @@ def test_the_store_and_the_tools_see_current_facts_and_history_on_request(
         ("memories", USER), query=QUESTION, filter={"$include_history": True}, limit=10
     )
     old = [i for i in with_history if i.value["content"].startswith("The user prefers dark")]
-    assert old and old[0].value["superseded_by"] == "light mode"
+    assert old and "light mode" in old[0].value["superseded_by"]
     tools = {t.name: t for t in create_memory_tools(real_memory, user_id=USER)}
     recall = tools["memory_recall"]
     assert "prefers dark mode" not in recall.invoke({"query": QUESTION, "k": 5})

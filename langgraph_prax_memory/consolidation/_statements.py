@@ -1,0 +1,173 @@
+"""A sentence of several statements, kept statement by statement (the rule-based path).
+
+People say several things in one breath: "I'm a nurse at St Thomas' and we were two staff
+down on the ward again", "ok don't laugh but after that documentary I've gone fully
+plant-based". Judged whole, such a sentence takes the class of its loudest part (a standing
+fact read as an episode, a diet change read as small talk and dropped). The rule-based
+extractor lists the clauses of such a sentence (``ExtractedFact.statements``); here each is
+judged by the memory-class classifier, the same judgement as every other door:
+
+* a clause that is small talk (as sure as consolidation's drop bar) is left out;
+* a clause that is a standing fact (as sure as the standing bar) and names the person the
+  sentence is about is stored on its own, so that it is recalled, kept and replaced as the
+  fact it is ("been that way since uni" elaborates the clause before: it is not);
+* the other clauses stay together, in their order, as one memory.
+
+A sentence whose clauses are all kept and none is a standing fact is stored as it was said.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from langgraph_prax_memory.errors import EmbeddingError
+from langgraph_prax_memory.facts import (
+    SMALL_TALK,
+    STANDING,
+    STANDING_CONFIDENCE,
+    FactClass,
+)
+
+if TYPE_CHECKING:
+    from langgraph_prax_memory._parts import MemoryParts
+    from langgraph_prax_memory.consolidation._models import ConsolidationResult
+
+__all__ = ["by_statement", "plan_statements"]
+
+logger = logging.getLogger(__name__)
+
+#: The key of a memory item that lists its sentence's statements (not stored).
+STATEMENTS_KEY = "_statements"
+
+
+def _join(content: str, clauses: Sequence[str]) -> str:
+    """Clauses (each a sentence of its own) joined back into one, in the case ``content`` had."""
+    out: list[str] = []
+    for i, clause in enumerate(clauses):
+        text = clause.strip().rstrip(".!")
+        if i and text[:1].isupper():
+            lower = text[:1].lower() + text[1:]
+            if lower.split(" ", 1)[0] in content.split():
+                text = lower
+        out.append(text)
+    return ", ".join(out) + "."
+
+
+def _subject(content: str) -> str | None:
+    """Who a normalized statement is about: its first word ("User", "Carol"), if a name."""
+    first = re.match(r"[A-Z][\w-]*", content.strip())
+    return first.group(0) if first else None
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text[-1:] in (".", "!", "?") else text + "."
+
+
+def plan_statements(
+    content: str,
+    statements: Sequence[str],
+    classes: Sequence[FactClass | None],
+    *,
+    drop_confidence: float,
+) -> tuple[list[str], int]:
+    """The memories to store for one sentence, and how many of its clauses were small talk.
+
+    Pure: ``classes`` holds the class of each statement (None: not judged, kept).
+
+    Example:
+        >>> plan_statements(
+        ...     "User is a nurse at St Thomas' and they were two staff down again.",
+        ...     ["User is a nurse at St Thomas'.", "User was two staff down again."],
+        ...     [FactClass("standing", "work", 0.97), FactClass("episode", "event", 0.8)],
+        ...     drop_confidence=0.75,
+        ... )
+        (["User is a nurse at St Thomas'.", 'User was two staff down again.'], 0)
+    """
+    if len(statements) < 2 or len(classes) != len(statements):
+        return [content], 0
+    kept: list[tuple[str, FactClass | None]] = []
+    dropped = 0
+    for text, found in zip(statements, classes, strict=True):
+        if (
+            found is not None
+            and found.fact_class == SMALL_TALK
+            and found.confidence >= drop_confidence
+        ):
+            dropped += 1
+            continue
+        kept.append((text, found))
+    subject = _subject(content)
+    standing = {
+        i
+        for i, (t, c) in enumerate(kept)
+        if c is not None
+        and c.fact_class == STANDING
+        and c.confidence >= STANDING_CONFIDENCE
+        and subject is not None
+        and re.search(rf"(?<!\w){re.escape(subject)}(?!\w)", t) is not None
+    }
+    if not dropped and not standing:
+        return [content], 0
+    if not kept:
+        return [], dropped
+    out = [_sentence(kept[i][0]) for i in sorted(standing)]
+    rest = [t for i, (t, _) in enumerate(kept) if i not in standing]
+    if rest:
+        out.append(_join(content, rest))
+    return out, dropped
+
+
+def by_statement(
+    parts: MemoryParts,
+    items: list[dict[str, Any]],
+    result: ConsolidationResult,
+    *,
+    drop_confidence: float,
+) -> list[dict[str, Any]]:
+    """The memory items of a batch, each sentence of several statements split by class.
+
+    Items without statements pass as they are; the others become the memories
+    :func:`plan_statements` keeps (each a copy of the item with its own content and the
+    names it still mentions). Clauses left out as small talk are counted in
+    ``small_talk_dropped``. A classifier that cannot run (the model down) keeps every
+    sentence whole.
+    """
+    listed = [i for i in items if len(i.get(STATEMENTS_KEY) or ()) > 1]
+    if not listed:
+        return [{k: v for k, v in i.items() if k != STATEMENTS_KEY} for i in items]
+    texts = [str(s) for i in listed for s in i[STATEMENTS_KEY]]
+    found: list[FactClass | None]
+    try:
+        found = list(parts.ltm.classes.classifier().classify(texts))
+    except EmbeddingError as exc:
+        logger.debug("statements kept whole: %s", exc)
+        found = [None] * len(texts)
+    out: list[dict[str, Any]] = []
+    at = 0
+    for item in items:
+        statements = [str(s) for s in item.get(STATEMENTS_KEY) or ()]
+        base = {k: v for k, v in item.items() if k != STATEMENTS_KEY}
+        if len(statements) < 2:
+            out.append(base)
+            continue
+        classes = found[at : at + len(statements)]
+        at += len(statements)
+        contents, dropped = plan_statements(
+            str(item["content"]), statements, classes, drop_confidence=drop_confidence
+        )
+        if dropped:
+            result.small_talk_dropped += dropped
+            logger.info(
+                "%d clause(s) of %r not stored (small talk)", dropped, str(base["content"])[:80]
+            )
+        for content in contents:
+            words = set(re.findall(r"\w+", content.lower()))
+            names = [
+                n for n in base.get("_names", []) if set(re.findall(r"\w+", n.lower())) <= words
+            ]
+            out.append({**base, "content": content, "_names": names})
+    return out

@@ -1,0 +1,163 @@
+"""A sentence of several statements, judged statement by statement (issue 38, rule path).
+
+People say several things in one breath; the sentences below were written for these tests
+(not taken from ``benchmarks/data/changes.json``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from langgraph_prax_memory import MemoryConfig, PraxMemory
+from langgraph_prax_memory.consolidation import Consolidator, RuleBasedExtractor, TraceLogSource
+from langgraph_prax_memory.consolidation._rule_facts import statement_clauses, with_subject
+from langgraph_prax_memory.consolidation._statements import plan_statements
+from langgraph_prax_memory.facts import FactClass
+
+
+@pytest.mark.parametrize(
+    ("sentence", "clauses"),
+    [
+        ("I teach maths at Hillcrest and honestly the kids are lovely this year",
+         ["I teach maths at Hillcrest", "honestly the kids are lovely this year"]),
+        ("I'm coeliac, have been since I was nine, so no bread for me",
+         ["I'm coeliac", "have been since I was nine", "no bread for me"]),
+        ("I cycle to work because the bus is awful",
+         ["I cycle to work because the bus is awful"]),
+        ("I love it", ["I love it"]),
+        ("we live in Porto now; the flat is tiny but the view is great",
+         ["we live in Porto now", "the flat is tiny", "the view is great"]),
+    ],
+)  # fmt: skip
+def test_a_sentence_splits_into_its_clauses(sentence: str, clauses: list[str]) -> None:
+    assert statement_clauses(sentence) == clauses
+
+
+@pytest.mark.parametrize(
+    ("said", "with_it"),
+    [
+        ("switched my energy to a green tariff", "I switched my energy to a green tariff"),
+        ("got a new bike on Saturday", "I got a new bike on Saturday"),
+        ("Spotted a heron by the canal", "I spotted a heron by the canal"),
+        ("married for ten years now", "married for ten years now"),  # an adjective
+        ("Needed is a word", "Needed is a word"),  # the sentence says something of it
+        ("Ted is my neighbour", "Ted is my neighbour"),
+        ("seed potatoes are in", "seed potatoes are in"),
+    ],
+)
+def test_a_dropped_subject_is_put_back(said: str, with_it: str) -> None:
+    assert with_subject(said) == with_it
+
+
+STANDING = FactClass("standing", "work", 0.95)
+EVENT = FactClass("episode", "event", 0.8)
+CHAT = FactClass("small_talk", "small_talk", 0.9)
+
+
+def test_the_plan_of_a_sentence_keeps_statements_by_class() -> None:
+    content = "User teaches maths at Hillcrest, the kids are lovely this year."
+    statements = ["User teaches maths at Hillcrest.", "The kids are lovely this year."]
+    # a standing fact stands alone; the rest stays together
+    assert plan_statements(content, statements, [STANDING, EVENT], drop_confidence=0.75) == (
+        statements,
+        0,
+    )
+    # small talk is left out (counted)
+    assert plan_statements(content, statements, [EVENT, CHAT], drop_confidence=0.75) == (
+        ["User teaches maths at Hillcrest."],
+        1,
+    )
+    # nothing standing, nothing dropped: the sentence as it was said
+    assert plan_statements(content, statements, [EVENT, EVENT], drop_confidence=0.75) == (
+        [content],
+        0,
+    )
+    # a standing clause that does not name the person elaborates the one before it
+    elaboration = ["User is coeliac.", "Has been since they were nine."]
+    assert plan_statements(
+        "User is coeliac, has been since they were nine.",
+        elaboration,
+        [EVENT, STANDING],
+        drop_confidence=0.75,
+    ) == (["User is coeliac, has been since they were nine."], 0)
+    # small talk the classifier is unsure of is kept
+    unsure = FactClass("small_talk", "small_talk", 0.5)
+    assert plan_statements(content, statements, [EVENT, unsure], drop_confidence=0.75) == (
+        [content],
+        0,
+    )
+    # not judged (the model down): kept whole
+    assert plan_statements(content, statements, [None, None], drop_confidence=0.75) == (
+        [content],
+        0,
+    )
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PraxMemory]:
+    mem = PraxMemory(MemoryConfig(data_dir=tmp_path_factory.mktemp("clauses")))
+    yield mem
+    mem.close()
+
+
+def _consolidate(mem: PraxMemory, tmp: Path, user: str, *turns: str) -> list[str]:
+    trace = tmp / f"{user}.log"
+    trace.write_text("".join(f"user: {t}\n" for t in turns), encoding="utf-8")
+    Consolidator(mem, extractor=RuleBasedExtractor()).run(user, TraceLogSource(trace))
+    return [m.content for m in mem.list_memories(user, limit=100) if m.summary_level == "raw"]
+
+
+def test_a_standing_fact_said_beside_a_complaint_is_stored_on_its_own(
+    real: PraxMemory, tmp_path: Path
+) -> None:
+    stored = _consolidate(
+        real,
+        tmp_path,
+        "u-teacher",
+        "long week. I teach maths at Hillcrest and we had parents' evening till nine",
+    )
+    assert "User teaches maths at Hillcrest." in stored
+    mine = next(m for m in real.list_memories("u-teacher") if m.content.startswith("User teaches"))
+    assert mine.fact_class == "standing"
+
+
+def test_a_change_said_after_an_aside_is_not_lost_as_small_talk(
+    real: PraxMemory, tmp_path: Path
+) -> None:
+    stored = _consolidate(
+        real,
+        tmp_path,
+        "u-coeliac",
+        "promise you won't judge me but since the diagnosis I've gone completely gluten-free, "
+        "no bread no pasta nothing",
+    )
+    assert any("gluten-free" in s for s in stored), stored
+
+
+def test_a_kind_of_after_a_determiner_is_no_hedge(real: PraxMemory, tmp_path: Path) -> None:
+    """ "the same kind of work" is not "I kind of ...": the fact is stored, not sent to review."""
+    stored = _consolidate(
+        real,
+        tmp_path,
+        "u-kind",
+        "I start at the Royal Free on Monday, the same kind of work but nights",
+    )
+    assert any("Royal Free" in s for s in stored), stored
+    assert not real.stm.list_pending_review("u-kind")
+
+
+def test_a_models_answer_cannot_set_the_pipelines_fields() -> None:
+    """``statements`` and ``replaces_ids`` are the pipeline's: an answer naming them is ignored."""
+    from langgraph_prax_memory.consolidation import parse_extraction
+
+    answer = (
+        '{"facts": [{"content": "User lives in Porto.", "confidence": 0.9, '
+        '"statements": ["User lives in Lisbon.", "User is vegan."], '
+        '"replaces_ids": ["someone-elses-memory"]}]}'
+    )
+    fact = parse_extraction(answer).facts[0]
+    assert fact.content == "User lives in Porto."
+    assert fact.statements == [] and fact.replaces_ids == []
