@@ -1,0 +1,126 @@
+"""Questions that name the person, over memories that name her (issue 37).
+
+Our data (``benchmarks/data/named_person_questions.json``, written for this project, no
+third-party data, held out from the classifier and the evidence weighting): three personas
+whose memories name their person in the third person ("Ingrid is allergic to latex.", as
+LangMem's tools and third-person consolidation write them), a few memories of other people of
+their life, direct questions naming the person and questions naming another person, with gold.
+
+Each persona is written untagged through ``PraxMemoryStore.put(("memories", user), key,
+{"content": text})`` (as LangMem's tools and most LangGraph agents write) into a fresh
+``PraxMemory`` (embedded defaults, the packaged model). For every question:
+
+* **non-gold relevant** — memories ``recall_detailed(user, question, k=10)`` marks ``relevant``
+  (what the context block would inject) that are not gold; target ≤ 1 per question;
+* **gold kept** — gold memories marked relevant / gold memories; target: as before issue 37
+  (0.951);
+* **unrelated ≥ 0.5** — ``store.search`` scores of the non-gold memories of the question's
+  person that reach 0.5 (the floor of a relevant hit); target: none.
+
+Run: .venv/bin/python -m benchmarks.named_person [--json PATH|-] [-v]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks._common import print_table
+from langgraph_prax_memory import MemoryConfig, PraxMemory, PraxMemoryStore
+
+DATA = Path(__file__).resolve().parent / "data" / "named_person_questions.json"
+GOLD_BEFORE = 0.951  # gold kept before issue 37 (every memory of the person was "relevant")
+
+
+def run(data: dict[str, Any], root: Path, verbose: bool = False) -> dict[str, Any]:
+    memory = PraxMemory(MemoryConfig(data_dir=root / "data"))
+    store = PraxMemoryStore(memory)
+    questions = 0
+    non_gold_relevant = 0
+    gold_total = 0
+    gold_kept = 0
+    unrelated_pairs = 0
+    unrelated_high = 0
+    try:
+        for persona in data["personas"]:
+            user = f"named-{persona['id']}"
+            ns = ("memories", user)
+            by_text = {}
+            for m in persona["memories"]:
+                store.put(ns, m["id"], {"content": m["content"]})
+                by_text[m["content"]] = m["id"]
+            for q in persona["questions"]:
+                gold = set(q["gold"])
+                result = memory.recall_detailed(user, q["text"], k=10, reinforce=False)
+                relevant = {by_text.get(h.memory.content) for h in result.hits if h.relevant}
+                questions += 1
+                non_gold_relevant += len(relevant - gold - {None})
+                gold_total += len(gold)
+                gold_kept += len(gold & relevant)
+                items = store.search(ns, query=q["text"], limit=len(persona["memories"]))
+                for item in items:
+                    if item.key in gold:
+                        continue
+                    unrelated_pairs += 1
+                    unrelated_high += (item.score or 0.0) >= 0.5
+                if verbose:
+                    extra = sorted(relevant - gold - {None})
+                    missed = sorted(gold - relevant)
+                    print(f"{q['id']}: {q['text']!r} extra={extra} missed={missed}")
+    finally:
+        memory.close()
+    return {
+        "questions": questions,
+        "non_gold_relevant_per_question": non_gold_relevant / max(1, questions),
+        "gold_kept": gold_kept / max(1, gold_total),
+        "unrelated_high": unrelated_high,
+        "unrelated_pairs": unrelated_pairs,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--json", metavar="PATH", nargs="?", const="-")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every question")
+    args = parser.parse_args(argv)
+    data = json.loads(args.data.read_text(encoding="utf-8"))
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="prax-named-") as tmp:
+        out = run(data, Path(tmp), verbose=args.verbose)
+    ok = {
+        "relevant": out["non_gold_relevant_per_question"] <= 1.0,
+        "gold": out["gold_kept"] >= GOLD_BEFORE,
+        "unrelated": out["unrelated_high"] == 0,
+    }
+    print_table(
+        f"Questions that name the person ({args.data.name}, {out['questions']} questions)",
+        ["figure", "target", "now"],
+        [
+            ["non-gold memories recalled as relevant, per question", "≤ 1",
+             f"{out['non_gold_relevant_per_question']:.2f} {'✓' if ok['relevant'] else '✗'}"],
+            ["gold kept (recalled as relevant)", f"≥ {GOLD_BEFORE} (before issue 37)",
+             f"{out['gold_kept']:.3f} {'✓' if ok['gold'] else '✗'}"],
+            ["store.search scores ≥ 0.5 of non-gold memories", "0",
+             f"{out['unrelated_high']} of {out['unrelated_pairs']} "
+             f"{'✓' if ok['unrelated'] else '✗'}"],
+        ],
+    )  # fmt: skip
+    print(f"run took {time.perf_counter() - started:.0f}s", file=sys.stderr)
+    if args.json:
+        doc = json.dumps(out, indent=1)
+        if args.json == "-":
+            print(doc)
+        else:
+            Path(args.json).write_text(doc + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
