@@ -57,7 +57,13 @@ def _join(content: str, clauses: Sequence[str]) -> str:
 
 
 def _subject(content: str) -> str | None:
-    """Who a normalized statement is about: its first word ("User", "Carol"), if a name."""
+    """Who a normalized statement is about.
+
+    "User" where it says so, else its first name-like word ("Carol ...", a speaker's name);
+    None when it opens with neither.
+    """
+    if re.search(r"(?<!\w)User(?!\w)", content):
+        return "User"
     first = re.match(r"[A-Z][\w-]*", content.strip())
     return first.group(0) if first else None
 
