@@ -117,7 +117,9 @@ class WorkspaceRepo:
     """
 
     def __init__(self, root: Path, git: str) -> None:
-        self.root = root
+        # absolute: git runs inside the folder, so a relative data folder ("./data") would
+        # name paths relative to the wrong place
+        self.root = Path(root).absolute()
         self.git = git
 
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

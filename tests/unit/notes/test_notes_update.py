@@ -352,3 +352,14 @@ def test_sync_notes_reject_async_sink_gracefully(config: MemoryConfig) -> None:
     )
     assert result.compacted and result.promoted == ()
     assert "AsyncUserNotes" in result.warnings[0]
+
+
+def test_a_relative_data_folder_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``MEMORY_DATA_DIR=./data``: git runs inside the workspace, the paths it is given must
+    not be relative to the caller's folder (the first update failed with exit 128)."""
+    monkeypatch.chdir(tmp_path)
+    notes = UserNotes(MemoryConfig(data_dir=Path("rel-data")))
+    notes.update("alice", "# Notes\n- allergic to peanuts\n")
+    workspace = tmp_path / "rel-data" / "users" / "alice"
+    assert log_subjects(workspace)
+    assert "peanuts" in notes.read("alice")
