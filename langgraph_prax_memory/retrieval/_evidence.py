@@ -17,6 +17,7 @@ says nothing about *which* memory answers, so it must lower no bar and lift no s
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -234,6 +235,12 @@ def partial_cosines(
     return [float(x) for x in (m @ q) / (mn * qn)]
 
 
+@functools.lru_cache(maxsize=8192)
+def _subject(content: str) -> str | None:
+    """:func:`subject_of`, once per memory text (candidates come back question after question)."""
+    return subject_of(content)
+
+
 def off_subject(
     text: str, contents: Mapping[str, str], terms: Mapping[str, Collection[str]]
 ) -> dict[str, str]:
@@ -248,7 +255,7 @@ def off_subject(
         ...             {"1": {"carol", "allerg", "nut"}, "2": {"noah", "allerg", "pollen"}})
         {'2': 'about Noah, the question asks about carol'}
     """
-    subjects = {mid: subject_of(content) for mid, content in contents.items()}
+    subjects = {mid: _subject(content) for mid, content in contents.items()}
     asked = asked_names(text, [s for s in subjects.values() if s])
     if not asked:
         return {}
