@@ -3,27 +3,35 @@
 What a person waits for on the server when opening a page of ``prax-memory inspect``: the
 request goes through the app in-process (Starlette's test client: the guard, the route, the
 reads, the decay arithmetic, one page of 50 rendered by Jinja2), with no socket and no
-browser. Nothing is kept between requests. Each page is timed twice: **wall** time, and
-**CPU** time of the process (the server's work, the engine's threads included, plus the
-in-process client's small share), which machines shared with other work inflate less.
-Target: every page ≤ 150 ms of CPU (median).
+browser. Each page is timed twice: **wall** time, and **CPU** time of the process (the
+server's work, the engine's threads included, plus the in-process client's small share),
+which machines shared with other work inflate less. Target: every page ≤ 150 ms of CPU
+(median).
 
 The memories page reads as its sort allows (langgraph_prax_memory/inspector/_paging.py):
-``engine`` (newest, oldest, importance: ordered by the engine, the page's 50 read),
-``index`` (closest to pruning, last / most recalled, the "due" state: importance, last
-recall and creation of every matching memory from the payload index, recall counts asked
-only of the memories whose last recall is not their creation), ``scan`` (a text search: the
-content and the sort's fields of every matching memory). Every sort is total (its key, then
-the id), by page number or by the next link's cursor. The baseline, measured
-in the same run, is ``PraxMemory.list_memories(user, limit=count)``, reading all of a user's
-memories. The users, graph (1,000 entities, 2,000 relations: a capped picture and capped
-tables), consolidation, forget and playground pages are timed for the same user.
+``engine`` (newest, oldest, importance up to row 1,000: ordered by the engine, the page's 50
+read), ``index`` (closest to pruning, last / most recalled, the "due" state, a text search,
+any page past row 1,000: every matching memory's values from the user's table, read from the
+payload index, the content for a search, and kept until the next write,
+langgraph_prax_memory/inspector/_table.py). Every sort is total (its key, then the id), by
+page number or by the next link's cursor. So each memories page is timed two ways:
+
+- **views**: the page opened again and again with nothing written between (a person paging
+  and sorting; what is kept is used);
+- **after a write**: one write to the store (a recall of another user's memory: every write
+  drops every kept table) just before each request, outside the timing: the first view
+  after an agent wrote, which reads what the page needs again.
+
+The baseline, measured in the same run, is ``PraxMemory.list_memories(user, limit=count)``,
+reading all of a user's memories. The users, graph (1,000 entities, 2,000 relations: a capped
+picture and capped tables), consolidation, forget and playground pages are timed for the same
+user (views only: nothing of theirs is kept).
 
 Memories are stored with hashed unit vectors as their dense vectors (the page never embeds;
 embedding 10k texts would take a minute here), on the embedded default (qdrant-edge); one in
 ten has been recalled (once or twice).
 
-Run: .venv/bin/python -m benchmarks.inspector [--memories 10000] [--runs 15]
+Run: COLUMNS=250 .venv/bin/python -m benchmarks.inspector [--memories 10000] [--runs 15]
 """
 
 from __future__ import annotations
@@ -89,10 +97,17 @@ def seed_graph(memory: PraxMemory, entities: int) -> float:
     return time.perf_counter() - start
 
 
-def sample(fn: Callable[[], object], runs: int) -> tuple[list[float], list[float]]:
-    """Wall and CPU seconds (this process's) of each of ``runs`` calls of ``fn``."""
+def sample(
+    fn: Callable[[], object], runs: int, before: Callable[[], object] | None = None
+) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds (this process's) of each of ``runs`` calls of ``fn``.
+
+    ``before`` runs ahead of each call, outside the timing.
+    """
     wall, cpu = [], []
     for _ in range(runs):
+        if before is not None:
+            before()
         start, used = time.perf_counter(), time.process_time()
         fn()
         cpu.append(time.process_time() - used)
@@ -126,6 +141,11 @@ def main(argv: list[str] | None = None) -> None:
             took = seed(memory, args.memories)
             recalled = recall_some(memory)
             count = memory.count(USER)
+            written = memory.remember("writer", "A memory of another user, recalled to write")
+
+            def write() -> None:
+                memory.vectors.reinforce("writer", [written], now=datetime.now(UTC))
+
             client = TestClient(create_app(memory, token=TOKEN), base_url="http://127.0.0.1")
 
             graph_took = seed_graph(memory, args.entities)
@@ -150,52 +170,65 @@ def main(argv: list[str] | None = None) -> None:
             def other(path: str, marker: str, **params: str) -> Callable[[], object]:
                 return lambda: get(path, marker, **params)
 
-            cases = [
-                ("baseline: list_memories(all)", lambda: memory.list_memories(USER, limit=count)),
-                ("newest, page 1 (engine)", page()),
-                ("newest, page 100 (engine)", page(page="100")),
-                ("newest, page 200 (engine)", page(page="200")),
-                ("newest, next after page 150 (cursor)", following(page="150")),
-                ("oldest, page 50 (engine)", page(sort="oldest", page="50")),
-                ("tag + source, page 3 (engine)", page(tag="work", source="note", page="3")),
-                ("importance, page 21 (engine)", page(sort="importance", page="21")),
-                ("importance, page 200 (engine)", page(sort="importance", page="200")),
-                ("state current, importance (engine)", page(state="current", sort="importance")),
-                ("closest to pruning, page 1 (index)", page(sort="effective")),
-                ("closest to pruning, page 200 (index)", page(sort="effective", page="200")),
-                ("last recalled, page 1 (index)", page(sort="recalled")),
-                ("last recalled, page 150 (index)", page(sort="recalled", page="150")),
-                ("most recalled, page 200 (index)", page(sort="recalls", page="200")),
-                ("state due, newest (index)", page(state="due")),
-                ("state due, last recalled (index)", page(state="due", sort="recalled")),
-                ("search 'rust' (scan + content)", page(q="rust")),
+            # (label, request, timed after a write too)
+            cases: list[tuple[str, Callable[[], object], bool]] = [
                 (
-                    "search 'rust', page 2, by importance (scan)",
-                    page(q="rust", page="2", sort="importance"),
+                    "baseline: list_memories(all)",
+                    lambda: memory.list_memories(USER, limit=count),
+                    False,
                 ),
-                ("users page (counts of every layer)", other("/", USER)),
-                ("graph page (capped picture + tables)", other("/graph", "<svg")),
-                ("consolidation page", other("/consolidation", "pending lines")),
-                ("forget page", other("/forget", "forget-user")),
+                ("newest, page 1 (engine)", page(), True),
+                ("newest, page 20 (engine)", page(page="20"), True),
+                ("newest, page 100 (index)", page(page="100"), True),
+                ("newest, page 200 (index)", page(page="200"), True),
+                ("newest, next after page 150 (cursor)", following(page="150"), True),
+                ("oldest, page 50 (index)", page(sort="oldest", page="50"), True),
+                ("tag + source, page 3 (engine)", page(tag="work", source="note", page="3"), True),
+                ("importance, page 21 (index)", page(sort="importance", page="21"), True),
+                ("importance, page 200 (index)", page(sort="importance", page="200"), True),
+                (
+                    "state current, importance (engine)",
+                    page(state="current", sort="importance"),
+                    True,
+                ),
+                ("closest to pruning, page 1 (index)", page(sort="effective"), True),
+                ("closest to pruning, page 200 (index)", page(sort="effective", page="200"), True),
+                ("last recalled, page 1 (index)", page(sort="recalled"), True),
+                ("last recalled, page 150 (index)", page(sort="recalled", page="150"), True),
+                ("most recalled, page 200 (index)", page(sort="recalls", page="200"), True),
+                ("state due, newest (index)", page(state="due"), True),
+                ("state due, last recalled (index)", page(state="due", sort="recalled"), True),
+                ("search 'rust' (index + content)", page(q="rust"), True),
+                (
+                    "search 'rust', page 2, by importance (index)",
+                    page(q="rust", page="2", sort="importance"),
+                    True,
+                ),
+                ("users page (counts of every layer)", other("/", USER), False),
+                ("graph page (capped picture + tables)", other("/graph", "<svg"), False),
+                ("consolidation page", other("/consolidation", "pending lines"), False),
+                ("forget page", other("/forget", "forget-user"), False),
                 (
                     "playground: a question (recall + context)",
                     other("/playground", 'class="hit', q=Q),
+                    False,
                 ),
             ]
-            for _, fn in cases:  # warm caches and templates once
+            for _, fn, _ in cases:  # warm caches and templates once
                 fn()
             rows = []
             base = None
-            for label, fn in cases:
+            for label, fn, cold in cases:
                 wall, cpu = sample(fn, args.runs)
                 median, p95 = percentiles(wall)
                 cpu_median, cpu_p95 = percentiles(cpu)
                 base = base or median
-                verdict = (
-                    ""
-                    if label.startswith("baseline")
-                    else ("ok" if cpu_median <= TARGET_MS else "OVER")
-                )
+                after = ["", ""]
+                verdict = "" if label.startswith("baseline") else _verdict(cpu_median)
+                if cold:
+                    wall_w, cpu_w = sample(fn, args.runs, before=write)
+                    after = [f"{percentiles(cpu_w)[0]:.0f}", f"{percentiles(wall_w)[0]:.0f}"]
+                    verdict += " / " + _verdict(percentiles(cpu_w)[0])
                 rows.append(
                     [
                         label,
@@ -203,6 +236,7 @@ def main(argv: list[str] | None = None) -> None:
                         f"{cpu_p95:.0f}",
                         f"{median:.0f}",
                         f"{p95:.0f}",
+                        *after,
                         f"{median / base:.2f}×",
                         verdict,
                     ]
@@ -224,11 +258,17 @@ def main(argv: list[str] | None = None) -> None:
             "CPU p95 ms",
             "wall median ms",
             "wall p95 ms",
+            "after a write: CPU median ms",
+            "after a write: wall median ms",
             "wall ÷ baseline",
-            f"CPU ≤ {TARGET_MS:.0f} ms",
+            f"CPU ≤ {TARGET_MS:.0f} ms (views / after a write)",
         ],
         rows,
     )
+
+
+def _verdict(cpu_median: float) -> str:
+    return "ok" if cpu_median <= TARGET_MS else "OVER"
 
 
 if __name__ == "__main__":

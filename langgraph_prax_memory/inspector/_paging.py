@@ -10,20 +10,21 @@ key and id, what the next / previous links carry): a cursor keeps its place when
 added or removed meanwhile (an agent writing while someone pages), so following "next"
 never repeats or skips one.
 
-How a page is read (nothing is kept between requests; every view shows the memories as they
-are now):
+How a page is read (every view shows the memories as they are now):
 
-- **engine**: sorted by creation or importance, without a text search or the "due" state:
-  the engine orders by the indexed field and reads only the page (ties at a page's edge
-  are read by value and ordered by id);
-- **index**: "closest to pruning" (effective importance), "last recalled", "most recalled"
-  and the "due" state: the importance, last recall and creation of every matching memory
-  are read from the engine's payload index (a value and an id each, no payload), and the
-  recall counts from the engine only for the memories whose last recall differs from their
-  creation (every recalled one is among them);
-- **scan**: a text search (the words are matched here), or an engine that cannot order (the
-  pure-Python local mode): the few payload fields the sort needs are read for every matching
-  memory and sorted here.
+- **engine**: sorted by creation or importance, without a text search or the "due" state,
+  up to row 1,000 (``_DEEP``) by number, or from a cursor: the engine orders by the indexed
+  field and reads only the page (ties at a page's edge are read by value and ordered by id);
+- **index**: "closest to pruning" (effective importance), "last recalled", "most recalled",
+  the "due" state, a text search, and pages past row 1,000: the user's table
+  (``_table.py``), every memory's importance, last recall, creation and recall count from
+  the engine's payload index (a value and an id each, no payload), its content for a
+  search, kept until the next write (or the user's first expiry), then sorted and filtered
+  here (numpy);
+- **scan**: an engine that cannot order (the pure-Python local mode), a memory written
+  without an indexed field, or a text search on a store another process may write (a Qdrant
+  server, where nothing is kept): the few payload fields the sort needs are read for every
+  matching memory and sorted here.
 """
 
 from __future__ import annotations
@@ -32,8 +33,7 @@ import contextlib
 import gc
 import math
 import re
-import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -48,11 +48,11 @@ from langgraph_prax_memory.inspector._reading import (
     _Listed,
     _match,
     _Ordered,
-    _range,
     _Reader,
     _Source,
 )
 from langgraph_prax_memory.inspector._render import MemoryRow, memory_row
+from langgraph_prax_memory.inspector._table import _Table, table_source, with_table
 from langgraph_prax_memory.vectors import VECTOR_PRUNE_THRESHOLD
 
 if TYPE_CHECKING:
@@ -114,6 +114,19 @@ class Cursor(NamedTuple):
 
 
 _KEY_WIDTH = {s: (2 if s == "recalled" else 1) for s in SORTS}
+
+
+class _Listing(NamedTuple):
+    """What one page read: its items and the counts, filters' choices and way beside them."""
+
+    items: list[Item]
+    matched: int
+    pages: int
+    start: int
+    total: int
+    sources: list[str]
+    tags: list[str]
+    how: str
 
 
 @dataclass
@@ -218,16 +231,6 @@ _SORT_FIELDS = {
     "recalled": ("access_count", "last_accessed_ts", "created_ts"),
     "recalls": ("access_count",),
 }
-#: The indexed fields each sort reads for every memory on the index path (every memory has
-#: its last recall there: a creation is not needed in its place).
-_INDEX_FIELDS = {
-    "newest": ("created_ts",),
-    "oldest": ("created_ts",),
-    "importance": ("importance",),
-    "effective": ("importance", "last_accessed_ts"),
-    "recalled": ("last_accessed_ts", "created_ts"),
-    "recalls": ("last_accessed_ts", "created_ts"),
-}
 _STATE_FIELDS = {
     "all": (),
     "current": (_HISTORY,),
@@ -246,6 +249,8 @@ def _scanned(
     clock: _Clock,
 ) -> _Listed:
     """Every matching memory's key from its payload (the text search, local mode)."""
+    if state == "due":  # a standing fact is never pruned (docs/context.md, "Memory classes")
+        flt = _and(flt, must_not=[_match("fact_class", "standing")])
     fields = sorted({*_SORT_FIELDS[sort], *_STATE_FIELDS[state], *(["content"] if words else [])})
     items: list[Item] = []
     for point_id, p in reader.payloads(flt, fields):
@@ -266,65 +271,6 @@ def _scanned(
     return _Listed(items)
 
 
-def _indexed(
-    reader: _Reader, flt: models.Filter, *, sort: str, state: str, clock: _Clock
-) -> _Source:
-    """The sorts the engine cannot order, and the "due" state, from the payload index.
-
-    Each key field (importance, last recall, creation) is read for every matching memory
-    by the engine's order on its index: a value and an id per memory, no payload. The recall
-    counts ("last recalled", "most recalled") are not indexed: the engine is asked for them
-    only about the memories whose last recall differs from their creation (a recall sets the
-    last recall to the moment of the recall, so every recalled memory is among them, unless
-    it was recalled at the very instant it was created).
-
-    Raises:
-        BackendUnavailable: The engine cannot order, or some memory lacks an indexed field
-            (written before it existed): the caller scans instead.
-    """
-    from qdrant_client.http import models
-
-    matched = reader.count(flt)
-    wanted = set(_INDEX_FIELDS[sort])
-    if state == "due":
-        wanted |= {"importance", "last_accessed_ts"}
-    counted = sort in ("recalled", "recalls")
-    values: dict[str, dict[Any, float]] = {}
-    for name in sorted(wanted):
-        values[name] = {i: v for v, i in reader.ordered(flt, name, True, matched)}
-        if len(values[name]) != matched:
-            raise BackendUnavailable(f"a memory without {name}: scanned instead")
-    importance = values.get("importance", {})
-    last = values.get("last_accessed_ts", {})
-    created = values.get("created_ts", {})
-    ids: Any = next(iter(values.values())).keys() if values else reader.ids(flt)
-    if state == "due":
-        ids = [i for i in ids if clock.due(importance[i], last[i])]
-    counts: dict[Any, int] = {}
-    if counted:
-        maybe = [reader.text(i) for i in ids if last[i] != created[i]]
-        if maybe:
-            named: list[int | str | uuid.UUID] = list(maybe)
-            asked = _and(flt, models.HasIdCondition(has_id=named), _range("access_count", gte=1))
-            counts = {
-                i: int(p.get("access_count") or 0)
-                for i, p in reader.payloads(asked, ["access_count"])
-            }
-    key: Callable[[Any], Key]
-    if sort == "effective":
-        key = lambda i: (clock.log_effective(importance[i], last[i]),)  # noqa: E731
-    elif sort == "importance":
-        key = lambda i: (-importance[i],)  # noqa: E731
-    elif sort in ("newest", "oldest"):
-        sign = -1.0 if sort == "newest" else 1.0
-        key = lambda i: (sign * created[i],)  # noqa: E731
-    elif sort == "recalled":
-        key = lambda i: (0.0 if counts.get(i) else 1.0, -last[i])  # noqa: E731
-    else:
-        key = lambda i: (-float(counts.get(i, 0)),)  # noqa: E731
-    return _Listed([(key(i), i) for i in ids])
-
-
 def _state_filter(flt: models.Filter, state: str) -> models.Filter:
     if state == "current":
         return _and(flt, _empty(_HISTORY))
@@ -333,30 +279,49 @@ def _state_filter(flt: models.Filter, state: str) -> models.Filter:
     return flt
 
 
+#: A numbered page from this row on reads the user's table, not the engine's order: the
+#: engine would read every memory before it (as many values as the table's column holds).
+_DEEP = 1000
+
+
 def _source(
     reader: _Reader,
+    table: _Table,
     flt: models.Filter,
     *,
     sort: str,
     state: str,
     words: Sequence[str],
+    tag: str,
+    source: str,
     clock: _Clock,
     how: str,
+    deep: bool,
 ) -> tuple[_Source, str]:
     """The cheapest way to list this sort, filter and search (``how``: force one)."""
-    if state == "due":  # a standing fact is never pruned (docs/context.md, "Memory classes")
-        flt = _and(flt, must_not=[_match("fact_class", "standing")])
-    if how == "scan" or words:  # a search matches its words here
+    if how == "scan" or (words and how == "auto" and table.stamp is None):
         return _scanned(reader, flt, sort=sort, state=state, words=words, clock=clock), "scan"
-    narrowed = _state_filter(flt, state)
     try:
-        if how in ("auto", "engine") and sort in ENGINE_SORTS and state != "due":
-            field, desc = ENGINE_SORTS[sort]
-            source: _Source = _Ordered(reader, narrowed, field, desc)
-            source.after(None, 1)  # the engine can order: or BackendUnavailable now
-            return source, "engine"
-        if how in ("auto", "index"):
-            return _indexed(reader, narrowed, sort=sort, state=state, clock=clock), "index"
+        engine = sort in ENGINE_SORTS and state != "due" and not words
+        if how == "engine" or (how == "auto" and engine and not deep):
+            if engine:
+                field, desc = ENGINE_SORTS[sort]
+                ordered = _Ordered(reader, _state_filter(flt, state), field, desc)
+                ordered.after(None, 1)  # the engine can order: or BackendUnavailable now
+                return ordered, "engine"
+        elif how in ("auto", "index"):
+            columns = table_source(
+                table,
+                reader,
+                sort=sort,
+                state=state,
+                tag=tag,
+                source=source,
+                words=words,
+                now_ts=clock.now_ts,
+                rate=clock.per_second,
+            )
+            return columns, "index"
     except BackendUnavailable:
         if how != "auto":
             raise
@@ -419,12 +384,27 @@ def memory_page(
     halflife = mem.config.decay_halflife_days
     clock = _Clock(when.timestamp(), math.log(2) / (halflife * 86400.0))
     words = [w for w in q.casefold().split() if w]
-    chosen = ltm_filter(user_id, tags=[tag] if tag else None, sources=[source] if source else None)
     at_after = (cursor_after.key, reader.point_id(cursor_after.id)) if cursor_after else None
     at_before = (cursor_before.key, reader.point_id(cursor_before.id)) if cursor_before else None
-    with _cyclic_gc_paused():
+    deep = at_after is None and at_before is None and (page - 1) * size >= _DEEP
+    filtered = bool(tag or source or state != "all" or words)
+
+    def listed(table: _Table) -> _Listing:
+        chosen = ltm_filter(
+            user_id, tags=[tag] if tag else None, sources=[source] if source else None
+        )
         listing, how_read = _source(
-            reader, chosen, sort=sort, state=state, words=words, clock=clock, how=how
+            reader,
+            table,
+            chosen,
+            sort=sort,
+            state=state,
+            words=words,
+            tag=tag,
+            source=source,
+            clock=clock,
+            how=how,
+            deep=deep,
         )
         matched = listing.count()
         pages = max(1, -(-matched // size))
@@ -441,21 +421,33 @@ def memory_page(
             number = pages if at_after is not None else min(max(1, page), pages)
             start = (number - 1) * size
             items = listing.skip(start, size)
-        del listing  # freed here, while the collector is paused
+        return _Listing(
+            items,
+            matched,
+            pages,
+            start,
+            table.count if filtered else matched,
+            table.facet(reader, "source"),
+            table.facet(reader, "tags"),
+            how_read,
+        )
+
+    with _cyclic_gc_paused():
+        got = with_table(reader, listed)
+    items = got.items
     shown = [reader.text(i) for _, i in items]
     full = {p.id: p.payload for p in store.retrieve(user_id, shown)}
     rows = [memory_row(Memory.from_payload(i, full[i]), when, halflife) for i in shown if i in full]
-    total = matched if not (tag or source or state != "all" or words) else None
     return MemoryPage(
         rows=rows,
-        total=total if total is not None else store.count(user_id, ltm_filter(user_id)),
-        matched=matched,
-        page=start // size + 1,
-        pages=pages,
-        sources=sorted(store.facet("source", user_id=user_id)),
-        tags=sorted(store.facet("tags", user_id=user_id)),
-        start=start,
+        total=got.total,
+        matched=got.matched,
+        page=got.start // size + 1,
+        pages=got.pages,
+        sources=got.sources,
+        tags=got.tags,
+        start=got.start,
         first=Cursor(items[0][0], reader.text(items[0][1])) if items else None,
         last=Cursor(items[-1][0], reader.text(items[-1][1])) if items else None,
-        how=how_read,
+        how=got.how,
     )

@@ -100,6 +100,16 @@ class _Reader:
             return str(point)
         return str(-1 - point) if point < 0 else str(uuid.UUID(int=point))
 
+    def write_stamp(self) -> int | None:
+        """The embedded engine's write stamp (``EdgeClient.write_stamp``).
+
+        Equal before and after some reads: nothing was written in between. ``None``: not
+        known (another client, or a write under way): nothing read may be kept.
+        """
+        if not self.edge:
+            return None
+        return self.store.client.write_stamp()  # type: ignore[union-attr]
+
     def count(self, flt: models.Filter) -> int:
         return self.store.count(self.user, flt)
 
@@ -176,7 +186,15 @@ class _Reader:
         wanted = list(fields)
         while True:
             records, offset = self._raw(flt, _READ, offset, wanted, None)
-            out.extend((self._id(r.id), r.payload or {}) for r in records)
+            if self.edge:  # as _id, inlined: 10,000 calls cost more than the read's rest
+                uuid_ = uuid.UUID
+                out.extend(
+                    (i.int if type(i) is uuid_ else -1 - int(i), r.payload or {})
+                    for r in records
+                    for i in (r.id,)
+                )
+            else:
+                out.extend((str(r.id), r.payload or {}) for r in records)
             if not records or offset is None:
                 return out
 

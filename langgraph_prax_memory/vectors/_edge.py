@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import json
 import logging
 import math
@@ -113,6 +114,10 @@ _LOCK = ".lock"
 
 
 _OWNER = ".lock.owner"
+
+
+#: Write stamps (:meth:`EdgeClient.write_stamp`): unique in the process, whichever client.
+_STAMPS = itertools.count(1)
 
 
 #: Free space kept besides the sparse files' holes (see :class:`EdgeClient`).
@@ -235,6 +240,10 @@ class EdgeClient:
         self._gate = threading.Condition(self._registry)
         self._active = 0
         self._compacting = False
+        # write stamps (write_stamp): writes under way, and the stamp of the last one done
+        self._stamp_lock = threading.Lock()
+        self._writing = 0
+        self._stamp = next(_STAMPS)
         # not thread-local: AsyncPraxMemory closes from a worker thread, and a finaliser may run
         # on any thread; the lock must be released by whichever thread closes
         self._file_lock = filelock.FileLock(str(root / _LOCK), timeout=0, thread_local=False)
@@ -254,6 +263,30 @@ class EdgeClient:
         self._release = weakref.finalize(
             self, _release, self._shards, self._file_lock, root, self._temporary
         )
+
+    def write_stamp(self) -> int | None:
+        """A number that changes with every write of this client; ``None`` while one runs.
+
+        Only this client writes its folder (the folder's lock), so two equal stamps, taken
+        before and after some reads, mean no point, payload or vector changed in between:
+        what the reads saw can be kept until the stamp changes (the inspector keeps a user's
+        listing columns so). Stamps are unique in the process: another client, or this
+        folder opened again, never gives a stamp seen before.
+        """
+        with self._stamp_lock:
+            return None if self._writing else self._stamp
+
+    @contextlib.contextmanager
+    def _stamped(self) -> Iterator[None]:
+        """A write (or a compaction): under way while inside, a new stamp once out."""
+        with self._stamp_lock:
+            self._writing += 1
+        try:
+            yield
+        finally:
+            with self._stamp_lock:
+                self._writing -= 1
+                self._stamp = next(_STAMPS)
 
     # -- collections -------------------------------------------------------------------
     def collection_exists(self, collection_name: str) -> bool:
@@ -845,7 +878,8 @@ class EdgeClient:
                 self._gate.notify_all()
                 raise
         try:
-            return self._rebuild(collection_name)
+            with self._stamped():
+                return self._rebuild(collection_name)
         finally:
             with self._gate:
                 self._compacting = False
@@ -1085,7 +1119,7 @@ class EdgeClient:
     ) -> list[models.UpdateResult]:
         self._check_space(what)
         done = []
-        with self._using(collection_name) as shard:
+        with self._using(collection_name) as shard, self._stamped():
             for op in ops:
                 try:
                     shard.update(op)

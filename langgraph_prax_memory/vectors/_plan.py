@@ -51,6 +51,10 @@ PAYLOAD_INDEXES: dict[str, Any] = {
     "seq": models.IntegerIndexParams(
         type=models.IntegerIndexType.INTEGER, range=True, lookup=False
     ),
+    # recall counts: the inspector reads the recalled memories' counts by range and order
+    "access_count": models.IntegerIndexParams(
+        type=models.IntegerIndexType.INTEGER, range=True, lookup=False
+    ),
 }
 
 

@@ -1,0 +1,417 @@
+"""A user's long-term memories as columns, kept until the next write.
+
+The memories page's sorts the engine cannot order ("closest to pruning", "last recalled",
+"most recalled"), the "due" state, text searches and pages past row 1,000 need a value
+of every matching memory. :class:`_Table` holds them, one column at a time as a page first
+asks for it, for one user:
+
+- importance, last recall and creation: from the engine's payload index (an ordered read:
+  a value and an id per memory, no payload);
+- recall counts: the recalled memories' counts, from the payload index too (``access_count``
+  is indexed; the memories not in that read were never recalled);
+- which memories are superseded, standing facts, of a tag or of a source: their ids, by the
+  engine's own filter;
+- the content (a text search): read once, case-folded; the same payload read fills the
+  columns above that are still missing (a payload read costs about as much for one field
+  as for four).
+
+A column holds every memory or none: a memory without an indexed field (written before the
+field existed) makes the page a scan (``_paging._scanned``), as before tables were kept.
+
+A table is kept (per store, for the few users viewed last) while nothing is written and no
+memory of the user reaches its expiry: the embedded engine's write stamp
+(``EdgeClient.write_stamp``) is the same as when the table was started, and the clock is
+before the earliest ``expires_at`` the table holds. A write between two reads of one table
+(an agent writing while someone pages) drops it: the page is read again from a new one.
+Elsewhere (a Qdrant server, which other processes write) nothing is kept: each page reads
+what it needs, as it did before tables were kept.
+
+A page is then arithmetic on the columns (numpy): the filters as masks, the sort's key
+(the decay arithmetic for the page's clock), one stable sort by the key and then the
+memory's id (the ids are the table's rows in order), and the cursor's place by comparison.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+
+from langgraph_prax_memory.errors import BackendUnavailable
+from langgraph_prax_memory.inspector._reading import (
+    Item,
+    _and,
+    _empty,
+    _match,
+    _range,
+    _Reader,
+)
+from langgraph_prax_memory.vectors import VECTOR_PRUNE_THRESHOLD
+
+if TYPE_CHECKING:
+    from qdrant_client.http import models
+
+T = TypeVar("T")
+
+#: Users whose tables one store keeps (those viewed last).
+_KEPT = 4
+_HISTORY = "valid_until_ts"
+#: The indexed fields each sort's key is made of (``_keys``; recall counts apart).
+_KEY_FIELDS = {
+    "newest": ("created_ts",),
+    "oldest": ("created_ts",),
+    "importance": ("importance",),
+    "effective": ("importance", "last_accessed_ts"),
+    "recalled": ("last_accessed_ts",),
+    "recalls": (),
+}
+
+
+def _numbers(values: Sequence[Any]) -> bool:
+    """Whether every value is a number (an int or a float, not a bool)."""
+    return set(map(type, values)) <= {float, int}
+
+
+class _Moved(Exception):
+    """Something was written while a kept table was read: read the page again."""
+
+
+class _Table:
+    """One user's columns (see the module's docstring), filled as pages ask for them.
+
+    Rows are the user's memories in id order, so ordering ties by row orders them by id.
+    ``stamp`` is the write stamp it was started at, ``None`` when it is not kept.
+    """
+
+    def __init__(self, reader: _Reader, stamp: int | None) -> None:
+        from langgraph_prax_memory.retrieval import ltm_filter
+
+        self.stamp = stamp
+        self.lock = threading.Lock()
+        #: The user's memories unexpired now (and until ``expires``).
+        self.flt: models.Filter = ltm_filter(reader.user)
+        self.expires = math.inf
+        self.ids: list[Any] | None = None
+        self.rows: dict[Any, int] = {}
+        self.columns: dict[str, np.ndarray] = {}
+        self.masks: dict[tuple[str, str], np.ndarray] = {}
+        self.texts: list[str] | None = None
+        self.facets: dict[str, list[str]] = {}
+        self.count: int = self._read(reader, lambda: reader.count(self.flt))
+        if stamp is not None:
+            try:  # the first memory to expire (the ordered read holds those with a date)
+                first = reader.ordered(self.flt, "expires_at", False, 1)
+            except BackendUnavailable:  # cannot tell: kept for this page only
+                self.expires = -math.inf
+            else:
+                self.expires = float(first[0][0]) if first else math.inf
+            self._read(reader, lambda: None)
+
+    def _read(self, reader: _Reader, fn: Callable[[], T]) -> T:
+        """``fn()``, checked against the stamp: :class:`_Moved` if a write came between."""
+        got = fn()
+        if self.stamp is not None and reader.write_stamp() != self.stamp:
+            raise _Moved
+        return got
+
+    def _place(self, ids: Sequence[Any]) -> np.ndarray:
+        """The rows of ``ids`` (each a memory of the table)."""
+        try:
+            return np.array(list(map(self.rows.__getitem__, ids)), dtype=np.intp)
+        except KeyError:  # pragma: no cover - the stamp said nothing was written
+            raise BackendUnavailable("the memories changed while they were read") from None
+
+    def _rows_from(self, ids: Sequence[Any]) -> None:
+        """Take the user's memories from a read of all of them (the first read sets the rows)."""
+        if self.ids is None:
+            order = sorted(ids)
+            rows = {i: r for r, i in enumerate(order)}
+            if len(rows) != self.count:
+                raise BackendUnavailable("a memory read twice, or one missing: scanned instead")
+            self.ids, self.rows = order, rows
+
+    def _every(self, ids: Sequence[Any], field: str) -> np.ndarray:
+        """The rows of ``ids``, a read of every memory once (or BackendUnavailable)."""
+        n = self.count
+        if len(ids) != n:
+            raise BackendUnavailable(f"a memory without {field}: scanned instead")
+        self._rows_from(ids)
+        at = self._place(ids)
+        seen = np.zeros(n, dtype=bool)
+        seen[at] = True
+        if not seen.all():
+            raise BackendUnavailable(f"a memory without {field}: scanned instead")
+        return at
+
+    def _fill(self, field: str, at: np.ndarray, values: Sequence[float]) -> np.ndarray:
+        """The column ``field``: ``values`` at the rows ``at`` (every row once)."""
+        column = np.empty(self.count)
+        column[at] = np.asarray(values, dtype=float)
+        self.columns[field] = column
+        return column
+
+    def column(self, reader: _Reader, field: str) -> np.ndarray:
+        """An indexed float field of every memory, by row.
+
+        Raises:
+            BackendUnavailable: The engine cannot order by ``field``, or a memory lacks it
+                (written before it existed): the page is scanned instead.
+        """
+        got = self.columns.get(field)
+        if got is not None:
+            return got
+        with self.lock:
+            if field in self.columns:
+                return self.columns[field]
+            n = self.count
+            pairs = self._read(reader, lambda: reader.ordered(self.flt, field, True, n))
+            values, ids = zip(*pairs, strict=True) if pairs else ((), ())
+            return self._fill(field, self._every(ids, field), values)
+
+    def log_importance(self, reader: _Reader) -> np.ndarray:
+        """``log(importance)`` by row (``-inf`` for none), as :class:`_Clock` takes it."""
+        got = self.columns.get("log_importance")
+        if got is None:
+            importance = self.column(reader, "importance")
+            got = np.array(
+                [math.log(v) if v > 0.0 else -math.inf for v in importance.tolist()], dtype=float
+            )
+            self.columns["log_importance"] = got
+        return got
+
+    def recalls(self, reader: _Reader) -> np.ndarray:
+        """Recall counts by row, from the payload index (only recalled memories are read)."""
+        got = self.columns.get("access_count")
+        if got is not None:
+            return got
+        self.column(reader, "last_accessed_ts")  # every memory's row
+        with self.lock:
+            counts = np.zeros(self.count)
+            recalled = _and(self.flt, _range("access_count", gte=1))
+            pairs = self._read(
+                reader, lambda: reader.ordered(recalled, "access_count", True, self.count)
+            )
+            if pairs:
+                values, ids = zip(*pairs, strict=True)
+                counts[self._place(ids)] = values
+            self.columns["access_count"] = counts
+            return counts
+
+    def mask(self, reader: _Reader, name: tuple[str, str], flt: models.Filter) -> np.ndarray:
+        """Rows of the memories ``flt`` (the table's filter narrowed) matches, as a mask."""
+        got = self.masks.get(name)
+        if got is None:
+            ids = self._read(reader, lambda: reader.ids(flt))
+            got = np.zeros(self.count, dtype=bool)
+            got[self._place(ids)] = True
+            self.masks[name] = got
+        return got
+
+    def contents(self, reader: _Reader, fields: Sequence[str] = ()) -> list[str]:
+        """Every memory's content, case-folded, by row.
+
+        The same read brings the indexed ``fields`` the search sorts by that the table lacks
+        (a payload read costs about as much for one field as for three): each fills its
+        column when every memory has a number there, as the index would give it.
+        """
+        if self.texts is not None:
+            return self.texts
+        with self.lock:
+            if self.texts is None:
+                also = [f for f in fields if f not in self.columns]
+                got = self._read(reader, lambda: reader.payloads(self.flt, ["content", *also]))
+                at = self._every([i for i, _ in got], "content")
+                for field in also:
+                    values = [p.get(field) for _, p in got]
+                    if _numbers(values):
+                        self._fill(field, at, values)
+                texts = [""] * self.count
+                for row, (_, p) in zip(at.tolist(), got, strict=True):
+                    texts[row] = str(p.get("content", "")).casefold()
+                self.texts = texts
+            return self.texts
+
+    def facet(self, reader: _Reader, key: str) -> list[str]:
+        """Every value of a keyword field among the user's points (the filters' choices)."""
+        got = self.facets.get(key)
+        if got is None:
+            store, user = reader.store, reader.user
+            got = sorted(self._read(reader, lambda: store.facet(key, user_id=user)))
+            self.facets[key] = got
+        return got
+
+
+# -- tables kept per store ------------------------------------------------------------------
+
+_TABLES: weakref.WeakKeyDictionary[Any, OrderedDict[str, _Table]] = weakref.WeakKeyDictionary()
+_TABLES_LOCK = threading.Lock()
+
+
+def _kept(reader: _Reader) -> _Table:
+    """The user's kept table if nothing changed since it was started, else a new one."""
+    stamp = reader.write_stamp()
+    if stamp is not None:
+        with _TABLES_LOCK:
+            tables = _TABLES.get(reader.store)
+            table = tables.get(reader.user) if tables is not None else None
+            if table is not None and table.stamp == stamp and time.time() < table.expires:
+                tables.move_to_end(reader.user)  # type: ignore[union-attr]
+                return table
+    table = _Table(reader, stamp)
+    if stamp is not None and table.expires > time.time():
+        with _TABLES_LOCK:
+            tables = _TABLES.setdefault(reader.store, OrderedDict())
+            tables[reader.user] = table
+            tables.move_to_end(reader.user)
+            while len(tables) > _KEPT:
+                tables.popitem(last=False)
+    return table
+
+
+def with_table(reader: _Reader, fn: Callable[[_Table], T]) -> T:
+    """``fn(table)`` over the user's table, read again from a new one if a write came between.
+
+    An agent writing without pause gets a table that is not kept (the reads as they come).
+    """
+    for _ in range(2):
+        try:
+            table = _kept(reader)
+            return fn(table)
+        except _Moved:
+            with _TABLES_LOCK:
+                tables = _TABLES.get(reader.store)
+                if tables is not None:
+                    tables.pop(reader.user, None)
+    return fn(_Table(reader, None))
+
+
+# -- one page's source ------------------------------------------------------------------------
+
+
+class _Columns:
+    """Matching rows in a sort's total order: its key columns, then the row (the id)."""
+
+    def __init__(self, ids: Sequence[Any], keys: list[np.ndarray], rows: np.ndarray) -> None:
+        order = np.lexsort((rows, *reversed(keys)))
+        self.ids, self.rows = ids, rows[order]
+        self.keys = [k[order] for k in keys]
+
+    def count(self) -> int:
+        return len(self.rows)
+
+    def _items(self, lo: int, hi: int) -> list[Item]:
+        lo, hi = max(0, lo), min(hi, len(self.rows))
+        keys = [k[lo:hi].tolist() for k in self.keys]
+        ids = self.ids
+        return [
+            (tuple(k[j] for k in keys), ids[r]) for j, r in enumerate(self.rows[lo:hi].tolist())
+        ]
+
+    def _before(self, item: Item, inclusive: bool) -> int:
+        """How many items come before ``item`` (and it too, ``inclusive``)."""
+        key, point = item
+        ids = self.ids
+        bound = bisect.bisect_right(ids, point) if inclusive else bisect.bisect_left(ids, point)
+        less = np.zeros(len(self.rows), dtype=bool)
+        equal = np.ones(len(self.rows), dtype=bool)
+        for column, value in zip(self.keys, key, strict=True):
+            less |= equal & (column < value)
+            equal &= column == value
+        less |= equal & (self.rows < bound)
+        return int(np.count_nonzero(less))  # a prefix: the items are in this order
+
+    def after(self, cursor: Item | None, n: int) -> list[Item]:
+        i = 0 if cursor is None else self._before(cursor, True)
+        return self._items(i, i + n)
+
+    def before(self, cursor: Item, n: int) -> list[Item]:
+        j = self._before(cursor, False)
+        return self._items(j - n, j)
+
+    def rank(self, item: Item) -> int:
+        return self._before(item, False)
+
+    def skip(self, offset: int, n: int) -> list[Item]:
+        return self._items(offset, offset + n)
+
+
+def _due(importance: np.ndarray, last: np.ndarray, now_ts: float, rate: float) -> np.ndarray:
+    """What a forgetting pass run at ``now_ts`` would prune (as ``_Clock.due``)."""
+    threshold = VECTOR_PRUNE_THRESHOLD
+    effective = importance * np.exp(-rate * np.maximum(0.0, now_ts - last))
+    return (importance < threshold) | (effective < threshold)  # type: ignore[no-any-return]
+
+
+def _keys(table: _Table, reader: _Reader, sort: str, now_ts: float, rate: float) -> list[Any]:
+    """The sort's key columns, by row (as ``_scan_key`` makes them, one memory at a time)."""
+    if sort in ("newest", "oldest"):
+        created = table.column(reader, "created_ts")
+        return [-created if sort == "newest" else created]
+    if sort == "importance":
+        return [-table.column(reader, "importance")]
+    if sort == "effective":
+        last = table.column(reader, "last_accessed_ts")
+        return [table.log_importance(reader) + rate * np.minimum(last, now_ts)]
+    counts = table.recalls(reader)
+    if sort == "recalled":
+        last = table.column(reader, "last_accessed_ts")
+        return [np.where(counts > 0, 0.0, 1.0), -last]
+    return [-counts]
+
+
+def table_source(
+    table: _Table,
+    reader: _Reader,
+    *,
+    sort: str,
+    state: str,
+    tag: str,
+    source: str,
+    words: Sequence[str],
+    now_ts: float,
+    rate: float,
+) -> _Columns:
+    """One sort, filter, state and search over the table (see the module's docstring).
+
+    Raises:
+        BackendUnavailable: A column cannot be read from the index (the caller scans).
+        _Moved: Something was written meanwhile (:func:`with_table` reads again).
+    """
+    from qdrant_client.http import models
+
+    texts: list[str] = []
+    if words:  # first: the same read brings the sort's columns
+        due = ("importance", "last_accessed_ts") if state == "due" else ()
+        texts = table.contents(reader, [*_KEY_FIELDS[sort], *due])
+    keys = _keys(table, reader, sort, now_ts, rate)
+    keep = np.ones(table.count, dtype=bool)
+    for field, value in (("tags", tag), ("source", source)):
+        if value:
+            match = models.FieldCondition(key=field, match=models.MatchAny(any=[value]))
+            keep &= table.mask(reader, (field, value), _and(table.flt, match))
+    if state in ("current", "superseded"):
+        superseded = table.mask(
+            reader, (_HISTORY, ""), _and(table.flt, must_not=[_empty(_HISTORY)])
+        )
+        keep &= superseded if state == "superseded" else ~superseded
+    elif state == "due":  # a standing fact is never pruned (docs/context.md, "Memory classes")
+        standing = table.mask(
+            reader, ("fact_class", "standing"), _and(table.flt, _match("fact_class", "standing"))
+        )
+        importance = table.column(reader, "importance")
+        last = table.column(reader, "last_accessed_ts")
+        keep &= ~standing & _due(importance, last, now_ts, rate)
+    rows = np.flatnonzero(keep)
+    if words:
+        found = rows.tolist()
+        for word in words:
+            found = [r for r in found if word in texts[r]]
+        rows = np.array(found, dtype=np.intp)
+    return _Columns(table.ids or [], [k[rows] for k in keys], rows)
