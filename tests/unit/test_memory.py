@@ -319,3 +319,31 @@ def test_parts_built_on_first_use_are_built_once_across_threads(memory: PraxMemo
     for t in threads:
         t.join(30)
     assert len(seen) == 12 and len({id(o) for o in seen}) == 3
+
+
+@pytest.mark.parametrize("engine", ["edge", "local"])
+def test_a_long_listing_shows_every_memory_once_in_order(
+    tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past a page of 512, each memory once, on both embedded engines (the engine compares
+    order values as doubles, a ``seq`` of ~1.8e18 is not exact as one: ``last + 1`` as the
+    next page's start repeated memories at page boundaries)."""
+    import itertools
+
+    import langgraph_prax_memory.vectors._payload as payload
+
+    # write clocks whose ``last + 1`` rounds *down* as a double (the case that repeated)
+    ticks = itertools.count()
+
+    class Clock:
+        @staticmethod
+        def time_ns() -> int:
+            return 1_800_000_000_000_000_000 + 1024 * next(ticks) + 1
+
+    monkeypatch.setattr(payload, "time", Clock)
+    config = MemoryConfig(data_dir=tmp_path, vector_engine=engine)  # type: ignore[arg-type]
+    with PraxMemory(config, embeddings=HashEmbeddings(), embedding_dimension=384) as memory:
+        ids = [memory.remember("lister", f"listed memory number {i}") for i in range(600)]
+        listed = memory.list_memories("lister", limit=5000)
+        assert [m.id for m in listed] == ids  # in the order they were first written
+        assert memory.list_memories("lister", limit=550) == listed[:550]
