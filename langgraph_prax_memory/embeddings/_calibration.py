@@ -383,14 +383,17 @@ def cached_scale(
     this process and, with ``cache_dir``, in ``cache_dir/<sha>.json`` — so an OpenAI or
     Ollama model is measured on first use and never again for the same model.
     """
-    scale = known_scale(key, cache_dir)
-    if scale is not None:
-        return scale
     digest = scale_digest(key)
     path = cache_dir / f"{digest}.json" if cache_dir is not None else None
-    scale = measure()
-    logger.info("calibrated %s", scale.describe())
-    if path is not None:
+    scale = known_scale(key, cache_dir)
+    if scale is None:
+        scale = measure()
+        logger.info("calibrated %s", scale.describe())
+        with _memo_lock:
+            _memo[digest] = scale
+    # kept on disk unless shipped, also when this process knew it already (a model measured
+    # by one memory, then pulled into another cache: ``models pull`` must leave its file)
+    if path is not None and not path.is_file() and shipped_scale(key) is None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
@@ -398,8 +401,6 @@ def cached_scale(
             tmp.replace(path)
         except OSError as exc:  # a read-only cache only costs a measurement next time
             logger.warning("could not cache the cosine scale in %s: %s", path, exc)
-    with _memo_lock:
-        _memo[digest] = scale
     return scale
 
 

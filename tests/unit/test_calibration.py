@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 from typing import Any
@@ -429,3 +430,21 @@ def test_a_new_folder_on_the_packaged_model_never_measures_inside_a_call(
         scale = mem.ltm.cosine_scale
         assert scale is not None and scale.model == mem.ltm.dense.model_name
         assert CosineCalibration.from_json(mem.vectors.metadata()[SCALE_KEY]) == scale
+
+
+def test_a_scale_known_in_the_process_is_still_written_to_a_new_cache(tmp_path: Path) -> None:
+    """``models pull`` into a cache must leave the scale's file there, even when this process
+    measured the model before (the memo knew it: the file was never written)."""
+    from langgraph_prax_memory.embeddings._calibration import cached_scale
+
+    key = f"served-{uuid.uuid4().hex[:8]}|384|x"
+    scale = CosineCalibration("served", 0.05, 0.3, 0.2, 0.6, 10, 2)
+    assert cached_scale(key, tmp_path / "first", lambda: scale) == scale
+
+    def again() -> CosineCalibration:
+        raise AssertionError("measured twice")
+
+    assert cached_scale(key, tmp_path / "second", again) == scale  # from the memo
+    written = list((tmp_path / "second").glob("*.json"))
+    assert len(written) == 1
+    assert CosineCalibration.from_json(json.loads(written[0].read_text())) == scale
