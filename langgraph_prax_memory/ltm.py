@@ -248,12 +248,16 @@ class LongTermMemory:
         return self._scales
 
     def _written_hubness(self) -> Hubness | None:
-        """Recall's hubness correction, if known without measuring the model (for writes)."""
-        with self._lazy:
+        """Recall's hubness correction if known without measuring; never waits for a recall."""
+        if not self._lazy.acquire(blocking=False):
+            return None
+        try:
             if self._recaller_obj is not None:
                 return self._recaller_obj.hubness
             keeper = self._keeper_locked()
             return hubness_of(self.config.retrieval, keeper.known()) if keeper else None
+        finally:
+            self._lazy.release()
 
     @property
     def retrieval_config(self) -> RetrievalConfig:
