@@ -54,6 +54,7 @@ from langgraph_prax_memory.vectors._plan import (
     to_stored,
     user_filter,
 )
+from langgraph_prax_memory.vectors._scroll import scroll_points
 
 if TYPE_CHECKING:
     from langgraph_prax_memory.vectors._client import VectorClient
@@ -62,12 +63,6 @@ __all__ = ["QdrantVectorStore"]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-_SCROLL_PAGE = 512
-#: An ordered scroll's next page starts this far below the last value read (more than half a
-#: double's spacing for any 64-bit integer: the engine compares order values as doubles) ...
-_ORDER_SLACK = 2048
-#: ... and reads this many points more than it needs (those of the overlap, left out by id).
-_ORDER_OVERLAP = 64
 _SCAN_PAGE = 10_000  # points per request of scan (a few payload fields each)
 
 
@@ -449,37 +444,14 @@ class QdrantVectorStore:
         """
         flt = flt or user_filter(user_id)
         assert_pinned(flt, user_id)
-        out: list[StoredPoint] = []
-        seen: set[str] = set()
-        offset: Any = None
-        while len(out) < limit:
-            page = min(_SCROLL_PAGE, limit - len(out))
-            vectors = [DENSE] if with_vector else False
-            kwargs: dict[str, Any] = {"scroll_filter": flt, "limit": page, "with_vectors": vectors}
-            if order_by:
-                kwargs["order_by"] = models.OrderBy(key=order_by, start_from=start_from)
-                # the next page starts a little *before* the last value read: the engine
-                # compares as doubles, and a value such as a nanosecond ``seq`` (~1.8e18) is
-                # only exact to 256, so ``last + 1`` could repeat the last point or skip its
-                # neighbours; the overlap is read again and left out by id
-                page = min(_SCROLL_PAGE, limit - len(out) + _ORDER_OVERLAP)
-                kwargs["limit"] = page
-            else:
-                kwargs["offset"] = offset
-            records, offset = self._scroll_page(kwargs)
-            fresh = [r for r in records if str(r.id) not in seen]
-            seen.update(str(r.id) for r in fresh)
-            out.extend(to_stored(r, with_vector=with_vector) for r in fresh)
-            if not records or len(records) < page:
-                break
-            if order_by:
-                if not fresh:  # more points in the overlap than a page holds: no way on
-                    break
-                last = int(records[-1].payload[order_by])  # type: ignore[index]
-                start_from = last - _ORDER_SLACK
-            elif offset is None:
-                break
-        return out[:limit]
+        return scroll_points(
+            self._scroll_page,
+            flt,
+            limit=limit,
+            order_by=order_by,
+            start_from=start_from,
+            with_vector=with_vector,
+        )
 
     def _scroll_page(self, kwargs: dict[str, Any]) -> tuple[list[Any], Any]:
         records, offset = self.call("scroll", lambda: self.client.scroll(self.collection, **kwargs))
