@@ -17,7 +17,7 @@ from langgraph_prax_memory.graph._types import GraphLoad, GraphStats
 from langgraph_prax_memory.graph.neo4j import _cypher as cy
 from langgraph_prax_memory.graph.neo4j._connection import Op, Query
 
-__all__ = ["CypherLoad"]
+__all__ = ["CypherLoad", "create_props"]
 
 #: Rows per query of a load or a deletion.
 BATCH = 500
@@ -28,7 +28,8 @@ def _batches(rows: Sequence[Any]) -> Iterator[list[Any]]:
         yield list(rows[start : start + BATCH])
 
 
-def _endpoint(ent: EntityIn) -> dict[str, Any]:
+def create_props(ent: EntityIn) -> dict[str, Any]:
+    """The properties of an entity node as a merge creates it (first seen now, one mention)."""
     return {
         "id": ent.id,
         "user_id": ent.user_id,
@@ -86,7 +87,7 @@ class CypherLoad:
         ]
         entities = yield from self._load_all(cy.LOAD_ENTITIES, given, user)
         entities += yield from self._load_all(
-            cy.LOAD_ENTITIES, [_endpoint(e) for e in op.endpoints], user
+            cy.LOAD_ENTITIES, [create_props(e) for e in op.endpoints], user
         )
         rels = []
         for rel in op.relations:

@@ -69,7 +69,7 @@ from langgraph_prax_memory.graph._types import (
 )
 from langgraph_prax_memory.graph.neo4j import _cypher as cy
 from langgraph_prax_memory.graph.neo4j._connection import Op, Query
-from langgraph_prax_memory.graph.neo4j._cypher_load import CypherLoad
+from langgraph_prax_memory.graph.neo4j._cypher_load import CypherLoad, create_props
 
 # --------------------------------------------------------------------------- conversions
 
@@ -140,25 +140,8 @@ def to_link(row: Mapping[str, Any]) -> CausalLink:
     )
 
 
-def _create_props(ent: EntityIn) -> dict[str, Any]:
-    return {
-        "id": ent.id,
-        "user_id": ent.user_id,
-        "name": ent.name,
-        "display_name": ent.display_name,
-        "type": ent.create_type,
-        "importance": ent.create_importance,
-        "mention_count": 1,
-        "first_seen": ent.now.dt,
-        "first_seen_ts": ent.now.ts,
-        "last_seen": ent.now.dt,
-        "last_seen_ts": ent.now.ts,
-        "properties": ent.create_properties_json,
-    }
-
-
 def _ensure_row(ent: EntityIn) -> dict[str, Any]:
-    return {"id": ent.id, "props": _create_props(ent)}
+    return {"id": ent.id, "props": create_props(ent)}
 
 
 # --------------------------------------------------------------------------- operations
@@ -232,7 +215,7 @@ class CypherOps(CypherLoad):
             cy.MERGE_ENTITY,
             {
                 "id": ent.id,
-                "create": _create_props(ent),
+                "create": create_props(ent),
                 "type": ent.type,
                 "importance": ent.importance,
                 "now": ent.now.dt,
