@@ -165,17 +165,20 @@ class MemoryClasses:
     ) -> list[tuple[str, str]]:
         """Retire the older memories whose value a newer one replaces; ``(old, new)`` pairs.
 
-        For each memory of ``ids`` that sets a single-valued attribute of the person (home,
-        employer, partner, diet...; :mod:`~langgraph_prax_memory.facts._attributes`), the
-        user's current memories nearest to it that set the same attribute to another value,
-        and were written before it, are marked superseded at its creation time (they stay
-        in history: ``recall(include_history=True)``). A memory that *ends* a value ("broke
-        up with Sam", "quit the job at Initech", "our cat Pip died") retires the older ones
-        stating that value (any value, when it names none) and stays current itself. An
-        addition to a many-valued attribute (a hobby, a language) retires nothing; summaries
-        are left to the summary pass. ``never``: memories not to retire (those an extraction
-        model was shown and judged, those the batch's facts landed on). Calling it again
-        changes nothing.
+        For each memory of ``ids`` (not small talk, not a plan, not stored as history
+        already), the user's current standing memories nearest to it and written before it
+        are weighed by :meth:`~langgraph_prax_memory.facts.AttributeModel.replaces`: the same
+        single-valued attribute of the person (home, employer, partner, diet...; by the
+        attribute's templates) with another value, or — for an attribute no template names —
+        a standing fact or a change event near enough to be about the same thing, naming no
+        name in common. Those retired are marked superseded at the new memory's creation
+        time (they stay in history: ``recall(include_history=True)``). A memory that *ends* a
+        value ("broke up with Sam", "quit the job at Initech", "our cat Pip died") retires
+        the older ones stating that value (any value, when it names none) and stays current
+        itself. An addition to a many-valued attribute (a hobby, a language) retires nothing;
+        summaries are left to the summary pass. ``never``: memories not to retire (those an
+        extraction model was shown and judged, those the batch's facts landed on). Calling it
+        again changes nothing.
         """
         check_user_id(user_id)
         if not ids:
