@@ -17,7 +17,7 @@ from langgraph_prax_memory.graph._load import DeleteRecords, LoadRecords
 from langgraph_prax_memory.graph._types import GraphLoad, GraphStats
 from langgraph_prax_memory.graph.sqlite import _sql as sql
 
-__all__ = ["SQLiteLoading"]
+__all__ = ["SQLiteLoading", "ensure_params"]
 
 
 def _stats(conn: sqlite3.Connection, user_id: str) -> GraphStats:
@@ -25,7 +25,8 @@ def _stats(conn: sqlite3.Connection, user_id: str) -> GraphStats:
     return GraphStats(**{key: row[key] for key in row.keys()})  # noqa: SIM118
 
 
-def _endpoint(ent: EntityIn) -> dict[str, Any]:
+def ensure_params(ent: EntityIn) -> dict[str, Any]:
+    """The parameters of ``ENSURE_ENTITY``: the entity as it is created when missing."""
     return {
         "id": ent.id,
         "user_id": ent.user_id,
@@ -72,7 +73,7 @@ class SQLiteLoading:
             if self._load_row(conn, sql.LOAD_ENTITY, row):
                 entities.append(ent.id)
         for end in op.endpoints:
-            if self._load_row(conn, sql.ENSURE_ENTITY, _endpoint(end)):
+            if self._load_row(conn, sql.ENSURE_ENTITY, ensure_params(end)):
                 entities.append(end.id)
         relations: list[str] = []
         for rel in op.relations:

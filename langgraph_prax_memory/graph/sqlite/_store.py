@@ -75,7 +75,7 @@ from langgraph_prax_memory.graph._types import (
 )
 from langgraph_prax_memory.graph.sqlite import _sql as sql
 from langgraph_prax_memory.graph.sqlite._database import SQLiteDatabase
-from langgraph_prax_memory.graph.sqlite._load import SQLiteLoading
+from langgraph_prax_memory.graph.sqlite._load import SQLiteLoading, ensure_params
 
 __all__ = ["SQLiteGraphStore"]
 
@@ -249,20 +249,7 @@ class SQLiteGraphStore(SQLiteLoading, SQLiteDatabase, GraphStore):
     @staticmethod
     def _ensure_entity(conn: Conn, ent: EntityIn) -> None:
         """Create an entity with defaults if it does not exist (no change otherwise)."""
-        conn.execute(
-            sql.ENSURE_ENTITY,
-            {
-                "id": ent.id,
-                "user_id": ent.user_id,
-                "name": ent.name,
-                "display_name": ent.display_name,
-                "type": ent.create_type,
-                "importance": ent.create_importance,
-                "now": ent.now.iso,
-                "now_ts": ent.now.ts,
-                "properties": ent.create_properties_json,
-            },
-        )
+        conn.execute(sql.ENSURE_ENTITY, ensure_params(ent))
 
     def _merge_entity(self, conn: Conn, ent: EntityIn) -> Entity:
         row = conn.execute(sql.ENTITY_PROPERTIES, (ent.id,)).fetchone()

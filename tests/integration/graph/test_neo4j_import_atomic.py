@@ -8,46 +8,14 @@ loaded is deleted from Neo4j when a later store fails.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
 
 import pytest
 
-from langgraph_prax_memory import MemoryConfig, PraxMemory
-from langgraph_prax_memory.graph import Neo4jGraphStore, create_graph_store
-from tests.fakes import HashEmbeddings
+from langgraph_prax_memory import PraxMemory
 from tests.portable_faults import FAULTS, Fault, fails_whole, undo_that_fails_says_so
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def mem(neo4j_server: Any, tmp_path: Path) -> Iterator[PraxMemory]:
-    config = MemoryConfig(
-        neo4j_uri=neo4j_server.uri,
-        neo4j_user=neo4j_server.auth[0] if neo4j_server.auth else "neo4j",
-        neo4j_password=neo4j_server.auth[1] if neo4j_server.auth else None,
-        qdrant_url=":memory:",
-        data_dir=tmp_path / "data",
-    )
-    with PraxMemory(
-        config,
-        graph=create_graph_store(config),
-        embeddings=HashEmbeddings(),
-        embedding_dimension=384,
-    ) as memory:
-        assert isinstance(memory.graph, Neo4jGraphStore)
-        yield memory
-
-
-@pytest.fixture
-def users(mem: PraxMemory) -> Iterator[tuple[str, str]]:
-    pair = (f"test-{uuid.uuid4()}", f"test-{uuid.uuid4()}")
-    yield pair
-    for user in pair:
-        mem.graph.delete_user(user)
 
 
 @pytest.mark.parametrize(("store", "breaker", "error", "names"), FAULTS, ids=[f[0] for f in FAULTS])

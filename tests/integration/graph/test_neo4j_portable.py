@@ -4,45 +4,13 @@ from __future__ import annotations
 
 import io
 import json
-import uuid
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 
-from langgraph_prax_memory import MemoryConfig, PraxMemory
-from langgraph_prax_memory.graph import create_graph_store
-from tests.fakes import HashEmbeddings
+from langgraph_prax_memory import PraxMemory
 from tests.portable_cases import round_trip
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def mem(neo4j_server: Any, tmp_path: Path) -> Iterator[PraxMemory]:
-    config = MemoryConfig(
-        neo4j_uri=neo4j_server.uri,
-        neo4j_user=neo4j_server.auth[0] if neo4j_server.auth else "neo4j",
-        neo4j_password=neo4j_server.auth[1] if neo4j_server.auth else None,
-        qdrant_url=":memory:",
-        data_dir=tmp_path / "data",
-    )
-    with PraxMemory(
-        config,
-        graph=create_graph_store(config),
-        embeddings=HashEmbeddings(),
-        embedding_dimension=384,
-    ) as memory:
-        yield memory
-
-
-@pytest.fixture
-def users(mem: PraxMemory) -> Iterator[tuple[str, str]]:
-    pair = (f"test-{uuid.uuid4()}", f"test-{uuid.uuid4()}")
-    yield pair
-    for user in pair:
-        mem.graph.delete_user(user)
 
 
 def test_export_past_one_query_lists_the_least_important_in_any_script(
