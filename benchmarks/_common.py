@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib
+import json
 import math
 import random
 import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 from langchain_core.embeddings import Embeddings
@@ -85,6 +87,15 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     return statistics.median(ordered) * 1000, p95 * 1000
+
+
+def write_json(target: str, out: object) -> None:
+    """``--json`` output: ``out`` as JSON to stdout (``-``) or to the file ``target``."""
+    doc = json.dumps(out, indent=1, ensure_ascii=False, default=str)
+    if target == "-":
+        print(doc)
+    else:
+        Path(target).write_text(doc + "\n", encoding="utf-8")
 
 
 def print_table(title: str, columns: list[str], rows: list[list[str]]) -> None:

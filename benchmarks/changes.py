@@ -51,7 +51,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from benchmarks._common import print_table
+from benchmarks._common import print_table, write_json
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.consolidation import Consolidator, LLMExtractor, TraceLogSource
 from langgraph_prax_memory.consolidation._normalize import third_person
@@ -304,11 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )  # fmt: skip
     print(f"run took {time.perf_counter() - started:.0f}s", file=sys.stderr)
     if args.json:
-        doc = json.dumps(out, indent=1, ensure_ascii=False, default=str)
-        if args.json == "-":
-            print(doc)
-        else:
-            Path(args.json).write_text(doc + "\n")
+        write_json(args.json, out)
     return 0
 
 

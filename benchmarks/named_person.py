@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import print_table
+from benchmarks._common import print_table, write_json
 from langgraph_prax_memory import MemoryConfig, PraxMemory, PraxMemoryStore
 
 DATA = Path(__file__).resolve().parent / "data" / "named_person_questions.json"
@@ -114,11 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )  # fmt: skip
     print(f"run took {time.perf_counter() - started:.0f}s", file=sys.stderr)
     if args.json:
-        doc = json.dumps(out, indent=1)
-        if args.json == "-":
-            print(doc)
-        else:
-            Path(args.json).write_text(doc + "\n")
+        write_json(args.json, out)
     return 0
 
 
