@@ -51,16 +51,20 @@ def run(data: dict[str, Any], root: Path, verbose: bool = False) -> dict[str, An
         for persona in data["personas"]:
             user = f"named-{persona['id']}"
             ns = ("memories", user)
-            by_text = {}
+            by_text: dict[str, str] = {}
             for m in persona["memories"]:
                 store.put(ns, m["id"], {"content": m["content"]})
                 by_text[m["content"]] = m["id"]
             for q in persona["questions"]:
                 gold = set(q["gold"])
                 result = memory.recall_detailed(user, q["text"], k=10, reinforce=False)
-                relevant = {by_text.get(h.memory.content) for h in result.hits if h.relevant}
+                relevant = {
+                    by_text[h.memory.content]
+                    for h in result.hits
+                    if h.relevant and h.memory.content in by_text
+                }
                 questions += 1
-                non_gold_relevant += len(relevant - gold - {None})
+                non_gold_relevant += len(relevant - gold)
                 gold_total += len(gold)
                 gold_kept += len(gold & relevant)
                 items = store.search(ns, query=q["text"], limit=len(persona["memories"]))
@@ -70,7 +74,7 @@ def run(data: dict[str, Any], root: Path, verbose: bool = False) -> dict[str, An
                     unrelated_pairs += 1
                     unrelated_high += (item.score or 0.0) >= 0.5
                 if verbose:
-                    extra = sorted(relevant - gold - {None})
+                    extra = sorted(relevant - gold)
                     missed = sorted(gold - relevant)
                     print(f"{q['id']}: {q['text']!r} extra={extra} missed={missed}")
     finally:
