@@ -37,7 +37,7 @@ import neo4j
 
 from langgraph_prax_memory.graph import GraphStore, Neo4jGraphStore, SQLiteGraphStore
 from langgraph_prax_memory.graph._inputs import Moment, prep_endpoint, prep_relation
-from langgraph_prax_memory.graph.neo4j._cypher_ops import _create_props
+from langgraph_prax_memory.graph.neo4j._cypher_load import create_props
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "neo4j-server"
@@ -105,7 +105,7 @@ def bulk_neo4j(
     ents = [prep_endpoint(user, _name(i), now) for i in range(n)]
     with store.driver.session() as session:
         for start in range(0, n, 2000):
-            rows = [_create_props(e) for e in ents[start : start + 2000]]
+            rows = [create_props(e) for e in ents[start : start + 2000]]
             session.execute_write(lambda tx, rows=rows: tx.run(_LOAD_ENTITIES, rows=rows).consume())
         rels = [
             {
