@@ -29,6 +29,7 @@ from langgraph_prax_memory.facts import query_names, question_names, subject_of
 __all__ = [
     "MIN_MEMORIES",
     "SHARED",
+    "QuestionTerms",
     "without_shared_names",
     "asked_names",
     "off_subject",
@@ -82,14 +83,7 @@ def weighted_coverage(
         >>> weighted_coverage({"dark", "mode"}, {"dark"}, {})
         0.5
     """
-    terms = set(query_terms)
-    if not terms:
-        return 1.0
-    total = sum(weights.get(t, 1.0) for t in terms)
-    if total <= 0:
-        return 0.0
-    held = sum(weights.get(t, 1.0) for t in terms & set(doc_terms))
-    return min(1.0, held / total)
+    return QuestionTerms(query_terms, weights).coverage(doc_terms)
 
 
 def weighted_pair_coverage(
@@ -105,20 +99,59 @@ def weighted_pair_coverage(
         >>> weighted_pair_coverage({"tom", "son", "old"}, {"tom", "son"}, {"tom": 0.0})
         0.0
     """
-    terms = sorted(set(query_terms))
-    if not terms:
-        return 1.0
-    held = set(doc_terms)
-    if len(terms) == 1:
-        return 1.0 if terms[0] in held else 0.0
-    total = got = 0.0
-    for i, a in enumerate(terms):
-        for b in terms[i + 1 :]:
-            w = weights.get(a, 1.0) * weights.get(b, 1.0)
-            total += w
-            if a in held and b in held:
-                got += w
-    return got / total if total > 0 else 0.0
+    return QuestionTerms(query_terms, weights).pairs(doc_terms)
+
+
+class QuestionTerms:
+    """A question's terms and their weights, summed once for all of its candidates.
+
+    :meth:`coverage` is :func:`weighted_coverage` and :meth:`pairs`
+    :func:`weighted_pair_coverage` for one memory's terms: the question's totals (its
+    weight, the weight of its pairs) are the same for every candidate, so a recall sums them
+    once rather than once per candidate. The sums run in the same order as ever, so every
+    value is the same to the last bit.
+
+    Example:
+        >>> q = QuestionTerms({"tom", "son", "old"}, {"tom": 0.5})
+        >>> q.coverage({"tom", "son"}), q.pairs({"tom", "son"})
+        (0.6, 0.25)
+    """
+
+    def __init__(self, query_terms: Collection[str], weights: Mapping[str, float]) -> None:
+        self.terms = set(query_terms)
+        self.weights = weights
+        self._sorted = sorted(self.terms)
+        self._total = sum(weights.get(t, 1.0) for t in self.terms)
+        pair_total = 0.0
+        for i, a in enumerate(self._sorted):
+            for b in self._sorted[i + 1 :]:
+                pair_total += weights.get(a, 1.0) * weights.get(b, 1.0)
+        self._pair_total = pair_total
+
+    def coverage(self, doc_terms: Collection[str]) -> float:
+        """The share of the question's term weight that a memory holds, in [0, 1]."""
+        if not self.terms:
+            return 1.0
+        if self._total <= 0:
+            return 0.0
+        held = sum(self.weights.get(t, 1.0) for t in self.terms & set(doc_terms))
+        return min(1.0, held / self._total)
+
+    def pairs(self, doc_terms: Collection[str]) -> float:
+        """The share of the question's pair weight that a memory holds together."""
+        terms = self._sorted
+        if not terms:
+            return 1.0
+        held = set(doc_terms)
+        if len(terms) == 1:
+            return 1.0 if terms[0] in held else 0.0
+        # the pairs of held terms, in the order the pairs of all terms are summed in
+        inside = [t for t in terms if t in held]
+        got = 0.0
+        for i, a in enumerate(inside):
+            for b in inside[i + 1 :]:
+                got += self.weights.get(a, 1.0) * self.weights.get(b, 1.0)
+        return got / self._pair_total if self._pair_total > 0 else 0.0
 
 
 def asked_names(text: str, subjects: Collection[str]) -> set[str]:

@@ -23,12 +23,11 @@ from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, Pra
 from langgraph_prax_memory.retrieval._calibration import CosineScale
 from langgraph_prax_memory.retrieval._evidence import (
     MIN_MEMORIES,
+    QuestionTerms,
     off_subject,
     partial_cosines,
     query_names,
     term_weights,
-    weighted_coverage,
-    weighted_pair_coverage,
     without_shared_names,
 )
 from langgraph_prax_memory.retrieval._features import (
@@ -211,14 +210,15 @@ class Recaller:
         and the expanded query ranks the top-n. Feedback needs that many hits to learn from:
         with fewer, the few that matched are the answer, and their common words would give
         every other memory a keyword rank. If the second search fails, the plain one's order
-        stands.
+        stands (its first ``feedback_docs`` hits: the plain search asks for no more than
+        feedback reads, since each hit's payload costs the engine as much as the search).
         """
         query = self.sparse.embed_query(text)
         m = self.config.feedback_docs
         if m <= 0 or self.config.feedback_weight <= 0:
             return self.store.search_sparse(user_id, query, limit=n, flt=flt)
-        first = self.store.search_sparse(user_id, query, limit=max(n, m), flt=flt)
-        if len(first) < m:
+        first = self.store.search_sparse(user_id, query, limit=m, flt=flt)
+        if len(first) < m:  # every memory that matched: the answer
             return first[:n]
         feedback = self.sparse.embed_documents([indexed_text(p.payload) for p in first[:m]])
         expanded = expand_sparse(query, feedback, self.config.feedback_weight)
@@ -309,15 +309,13 @@ class Recaller:
             logger.warning("term counts unavailable, every word weighs 1: %s", exc)
             return 0, {}
 
-    def _evidence(
-        self, point: StoredPoint, query_terms: set[str], weights: dict[str, float]
-    ) -> _Evidence:
+    def _evidence(self, point: StoredPoint, question: QuestionTerms) -> _Evidence:
         terms = self.terms_of(point)
         return _Evidence(
             terms,
             str(point.payload.get("content") or ""),
-            weighted_coverage(query_terms, terms, weights),
-            weighted_pair_coverage(query_terms, terms, weights),
+            question.coverage(terms),
+            question.pairs(terms),
         )
 
     def _keyword_side(
@@ -339,10 +337,12 @@ class Recaller:
             total = max(total, more_total)
             frequencies = {**frequencies, **more}
         weights = term_weights(frequencies, total) if total >= MIN_MEMORIES else {}
+        question = QuestionTerms(query_terms, weights)
         evidence: dict[str, _Evidence] = {}
         for p in points or []:
-            evidence.setdefault(p.id, self._evidence(p, query_terms, weights))
-        return _KeywordSide(points, errors, weights, evidence)
+            if p.id not in evidence:
+                evidence[p.id] = self._evidence(p, question)
+        return _KeywordSide(points, errors, question, evidence)
 
     # -- pipeline -----------------------------------------------------------------------
     def recall(
@@ -402,7 +402,6 @@ class Recaller:
         dense = _settle("dense", lambda: self.dense_arm(user_id, text, n, flt, shared), errors)
         side = keyword.result()  # never raises: a failed arm is in its errors
         errors.update(side.errors)
-        weights_of = side.weights
         arms: dict[str, list[StoredPoint]] = {}
         if dense is not None:
             arms["dense"] = dense
@@ -437,7 +436,7 @@ class Recaller:
         for points in arms.values():  # every candidate: coverage is absolute evidence
             for p in points:
                 if p.id not in coverage:
-                    ev = side.evidence.get(p.id) or self._evidence(p, query_terms, weights_of)
+                    ev = side.evidence.get(p.id) or self._evidence(p, side.question)
                     doc_terms[p.id], contents[p.id] = ev.terms, ev.content
                     coverage[p.id], pairs[p.id] = ev.coverage, ev.pairs
         hits = assemble_hits(
@@ -508,7 +507,7 @@ class _KeywordSide:
 
     points: list[StoredPoint] | None
     errors: dict[str, str]
-    weights: dict[str, float]
+    question: QuestionTerms
     evidence: dict[str, _Evidence]
 
 
