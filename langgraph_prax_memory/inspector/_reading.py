@@ -110,6 +110,32 @@ class _Reader:
             return None
         return self.store.client.write_stamp()  # type: ignore[union-attr]
 
+    def changed_since(self, stamp: int) -> tuple[int, dict[Any, Any]] | None:
+        """The write stamp now, and the points written since ``stamp`` (``EdgeClient``).
+
+        The points map this reader's id to the engine's (an unsigned int, or a UUID as
+        text). ``None``: the engine cannot tell (see ``EdgeClient.changed_since``).
+        """
+        if not self.edge:
+            return None
+        got = self.store.client.changed_since(  # type: ignore[union-attr]
+            stamp, self.store.collection
+        )
+        if got is None:
+            return None
+        now, points = got
+        out: dict[Any, Any] = {}
+        for point in points:
+            if isinstance(point, int) and not isinstance(point, bool):
+                out[-1 - point] = point
+                continue
+            try:
+                engine = uuid.UUID(str(point))
+            except ValueError:  # not a point id the engine took: cannot tell
+                return None
+            out[engine.int] = str(engine)
+        return now, out
+
     def count(self, flt: models.Filter) -> int:
         return self.store.count(self.user, flt)
 

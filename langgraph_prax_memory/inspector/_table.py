@@ -1,4 +1,4 @@
-"""A user's long-term memories as columns, kept until the next write.
+"""A user's long-term memories as columns, kept between views and following the writes.
 
 The memories page's sorts the engine cannot order ("closest to pruning", "last recalled",
 "most recalled"), the "due" state, text searches and pages past row 1,000 need a value
@@ -18,13 +18,17 @@ asks for it, for one user:
 A column holds every memory or none: a memory without an indexed field (written before the
 field existed) makes the page a scan (``_paging._scanned``), as before tables were kept.
 
-A table is kept (per store, for the few users viewed last) while nothing is written and no
-memory of the user reaches its expiry: the embedded engine's write stamp
-(``EdgeClient.write_stamp``) is the same as when the table was started, and the clock is
-before the earliest ``expires_at`` the table holds. A write between two reads of one table
-(an agent writing while someone pages) drops it: the page is read again from a new one.
-Elsewhere (a Qdrant server, which other processes write) nothing is kept: each page reads
-what it needs, as it did before tables were kept.
+A table is kept (per store, for the few users viewed last) while no memory of the user
+reaches its expiry, and it follows the writes: the embedded engine's write stamp
+(``EdgeClient.write_stamp``) says whether anything was written since the table was read, and
+its journal (``EdgeClient.changed_since``) which points: those alone are read again (the
+user's memories among them, with the fields the table holds, and which of them each mask
+selects) and put in their rows (:meth:`_Table.followed`); the rest is kept. When the journal
+cannot tell (a write by a filter without ids, such as forgetting a whole user; more writes
+since than it keeps) or a written memory lacks a column's number, the table is read again
+whole. A write between two reads of one table (an agent writing while someone pages) drops
+it: the page is read again. Elsewhere (a Qdrant server, which other processes write) nothing
+is kept: each page reads what it needs, as it did before tables were kept.
 
 A page is then arithmetic on the columns (numpy): the filters as masks, the sort's key
 (the decay arithmetic for the page's clock), one stable sort by the key and then the
@@ -34,12 +38,14 @@ memory's id (the ids are the table's rows in order), and the cursor's place by c
 from __future__ import annotations
 
 import bisect
+import copy
+import itertools
 import math
 import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -63,6 +69,8 @@ T = TypeVar("T")
 #: Users whose tables one store keeps (those viewed last).
 _KEPT = 4
 _HISTORY = "valid_until_ts"
+#: The columns read from the payload index as they are (``_Table.column``).
+_INDEXED = frozenset({"importance", "last_accessed_ts", "created_ts"})
 #: The indexed fields each sort's key is made of (``_keys``; recall counts apart).
 _KEY_FIELDS = {
     "newest": ("created_ts",),
@@ -77,6 +85,18 @@ _KEY_FIELDS = {
 def _numbers(values: Sequence[Any]) -> bool:
     """Whether every value is a number (an int or a float, not a bool)."""
     return set(map(type, values)) <= {float, int}
+
+
+def _merged(kept: list[T], added: Sequence[T], at: np.ndarray) -> list[T]:
+    """``kept`` with ``added[j]`` put in before ``kept[at[j]]`` (``at`` ascending)."""
+    out: list[T] = []
+    start = 0
+    for j, stop in enumerate(at.tolist()):
+        out.extend(kept[start:stop])
+        out.append(added[j])
+        start = stop
+    out.extend(kept[start:])
+    return out
 
 
 class _Moved(Exception):
@@ -99,9 +119,11 @@ class _Table:
         self.flt: models.Filter = ltm_filter(reader.user)
         self.expires = math.inf
         self.ids: list[Any] | None = None
-        self.rows: dict[Any, int] = {}
+        self._rows: dict[Any, int] | None = {}
         self.columns: dict[str, np.ndarray] = {}
         self.masks: dict[tuple[str, str], np.ndarray] = {}
+        #: Each mask's conditions (``must``, ``must_not``) besides the table's filter.
+        self.terms: dict[tuple[str, str], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
         self.texts: list[str] | None = None
         self.facets: dict[str, list[str]] = {}
         self.count: int = self._read(reader, lambda: reader.count(self.flt))
@@ -121,6 +143,17 @@ class _Table:
             raise _Moved
         return got
 
+    def _ids(self, reader: _Reader, flt: models.Filter) -> list[Any]:
+        """``reader.ids(flt)``, checked against the stamp."""
+        return self._read(reader, lambda: reader.ids(flt))
+
+    @property
+    def rows(self) -> dict[Any, int]:
+        """Each memory's row by id (made when first asked for, after :meth:`followed`)."""
+        if self._rows is None:
+            self._rows = {i: r for r, i in enumerate(self.ids or ())}
+        return self._rows
+
     def _place(self, ids: Sequence[Any]) -> np.ndarray:
         """The rows of ``ids`` (each a memory of the table)."""
         try:
@@ -135,7 +168,7 @@ class _Table:
             rows = {i: r for r, i in enumerate(order)}
             if len(rows) != self.count:
                 raise BackendUnavailable("a memory read twice, or one missing: scanned instead")
-            self.ids, self.rows = order, rows
+            self.ids, self._rows = order, rows
 
     def _every(self, ids: Sequence[Any], field: str) -> np.ndarray:
         """The rows of ``ids``, a read of every memory once (or BackendUnavailable)."""
@@ -204,13 +237,21 @@ class _Table:
             self.columns["access_count"] = counts
             return counts
 
-    def mask(self, reader: _Reader, name: tuple[str, str], flt: models.Filter) -> np.ndarray:
-        """Rows of the memories ``flt`` (the table's filter narrowed) matches, as a mask."""
+    def mask(
+        self,
+        reader: _Reader,
+        name: tuple[str, str],
+        *conds: Any,
+        must_not: Sequence[Any] = (),
+    ) -> np.ndarray:
+        """Rows of the memories the table's filter and ``conds`` (not ``must_not``) match."""
         got = self.masks.get(name)
         if got is None:
+            flt = _and(self.flt, *conds, must_not=must_not)
             ids = self._read(reader, lambda: reader.ids(flt))
             got = np.zeros(self.count, dtype=bool)
             got[self._place(ids)] = True
+            self.terms[name] = (tuple(conds), tuple(must_not))  # first: see followed()
             self.masks[name] = got
         return got
 
@@ -238,6 +279,106 @@ class _Table:
                 self.texts = texts
             return self.texts
 
+    def followed(self, reader: _Reader, stamp: int, changed: Mapping[Any, Any]) -> _Table | None:
+        """This table at a later ``stamp``: the memories ``changed`` since read again.
+
+        ``changed`` maps each point written since (``EdgeClient.changed_since``) from the
+        table's id to the engine's. One read brings those that are the user's memories now
+        (the fields the table holds), one read per mask says which of them it selects; the
+        other rows are kept as they are. A new table (this one is left as it is, for the
+        pages reading it now).
+
+        Returns:
+            ``None`` when a column cannot take a changed memory (no number in its field, as
+            the index would not hold it): a new table is read instead.
+
+        Raises:
+            _Moved: Something was written meanwhile.
+        """
+        from qdrant_client.http import models
+
+        from langgraph_prax_memory.retrieval import ltm_filter
+
+        old = self.ids
+        if old is None:  # no column yet: a new table costs a count
+            return None
+        # what other pages may be adding to meanwhile, as it is now (a mask's terms first)
+        columns, masks, terms, texts = (
+            dict(self.columns),
+            dict(self.masks),
+            dict(self.terms),
+            self.texts,
+        )
+        new = copy.copy(self)
+        new.stamp, new.lock, new.flt = stamp, threading.Lock(), ltm_filter(reader.user)
+        new.columns, new.masks, new.terms = columns, masks, terms
+        # the filters' choices are of every point of the user (any namespace): read again
+        new.facets = {} if changed else dict(self.facets)
+        if not changed:
+            return new
+        named = models.HasIdCondition(has_id=list(changed.values()))
+        fields = [f for f in columns if f in _INDEXED]
+        if "log_importance" in columns and "importance" not in fields:
+            fields.append("importance")
+        wanted = [*fields, "expires_at", "access_count"]
+        if texts is not None:
+            wanted.append("content")
+        got = dict(new._read(reader, lambda: reader.payloads(_and(new.flt, named), wanted)))
+        added = sorted(got)
+        values = {f: [got[i].get(f) for i in added] for f in fields}
+        if not all(map(_numbers, values.values())):
+            return None
+        picked: dict[tuple[str, str], set[Any]] = {}
+        for name in masks if added else ():
+            conds, must_not = terms[name]
+            picked[name] = set(new._ids(reader, _and(new.flt, named, *conds, must_not=must_not)))
+        for i in added:
+            expires = got[i].get("expires_at")
+            if _numbers([expires]):
+                new.expires = min(new.expires, float(expires))
+        gone = []  # the rows of the changed memories the table holds (the ids are sorted)
+        for i in sorted(changed):
+            r = bisect.bisect_left(old, i)
+            if r < len(old) and old[r] == i:
+                gone.append(r)
+        if not gone and not added:  # none of the user's memories
+            return new
+        flags = np.ones(len(old), dtype=bool)
+        flags[gone] = False
+        kept_rows = np.flatnonzero(flags)
+        keep = flags.tolist()
+        kept = list(itertools.compress(old, keep))
+        at = np.array([bisect.bisect_left(kept, i) for i in added], dtype=np.intp)
+        n = len(kept) + len(added)
+        kept_to = np.arange(len(kept)) + np.searchsorted(at, np.arange(len(kept)), side="right")
+        added_to = at + np.arange(len(added))
+
+        def moved(column: np.ndarray, fresh: Sequence[Any]) -> np.ndarray:
+            out = np.empty(n, dtype=column.dtype)
+            out[kept_to] = column[kept_rows]
+            out[added_to] = np.asarray(fresh, dtype=column.dtype)
+            return out
+
+        new.ids, new._rows = _merged(kept, added, at), None
+        new.count = n
+        new.columns = {}
+        for field, column in columns.items():
+            if field in _INDEXED:
+                fresh = values[field]
+            elif field == "log_importance":
+                fresh = [math.log(v) if v > 0.0 else -math.inf for v in values["importance"]]
+            elif field == "access_count":  # the recalled memories' (the index's range read)
+                counts = [got[i].get("access_count") for i in added]
+                fresh = [c if _numbers([c]) and c >= 1 else 0.0 for c in counts]
+            else:  # pragma: no cover - a column this method does not know
+                return None
+            new.columns[field] = moved(column, fresh)
+        new.masks = {k: moved(m, [i in picked[k] for i in added]) for k, m in masks.items()}
+        if texts is not None:
+            fresh_texts = [str(got[i].get("content", "")).casefold() for i in added]
+            new.texts = _merged(list(itertools.compress(texts, keep)), fresh_texts, at)
+        return new
+
     def facet(self, reader: _Reader, key: str) -> list[str]:
         """Every value of a keyword field among the user's points (the filters' choices)."""
         got = self.facets.get(key)
@@ -254,25 +395,51 @@ _TABLES: weakref.WeakKeyDictionary[Any, OrderedDict[str, _Table]] = weakref.Weak
 _TABLES_LOCK = threading.Lock()
 
 
+#: More memories written since a table was read than this: it is read again, whole.
+_FOLLOW = 5_000
+
+
 def _kept(reader: _Reader) -> _Table:
-    """The user's kept table if nothing changed since it was started, else a new one."""
+    """The user's kept table, followed to the writes since if any, else a new one."""
     stamp = reader.write_stamp()
     if stamp is not None:
         with _TABLES_LOCK:
             tables = _TABLES.get(reader.store)
             table = tables.get(reader.user) if tables is not None else None
-            if table is not None and table.stamp == stamp and time.time() < table.expires:
-                tables.move_to_end(reader.user)  # type: ignore[union-attr]
-                return table
+        if table is not None and time.time() < table.expires:
+            if table.stamp == stamp:
+                got: _Table | None = table
+            else:
+                got = _followed(reader, table)
+            if got is not None and time.time() < got.expires:
+                _keep(reader, got)
+                return got
     table = _Table(reader, stamp)
     if stamp is not None and table.expires > time.time():
-        with _TABLES_LOCK:
-            tables = _TABLES.setdefault(reader.store, OrderedDict())
-            tables[reader.user] = table
-            tables.move_to_end(reader.user)
-            while len(tables) > _KEPT:
-                tables.popitem(last=False)
+        _keep(reader, table)
     return table
+
+
+def _followed(reader: _Reader, table: _Table) -> _Table | None:
+    """``table`` followed to the engine's writes since it was read (``None``: cannot)."""
+    assert table.stamp is not None
+    since = reader.changed_since(table.stamp)
+    if since is None or len(since[1]) > _FOLLOW:
+        return None
+    try:
+        return table.followed(reader, *since)
+    except BackendUnavailable:
+        return None
+
+
+def _keep(reader: _Reader, table: _Table) -> None:
+    """Keep ``table`` as its user's, the most recently used of its store."""
+    with _TABLES_LOCK:
+        tables = _TABLES.setdefault(reader.store, OrderedDict())
+        tables[reader.user] = table
+        tables.move_to_end(reader.user)
+        while len(tables) > _KEPT:
+            tables.popitem(last=False)
 
 
 def with_table(reader: _Reader, fn: Callable[[_Table], T]) -> T:
@@ -395,16 +562,12 @@ def table_source(
     for field, value in (("tags", tag), ("source", source)):
         if value:
             match = models.FieldCondition(key=field, match=models.MatchAny(any=[value]))
-            keep &= table.mask(reader, (field, value), _and(table.flt, match))
+            keep &= table.mask(reader, (field, value), match)
     if state in ("current", "superseded"):
-        superseded = table.mask(
-            reader, (_HISTORY, ""), _and(table.flt, must_not=[_empty(_HISTORY)])
-        )
+        superseded = table.mask(reader, (_HISTORY, ""), must_not=[_empty(_HISTORY)])
         keep &= superseded if state == "superseded" else ~superseded
     elif state == "due":  # a standing fact is never pruned (docs/context.md, "Memory classes")
-        standing = table.mask(
-            reader, ("fact_class", "standing"), _and(table.flt, _match("fact_class", "standing"))
-        )
+        standing = table.mask(reader, ("fact_class", "standing"), _match("fact_class", "standing"))
         importance = table.column(reader, "importance")
         last = table.column(reader, "last_accessed_ts")
         keep &= ~standing & _due(importance, last, now_ts, rate)

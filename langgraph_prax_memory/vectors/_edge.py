@@ -94,6 +94,12 @@ from langgraph_prax_memory.vectors._edge_filters import (
     _id_in,
     _newer,
 )
+from langgraph_prax_memory.vectors._journal import (
+    PointIds,
+    WriteJournal,
+    touched_by_operations,
+    touched_by_selector,
+)
 
 __all__ = ["EdgeClient", "open_shared_edge"]
 
@@ -244,6 +250,7 @@ class EdgeClient:
         self._stamp_lock = threading.Lock()
         self._writing = 0
         self._stamp = next(_STAMPS)
+        self._journal = WriteJournal(self._stamp)
         # not thread-local: AsyncPraxMemory closes from a worker thread, and a finaliser may run
         # on any thread; the lock must be released by whichever thread closes
         self._file_lock = filelock.FileLock(str(root / _LOCK), timeout=0, thread_local=False)
@@ -276,9 +283,40 @@ class EdgeClient:
         with self._stamp_lock:
             return None if self._writing else self._stamp
 
+    def changed_since(self, stamp: int, collection_name: str) -> tuple[int, PointIds] | None:
+        """The stamp now, and the points of the collection written since ``stamp``.
+
+        The points are those whose payload or existence a write after ``stamp`` may have
+        changed (upserted, deleted, their payload set or cleared; a write of vectors only
+        changes none), as they were named to the write (ids: an unsigned int, or a UUID as
+        text or ``uuid.UUID``). So what was read at ``stamp`` and kept stays exact once
+        those points alone are read again (``vectors/_journal.py``).
+
+        Args:
+            stamp: A stamp :meth:`write_stamp` gave.
+            collection_name: The collection the kept reads were of.
+
+        Returns:
+            ``None`` when it cannot tell: a write under way, a write not pinned to ids since
+            (by a filter without ``has_id``, a payload index, a compaction), or more writes
+            since than the journal keeps (the last 4,096, 50,000 ids).
+        """
+        with self._stamp_lock:
+            if self._writing:
+                return None
+            ids = self._journal.since(stamp, collection_name)
+            return None if ids is None else (self._stamp, ids)
+
     @contextlib.contextmanager
-    def _stamped(self) -> Iterator[None]:
-        """A write (or a compaction): under way while inside, a new stamp once out."""
+    def _stamped(
+        self, collection_name: str | None = None, touched: PointIds | None = None
+    ) -> Iterator[None]:
+        """A write (or a compaction): under way while inside, a new stamp once out.
+
+        ``touched``: the points of ``collection_name`` (``None``: of any) whose payload or
+        existence it may change (``None``: not known), recorded in the journal with the new
+        stamp (:meth:`changed_since`).
+        """
         with self._stamp_lock:
             self._writing += 1
         try:
@@ -287,6 +325,7 @@ class EdgeClient:
             with self._stamp_lock:
                 self._writing -= 1
                 self._stamp = next(_STAMPS)
+                self._journal.record(self._stamp, collection_name, touched)
 
     # -- collections -------------------------------------------------------------------
     def collection_exists(self, collection_name: str) -> bool:
@@ -434,6 +473,7 @@ class EdgeClient:
             collection_name,
             "payload index",
             [qe.UpdateOperation.create_field_index(field_name, schema)],
+            None,
         )[0]
         with self._registry:
             meta = self._meta(collection_name)
@@ -450,7 +490,8 @@ class EdgeClient:
             raise NotImplementedError("EdgeClient.upsert takes PointStruct lists, not a Batch")
         self._check_vectors(collection_name, [p.vector for p in points])
         op = qe.UpdateOperation.upsert_points([_point(p) for p in points])
-        result = self._update(collection_name, "upsert", [op])[0]
+        touched = frozenset(p.id for p in points)
+        result = self._update(collection_name, "upsert", [op], touched)[0]
         self._wrote(collection_name, len(points))
         return result
 
@@ -467,7 +508,7 @@ class EdgeClient:
             [qe.PointVectors(_id_in(p.id), _vectors_in(p.vector)) for p in points],
             condition=_filter(update_filter),
         )
-        result = self._update(collection_name, "vector update", [op])[0]
+        result = self._update(collection_name, "vector update", [op], frozenset())[0]
         self._wrote(collection_name, len(points))
         return result
 
@@ -481,13 +522,15 @@ class EdgeClient:
     ) -> models.UpdateResult:
         """Merge ``payload`` into the selected points (a key set to ``None`` is removed)."""
         op = _set_payload(payload, points, key, overwrite=False)
-        return self._update(collection_name, "payload update", [op])[0]
+        touched = touched_by_selector(points)
+        return self._update(collection_name, "payload update", [op], touched)[0]
 
     def delete(
         self, collection_name: str, points_selector: _Selector, wait: bool = True
     ) -> models.UpdateResult:
         """Delete the selected points (ids that do not exist are ignored)."""
-        return self._update(collection_name, "delete", [_delete(points_selector)])[0]
+        touched = touched_by_selector(points_selector)
+        return self._update(collection_name, "delete", [_delete(points_selector)], touched)[0]
 
     def batch_update_points(
         self,
@@ -507,7 +550,8 @@ class EdgeClient:
                 vectors.extend(p.vector for p in op.update_vectors.points)
         self._check_vectors(collection_name, vectors)
         ops = [_operation(op) for op in update_operations]
-        return self._update(collection_name, "batch update", ops)
+        touched = touched_by_operations(update_operations)
+        return self._update(collection_name, "batch update", ops, touched)
 
     # -- reads -------------------------------------------------------------------------
     def query_points(
@@ -878,7 +922,7 @@ class EdgeClient:
                 self._gate.notify_all()
                 raise
         try:
-            with self._stamped():
+            with self._stamped(collection_name, None):
                 return self._rebuild(collection_name)
         finally:
             with self._gate:
@@ -1115,11 +1159,16 @@ class EdgeClient:
         return debt
 
     def _update(
-        self, collection_name: str, what: str, ops: Sequence[qe.UpdateOperation]
+        self,
+        collection_name: str,
+        what: str,
+        ops: Sequence[qe.UpdateOperation],
+        touched: PointIds | None,
     ) -> list[models.UpdateResult]:
+        """Apply ``ops``; ``touched``: the points they may change (``_stamped``)."""
         self._check_space(what)
         done = []
-        with self._using(collection_name) as shard, self._stamped():
+        with self._using(collection_name) as shard, self._stamped(collection_name, touched):
             for op in ops:
                 try:
                     shard.update(op)
