@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from langgraph_prax_memory.errors import EmbeddingError
-from langgraph_prax_memory.facts import SMALL_TALK, STANDING_CONFIDENCE, resolve_class
+from langgraph_prax_memory.facts import SMALL_TALK, SMALL_TALK_CONFIDENCE, resolve_class
 
 if TYPE_CHECKING:
     from langgraph_prax_memory._parts import MemoryParts
@@ -25,9 +25,9 @@ __all__ = ["is_junk", "is_transient", "without_small_talk"]
 logger = logging.getLogger(__name__)
 
 #: How sure the classifier must be that a fact is small talk before consolidation drops it:
-#: a fact dropped is lost, small talk kept only costs a line, so the bar is the classifier's
-#: own bar for the costlier mistake (a standing fact must be as likely, STANDING_CONFIDENCE).
-DROP_CONFIDENCE = STANDING_CONFIDENCE
+#: a fact dropped is lost, small talk kept only costs a line, so the bar is the lowest at
+#: which small talk is called with a cross-validated precision of 0.98 (SMALL_TALK_CONFIDENCE).
+DROP_CONFIDENCE = SMALL_TALK_CONFIDENCE
 
 _WORD = re.compile(r"[A-Za-z0-9][\w'’.+#-]*")
 

@@ -18,6 +18,9 @@ from langgraph_prax_memory.facts._classifier import EPISODE as EPISODE
 from langgraph_prax_memory.facts._classifier import EPISODE_KINDS as EPISODE_KINDS
 from langgraph_prax_memory.facts._classifier import KINDS as KINDS
 from langgraph_prax_memory.facts._classifier import SMALL_TALK as SMALL_TALK
+from langgraph_prax_memory.facts._classifier import (
+    SMALL_TALK_CONFIDENCE as SMALL_TALK_CONFIDENCE,
+)
 from langgraph_prax_memory.facts._classifier import STANDING as STANDING
 from langgraph_prax_memory.facts._classifier import STANDING_CONFIDENCE as STANDING_CONFIDENCE
 from langgraph_prax_memory.facts._classifier import STANDING_KINDS as STANDING_KINDS
@@ -25,6 +28,7 @@ from langgraph_prax_memory.facts._classifier import (
     FactClass,
     FactClassifier,
     class_of_kind,
+    cross_validated_bars,
     cue_features,
     training_statements,
 )
@@ -45,6 +49,7 @@ __all__ = [
     "Reading",
     "Statement",
     "class_of_kind",
+    "cross_validated_bars",
     "cue_features",
     "query_names",
     "question_names",
