@@ -16,6 +16,12 @@
   or under another centroid) is corrected from its vector as before.
 * :func:`filter_key`: one key for a filter whatever the moment it was built at (the
   ``expires_at`` bound of :func:`~langgraph_prax_memory.vectors.unexpired` is the clock).
+* :class:`AbsentFields` / :func:`lean_filter`: recall's filter asks for memories not past a
+  TTL and not superseded, conditions the engine checks point by point (about 0.04 µs per
+  point and condition: 0.4 ms per search at 10k memories, ten times that at 100k) and every
+  point passes while no point of the collection holds ``expires_at`` / ``valid_until_ts``.
+  In the embedded engine (this process its only writer) such a condition is left out until
+  the next write; a server's filters are never leaned (another process may write).
 """
 
 from __future__ import annotations
@@ -33,8 +39,19 @@ from qdrant_client.http import models
 from langgraph_prax_memory.embeddings import Hubness
 from langgraph_prax_memory.facts import without_speaker
 from langgraph_prax_memory.retrieval._feedback import indexed_text
+from langgraph_prax_memory.retrieval._recall import HISTORY_FIELD
+from langgraph_prax_memory.vectors import EXPIRES_AT, EdgeClient, QdrantVectorStore
 
-__all__ = ["TermCounts", "candidate_terms", "filter_key", "kept_offsets", "write_hubness"]
+__all__ = [
+    "AbsentFields",
+    "TermCounts",
+    "candidate_terms",
+    "filter_key",
+    "holds_any",
+    "kept_offsets",
+    "lean_filter",
+    "write_hubness",
+]
 
 #: Payload field: ``{"centroid": Hubness.key, "dot": float}`` (see :func:`write_hubness`).
 HUBNESS_FIELD = "hubness"
@@ -200,3 +217,118 @@ def kept_offsets(payloads: Mapping[str, Mapping[str, Any]], hub: Hubness) -> dic
                 ids.append(pid)
                 dots.append(float(dot))
     return dict(zip(ids, hub.offsets_of(dots), strict=True))
+
+
+#: Fields whose "no value" recall's filter asks for: a TTL (``unexpired``) and supersession.
+LEANABLE = (EXPIRES_AT, HISTORY_FIELD)
+
+
+def lean_filter(
+    flt: models.Filter, absent: Collection[str]
+) -> tuple[models.Filter, frozenset[str]]:
+    """``flt`` without the conditions every point passes when no point holds ``absent``.
+
+    Two shapes are left out: ``is_empty(field)`` among ``must``, and a filter among ``must``
+    that is only a ``should`` holding ``is_empty(field)`` (``unexpired``: no TTL, or a later
+    one). Anything else stays. Returns the filter and the fields whose conditions went.
+
+    Example:
+        >>> from langgraph_prax_memory.vectors import unexpired, user_filter
+        >>> gone = models.IsEmptyCondition(is_empty=models.PayloadField(key="valid_until_ts"))
+        >>> flt = user_filter("u", unexpired(1.0), gone)
+        >>> lean, left_out = lean_filter(flt, {"expires_at", "valid_until_ts"})
+        >>> len(lean.must), sorted(left_out)
+        (1, ['expires_at', 'valid_until_ts'])
+        >>> len(lean_filter(flt, {"valid_until_ts"})[0].must), lean_filter(flt, ())[0] is flt
+        (2, True)
+    """
+    if not absent or not isinstance(flt.must, list):
+        return flt, frozenset()
+    must, left_out = [], set()
+    for condition in flt.must:
+        fields = _vacuous(condition, absent)
+        if fields:
+            left_out |= fields
+        else:
+            must.append(condition)
+    if not left_out:
+        return flt, frozenset()
+    lean = models.Filter(
+        must=must, must_not=flt.must_not, should=flt.should, min_should=flt.min_should
+    )
+    return lean, frozenset(left_out)
+
+
+def _empty_of(condition: Any, absent: Collection[str]) -> set[str]:
+    if isinstance(condition, models.IsEmptyCondition) and condition.is_empty.key in absent:
+        return {condition.is_empty.key}
+    return set()
+
+
+def _vacuous(condition: Any, absent: Collection[str]) -> set[str]:
+    """The absent fields that make ``condition`` true for every point (none: it stays)."""
+    if isinstance(condition, models.IsEmptyCondition):
+        return _empty_of(condition, absent)
+    if (
+        isinstance(condition, models.Filter)
+        and not condition.must
+        and not condition.must_not
+        and condition.min_should is None
+        and isinstance(condition.should, list)
+    ):
+        for c in condition.should:
+            if _empty_of(c, absent):
+                return _empty_of(c, absent)
+    return set()
+
+
+def holds_any(payload: Mapping[str, Any], fields: Collection[str]) -> bool:
+    """Whether ``payload`` has a value for one of ``fields`` (a write since they were absent).
+
+    Example:
+        >>> holds_any({"valid_until_ts": 3.0}, ["valid_until_ts"]), holds_any({}, ["x"])
+        (True, False)
+    """
+    return any(payload.get(f) not in (None, []) for f in fields)
+
+
+class AbsentFields:
+    """Which of :data:`LEANABLE` no point of an embedded collection holds, kept per write.
+
+    Read from the engine's payload indexes (how many points each field's index holds) and
+    kept until the client's write stamp changes
+    (:meth:`~langgraph_prax_memory.vectors.EdgeClient.write_stamp`): the embedded engine's
+    folder lock makes this process its only writer. Any other client, a write running, or a
+    failed read gives no field (the filter stays whole). Thread-safe.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: dict[str, tuple[int, frozenset[str]]] = {}
+
+    def of(self, store: QdrantVectorStore) -> frozenset[str]:
+        """The fields of :data:`LEANABLE` that no point of ``store``'s collection holds now."""
+        client = store.client
+        if not isinstance(client, EdgeClient):
+            return frozenset()
+        stamp = client.write_stamp()
+        if stamp is None:
+            return frozenset()
+        with self._lock:
+            kept = self._kept.get(store.collection)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        try:
+            schema = client.get_collection(store.collection).payload_schema or {}
+        except Exception:  # only a speed-up: the whole filter still answers
+            return frozenset()
+        absent = frozenset(
+            f
+            for f in LEANABLE
+            if f in schema and schema[f].points == 0 and schema[f].points is not None
+        )
+        if client.write_stamp() != stamp:  # written meanwhile: what was read may be stale
+            return frozenset()
+        with self._lock:
+            self._kept[store.collection] = (stamp, absent)
+        return absent

@@ -31,10 +31,13 @@ from langgraph_prax_memory.retrieval._evidence import (
     without_shared_names,
 )
 from langgraph_prax_memory.retrieval._features import (
+    AbsentFields,
     TermCounts,
     candidate_terms,
     filter_key,
+    holds_any,
     kept_offsets,
+    lean_filter,
 )
 from langgraph_prax_memory.retrieval._feedback import expand_sparse, indexed_text
 from langgraph_prax_memory.retrieval._intent import RetrievalConfig, arm_weights, query_phrases
@@ -106,6 +109,8 @@ class Recaller:
         self._read_vectors = False
         # the user's document frequencies, kept between writes
         self._counts = TermCounts()
+        # the filter's fields no memory holds yet (their conditions are left out)
+        self._absent = AbsentFields()
 
     def close(self) -> None:
         """Stop the arm threads (without waiting for a graph lookup that never answered)."""
@@ -372,6 +377,9 @@ class Recaller:
         if flt is None:
             flt = ltm_filter(user_id, tags=tags)
         flt = validity_filter(flt, include_history=include_history, as_of=as_of)
+        # conditions every memory passes (no TTL or superseded memory in the collection yet)
+        # cost the engine per memory: left out until the next write
+        flt, left_out = lean_filter(flt, self._absent.of(self.store))
         # what the user's memories all share (their name) tells none apart: the keyword
         # evidence weighs each word by how few memories hold it, and the dense and graph
         # arms read the question without a name most of them hold
@@ -423,6 +431,10 @@ class Recaller:
             except Exception as exc:  # an arm never fails the recall
                 logger.warning("retrieval arm graph failed: %s", exc)
                 errors["graph"] = f"{type(exc).__name__}: {exc}"
+        if left_out:  # a write between the fields' check and a search: as if it came after
+            arms = {
+                a: [p for p in ps if not holds_any(p.payload, left_out)] for a, ps in arms.items()
+            }
         errors = {a: errors[a] for a in ("dense", "sparse", "graph") if a in errors}
         if not arms or all(name in errors for name in ("dense", "sparse")):
             raise BackendUnavailable(

@@ -3,19 +3,24 @@ terms and hubness dots give the same recall as reading them afresh."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.retrieval._features import (
+    AbsentFields,
     TermCounts,
     candidate_terms,
     filter_key,
     kept_offsets,
+    lean_filter,
 )
 from langgraph_prax_memory.retrieval._feedback import indexed_text
-from langgraph_prax_memory.retrieval._recall import ltm_filter
+from langgraph_prax_memory.retrieval._recall import ltm_filter, validity_filter
 from tests.fakes import HashEmbeddings
 
 TURNS = [
@@ -103,3 +108,33 @@ def test_written_hubness_dots_give_the_offsets_of_the_stored_vectors(tmp_path: P
         assert all(p.payload.get("hubness") is None for p in mem.vectors.scroll("alice", limit=10))
         again = mem.recall("alice", "Which text editor does the user like?", k=3)
         assert [h.hubness for h in again] == pytest.approx([h.hubness for h in hits], abs=1e-6)
+
+
+def test_conditions_no_memory_can_fail_are_left_out_until_a_memory_can(tmp_path: Path) -> None:
+    with PraxMemory(
+        MemoryConfig(data_dir=tmp_path), embeddings=HashEmbeddings(), embedding_dimension=384
+    ) as mem:
+        tea, coffee = mem.remember_many(
+            "u", ["the user drinks green tea", "the user drinks coffee"]
+        )
+        absent = AbsentFields()
+        # no TTL'd item and no superseded memory: both conditions hold for every point
+        assert absent.of(mem.vectors) == {"expires_at", "valid_until_ts"}
+        flt = validity_filter(ltm_filter("u"))
+        lean, left_out = lean_filter(flt, absent.of(mem.vectors))
+        assert left_out == {"expires_at", "valid_until_ts"} and len(lean.must) == len(flt.must) - 2
+        assert mem.vectors.count("u", lean) == mem.vectors.count("u", flt) == 2
+        assert tea in {h.memory.id for h in mem.recall("u", "green tea", k=2, reinforce=False)}
+        # a superseded memory: the write is seen, the condition is back, the memory left out
+        mem.ltm.classes.mark_superseded("u", [tea], datetime.now(UTC), "tea no more")
+        assert absent.of(mem.vectors) == {"expires_at"}
+        hits = mem.recall("u", "green tea", k=2, reinforce=False)
+        assert [h.memory.id for h in hits] == [coffee]
+        history = mem.recall("u", "green tea", k=2, reinforce=False, include_history=True)
+        assert tea in {h.memory.id for h in history}
+
+
+def test_only_the_embedded_engine_has_its_filters_leaned() -> None:
+    # a server may be written by another process: nothing is known absent
+    server: Any = SimpleNamespace(client=object(), collection="memories")
+    assert AbsentFields().of(server) == frozenset()
