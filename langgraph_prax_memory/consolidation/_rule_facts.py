@@ -181,8 +181,10 @@ _DROPPED_SUBJECT = re.compile(
     r"^(?!(?:tired|bored|excited|married|scared|worried|interested|stressed|confused|"
     r"annoyed|relieved|exhausted|obsessed|surprised|amazed|pleased|shocked|gutted|based|"
     r"located|called|named|used|supposed|involved|related|engaged|retired|qualified)\b)"
+    r"(?:(?:just|finally|only|also|actually|literally|totally|already|accidentally)\s+)?"
     r"(?:[a-z][a-z-]{2,}(?<!e)ed|got|gave|bought|sold|took|went|made|found|left|quit|met|began|"
-    r"brought|came|caught|drove|had|ran|saw|spent|told|thought|won|wrote|paid|put|kept)\b"
+    r"brought|came|caught|drove|had|ran|saw|spent|told|thought|won|wrote|paid|put|kept|forgot|"
+    r"lost|broke|ate|drank|slept|woke|fell|felt|heard|knew|sent|sat|stood|wore|tore|swam)\b"
     # a word the sentence goes on to say something of is its subject ("Solarized is ...")
     r"(?!\s+(?:is|are|was|were|has|have|had|will|would|can|could|does|did|isn't|wasn't)\b)"
     r"(?!['’]s\b)",
@@ -309,8 +311,20 @@ def _fact(
         return None  # "I'm diabetic." is three words
     if not _FIRST_PERSON.search(sentence) and not changed:
         return None
-    if is_junk(sentence, entities=[e.name for e in named if e.type != "person"], change=changed):
+    things = [e.name for e in named if e.type != "person"]
+    clauses = own_statements([with_subject(c) for c in statement_clauses(sentence)])
+    # a sentence is judged clause by clause: "been on my feet all day, I'm a receptionist
+    # at a vet surgery" keeps the receptionist and loses the day
+    kept = [
+        c
+        for c in clauses
+        if not is_junk(c, entities=[t for t in things if t.lower() in c.lower()], change=changed)
+    ]
+    if not kept:
         return None
+    if len(kept) < len(clauses):
+        sentence = _sentence_of(kept)
+        clauses = kept
     tags: list[str] = []
     if changed or _CRITICAL.search(sentence):
         importance = 0.9
@@ -326,7 +340,6 @@ def _fact(
     else:
         return None
     confidence = 0.45 if _HEDGE.search(sentence) else 0.8
-    clauses = own_statements([with_subject(c) for c in statement_clauses(sentence)])
     return ExtractedFact(
         content=third_person(subject, with_subject(sentence)),
         statements=[third_person(subject, c) for c in clauses] if len(clauses) > 1 else [],
@@ -336,3 +349,9 @@ def _fact(
         entities=[e.name for e in named],
         source_index=index,
     )
+
+
+def _sentence_of(clauses: Sequence[str]) -> str:
+    """Clauses put back together as one sentence (the first one's capital, one full stop)."""
+    text = ", ".join(c.strip().rstrip(" ,;:.") for c in clauses)
+    return text[:1].upper() + text[1:] + "."

@@ -318,7 +318,7 @@ _CRITICAL = re.compile(
 )
 _PREFERENCE = re.compile(
     r"\b(?:prefer|favou?rite|i (?:really |also |still )?(?:like|love|hate|dislike|enjoy)|"
-    r"can't stand|rather)\b",
+    r"can't stand|(?:'d|would) rather)\b",
     re.I,
 )
 _CONTEXT = re.compile(

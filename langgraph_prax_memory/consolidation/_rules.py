@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 from langgraph_prax_memory.consolidation._batching import EXTRACTION_CHAR_BUDGET
+from langgraph_prax_memory.consolidation._chat import normalize_chat
 from langgraph_prax_memory.consolidation._models import (
     ExtractedCausalLink,
     ExtractedEntity,
@@ -174,7 +175,7 @@ class RuleBasedExtractor:
             budget -= len(item) + 1
             match = _SPEAKER.match(item)
             speaker, body = (match.group(1).strip(), match.group(2)) if match else (None, item)
-            parsed.append((index, speaker, body))
+            parsed.append((index, speaker, normalize_chat(body)))
         mid_caps = self._mid_sentence_caps(body for _, _, body in parsed)
         for index, speaker, body in parsed:
             when = times[index] if times and index < len(times) else None

@@ -71,6 +71,15 @@ _DEICTIC_OBJECT = re.compile(
     r"(?:it|this|that|these|those|your|what you|how you|them)\b",
     re.I,
 )
+#: A request to the assistant ("tell me a joke", "can you rephrase this", "please give me
+#: vim keybindings"): what the speaker asks for, not what they are.
+_REQUEST = re.compile(
+    r"^(?:(?:so|ok|okay|also|and|but|now|please|pls|plz)[,\s]+)*"
+    r"(?:(?:can|could|would|will)\s+(?:you|u)\b"
+    r"|(?:tell|give|show|help|remind|teach|send|find|get|write|make|explain|recommend|suggest)"
+    r"\s+(?:me|us|User)\b)",
+    re.I,
+)
 _SPEAKER_PREFIX = re.compile(r"^\s*[A-Za-z][\w .'@-]{0,40}?\s*:\s+")
 
 
@@ -148,7 +157,7 @@ _EVENT_ASPECT = re.compile(
     r"said|spent|lost|found|met|ran|bought|broke|fell|slept|woke|heard|felt|thought|knew|"
     r"didn't|did not|couldn't|could not|wasn't|weren't)\b"
     r"|(?:'ll| will|'d| would| had better| shall|'m going to| am going to|'m gonna| am gonna|"
-    r"'m about to| am about to)\b)",
+    r"'m about to| am about to)\b(?!\s+(?:rather|prefer|sooner)\b))",  # "I'd rather": a taste
     re.I,
 )
 
@@ -202,6 +211,8 @@ def is_junk(text: str, *, entities: Sequence[str] = (), change: bool = False) ->
         return True
     if body.endswith("?"):
         return True
+    if _REQUEST.match(body) is not None:
+        return True  # asked of the assistant, not said of the speaker
     if entities:
         return False
     if not change and is_transient(body):

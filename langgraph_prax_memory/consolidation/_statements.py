@@ -68,6 +68,10 @@ def _subject(content: str) -> str | None:
     return first.group(0) if first else None
 
 
+#: A pronoun that points back at what the clause before named ("it", "them", "that").
+_REFERS_BACK = re.compile(r"\b(?:it|them|that one|those|these)\b", re.I)
+
+
 def _sentence(text: str) -> str:
     text = text.strip()
     return text if text[-1:] in (".", "!", "?") else text + "."
@@ -120,8 +124,18 @@ def plan_statements(
         return [content], 0
     if not kept:
         return [], dropped
-    out = [_sentence(kept[i][0]) for i in sorted(standing)]
-    rest = [t for i, (t, _) in enumerate(kept) if i not in standing]
+    # a clause that refers back ("... metformin, I take it with breakfast") stays with the
+    # clause before it: alone it says nothing
+    units: list[tuple[bool, list[str]]] = []  # (opens with a standing clause, clauses)
+    for i, (t, _) in enumerate(kept):
+        if units and _REFERS_BACK.search(t):
+            units[-1][1].append(t)
+        else:
+            units.append((i in standing, [t]))
+    out = [_sentence(u[0]) if len(u) == 1 else _join(content, u) for alone, u in units if alone]
+    rest = [t for alone, u in units if not alone for t in u]
+    if not dropped and len(out) == 1 and not rest:
+        return [content], 0
     if rest:
         out.append(_join(content, rest))
     return out, dropped
