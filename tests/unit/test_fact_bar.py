@@ -81,6 +81,9 @@ def test_a_recurring_time_is_not_an_episode_date(text: str) -> None:
         "User visited her brother in March.",
         "User has choir on Thursday.",
         "User is going to the barber tomorrow.",
+        "User got Lena a scarf for Christmas.",  # a feast dates like a month
+        "User is thinking of buying a kayak.",  # an intention is a plan
+        "User is considering a move to Leeds.",
     ],
 )
 def test_a_dated_or_coming_time_still_is(text: str) -> None:
