@@ -14,6 +14,7 @@ from typing import Any
 
 from langgraph_prax_memory.facts._attributes import ATTRIBUTES as ATTRIBUTES
 from langgraph_prax_memory.facts._attributes import Attribute, AttributeModel, Reading, Statement
+from langgraph_prax_memory.facts._bars import cross_validated_bars
 from langgraph_prax_memory.facts._classifier import EPISODE as EPISODE
 from langgraph_prax_memory.facts._classifier import EPISODE_KINDS as EPISODE_KINDS
 from langgraph_prax_memory.facts._classifier import KINDS as KINDS
@@ -28,7 +29,6 @@ from langgraph_prax_memory.facts._classifier import (
     FactClass,
     FactClassifier,
     class_of_kind,
-    cross_validated_bars,
     cue_features,
     training_statements,
 )

@@ -46,7 +46,6 @@ __all__ = [
     "FactClass",
     "FactClassifier",
     "class_of_kind",
-    "cross_validated_bars",
     "cue_features",
     "training_statements",
 ]
@@ -73,6 +72,9 @@ EPISODE_KINDS: Final = ("event", "plan")
 KINDS: Final = (*STANDING_KINDS, *EPISODE_KINDS, SMALL_TALK)
 
 _DATA = Path(__file__).with_name("statements.txt")
+#: Weights trained before release, one ``<digest>.npz`` per (model, statements, features).
+SHIPPED_WEIGHTS = Path(__file__).with_name("weights")
+_PROBE = "fact classifier fingerprint"
 _CACHE_VERSION = "6"  # bump when the features change
 _RIDGE = 1.0  # L2 penalty of the ridge classifier (the embedding rows have unit length)
 _CUE_WEIGHT = 1.0  # scale of the cue block beside the unit-length embedding
@@ -427,13 +429,41 @@ class FactClassifier:
         self._dim: int | None = None
 
     # -- training ---------------------------------------------------------------------
-    def _cache_file(self, probe: Sequence[float]) -> Path:
+    def _digest(self, probe: Sequence[float] | None) -> str:
         fp = hashlib.sha256()
         fp.update(self._model_name.encode())
-        fp.update(np.asarray(probe, dtype=np.float32).round(4).tobytes())
+        if probe is not None:
+            fp.update(np.asarray(probe, dtype=np.float32).round(4).tobytes())
         fp.update(_data_hash().encode())
         fp.update(_CACHE_VERSION.encode())
-        return _cache_dir() / f"{fp.hexdigest()[:24]}.npz"
+        return fp.hexdigest()[:24]
+
+    def _cache_file(self, probe: Sequence[float]) -> Path:
+        return _cache_dir() / f"{self._digest(probe)}.npz"
+
+    def shipped_file(self) -> Path:
+        """Where the package ships this model's trained weights (the packaged model's only).
+
+        Named by the model's name, the statements and the features; the file also holds the
+        model's vector of a probe text, and is used only where this model's probe matches it
+        (a machine's float noise aside), so a model of the same name but other weights
+        trains instead. Trained before release (``scripts/ship-fact-weights``;
+        ``tests/unit/test_fact_bar.py`` re-trains and compares): a new machine's first write
+        does not train.
+        """
+        return SHIPPED_WEIGHTS / f"{self._digest(None)}.npz"
+
+    def _shipped(self, probe: Sequence[float]) -> np.ndarray | None:
+        path = self.shipped_file()
+        if not path.is_file():
+            return None
+        try:
+            with np.load(path) as saved:
+                same = np.allclose(saved["probe"], np.asarray(probe), atol=1e-3)
+                return saved["w"] if same else None
+        except (OSError, ValueError, KeyError) as exc:
+            logger.warning("shipped fact classifier weights %s unreadable (%s)", path, exc)
+            return None
 
     def _train(self) -> None:
         data = training_statements()
@@ -441,7 +471,7 @@ class FactClassifier:
         labels = [KINDS.index(k) for k, _ in data]
         if self._cue_weights is None:
             self._cue_weights = _ridge(_features(np.empty((0, 0)), texts), labels, len(KINDS))
-        probe = self._embed(["fact classifier fingerprint"])[0]
+        probe = self._embed([_PROBE])[0]
         path = self._cache_file(probe) if self._cache else None
         if path is not None and path.is_file():
             try:
@@ -451,9 +481,12 @@ class FactClassifier:
                 return
             except (OSError, ValueError, KeyError) as exc:
                 logger.warning("fact classifier cache %s unreadable (%s): retraining", path, exc)
-        vectors = np.asarray(self._embed(texts), dtype=np.float64)
-        self._weights = _ridge(_features(vectors, texts), labels, len(KINDS))
-        self._dim = vectors.shape[1]
+        shipped = self._shipped(probe)
+        if shipped is not None:
+            self._weights, self._dim = shipped, len(probe)
+            return
+        self._weights = self.trained_weights()
+        self._dim = len(probe)
         if path is not None:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -473,6 +506,13 @@ class FactClassifier:
                     logger.warning("fact classifier uses cues only for now: %s", exc)
             assert self._cue_weights is not None
             return self._weights, self._cue_weights, self._dim
+
+    def trained_weights(self) -> np.ndarray:
+        """The weights trained afresh on the statements (what the shipped file must hold)."""
+        data = training_statements()
+        texts = [t for _, t in data]
+        vectors = np.asarray(self._embed(texts), dtype=np.float64)
+        return _ridge(_features(vectors, texts), [KINDS.index(k) for k, _ in data], len(KINDS))
 
     def warm(self) -> None:
         """Train (or load) the classifier now, not inside a later write."""
@@ -554,39 +594,3 @@ def _decide(scores: np.ndarray, by: str = "text", bar: float | None = None) -> F
         fact_class = max((EPISODE, SMALL_TALK), key=lambda c: best[c])
         confidence = 1.0 - confidence
     return FactClass(fact_class=fact_class, kind=kind_of[fact_class], confidence=confidence, by=by)
-
-
-def cross_validated_bars(
-    embed: Callable[[list[str]], list[list[float]]],
-    bars: Sequence[float],
-    folds: int = 10,
-    fact_class: str = STANDING,
-) -> list[tuple[float, float, float]]:
-    """Precision and recall of ``fact_class`` at each bar under ``folds``-fold cross-validation.
-
-    How :data:`STANDING_CONFIDENCE` (and consolidation's small-talk bar) is chosen: on the
-    training statements alone, each fold trained on the rest, the folds taken in a fixed
-    shuffled order. A text counts as ``fact_class`` when it is decided so with a confidence of
-    at least the bar (the standing bar is the decision's own).
-
-    Returns:
-        ``(bar, precision, recall)`` for each of ``bars``.
-    """
-    data = training_statements()
-    texts = [t for _, t in data]
-    labels = np.array([KINDS.index(k) for k, _ in data])
-    x = _features(np.asarray(embed(texts), dtype=np.float64), texts)
-    order = np.random.default_rng(0).permutation(len(texts))
-    scores = np.zeros((len(texts), len(KINDS)))
-    for f in range(folds):
-        test = order[f::folds]
-        train = np.setdiff1d(order, test)
-        scores[test] = x[test] @ _ridge(x[train], list(labels[train]), len(KINDS))
-    truth = np.array([class_of_kind(KINDS[i]) == fact_class for i in labels])
-    out = []
-    for bar in bars:
-        decided = [_decide(s, bar=bar if fact_class == STANDING else None) for s in scores]
-        said = np.array([d.fact_class == fact_class and d.confidence >= bar for d in decided])
-        hits = int((said & truth).sum())
-        out.append((bar, hits / max(int(said.sum()), 1), hits / int(truth.sum())))
-    return out

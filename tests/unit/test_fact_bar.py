@@ -9,14 +9,19 @@ changing what becomes a standing fact.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 
+from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings
 from langgraph_prax_memory.facts import (
     SMALL_TALK,
     SMALL_TALK_CONFIDENCE,
     STANDING,
     STANDING_CONFIDENCE,
+    FactClassifier,
     cross_validated_bars,
     cue_features,
 )
@@ -89,3 +94,52 @@ def test_a_recurring_time_is_not_an_episode_date(text: str) -> None:
 def test_a_dated_or_coming_time_still_is(text: str) -> None:
     anchor, _, _, future, *_ = cue_features(text)
     assert anchor or future
+
+
+def test_the_packaged_model_ships_its_trained_weights(tmp_path: Path) -> None:
+    """A new machine's first write does not train: the weights ship with the package.
+
+    Fails when the statements or the features change until ``scripts/ship-fact-weights``
+    ships the weights again.
+    """
+    memory = PraxMemory(MemoryConfig(data_dir=tmp_path / "data"))
+    try:
+        dense = memory.ltm.dense
+        clf = FactClassifier(dense.embed_documents, dense.model_name, cache=False)
+        shipped = clf.shipped_file()
+        assert shipped.is_file(), "run scripts/ship-fact-weights"
+        assert sorted(shipped.parent.glob("*.npz")) == [shipped]  # no stale file ships
+        with np.load(shipped) as saved:
+            np.testing.assert_allclose(saved["w"], clf.trained_weights(), atol=1e-5)
+        # used without training: the trained weights are never computed
+        clf.trained_weights = None  # type: ignore[method-assign,assignment]
+        clf.warm()
+        assert clf.classify(["User is allergic to cats."])[0].fact_class == STANDING
+    finally:
+        memory.close()
+
+
+def test_a_model_of_the_same_name_but_other_weights_trains(tmp_path: Path) -> None:
+    memory = PraxMemory(MemoryConfig(data_dir=tmp_path / "data"))
+    try:
+        dense = memory.ltm.dense
+
+        def other(texts: list[str]) -> list[list[float]]:  # the same name, other vectors
+            return [list(reversed(v)) for v in dense.embed_documents(texts)]
+
+        clf = FactClassifier(other, dense.model_name, cache=False)
+        assert clf.shipped_file().is_file()  # the same name: the same file
+        trained: list[np.ndarray] = []
+        train = clf.trained_weights
+
+        def spy() -> np.ndarray:
+            trained.append(train())
+            return trained[-1]
+
+        clf.trained_weights = spy  # type: ignore[method-assign]
+        clf.warm()
+        assert len(trained) == 1  # its probe differs: trained, the shipped file not used
+        with np.load(clf.shipped_file()) as saved:
+            assert not np.allclose(trained[0], saved["w"], atol=1e-3)
+    finally:
+        memory.close()
