@@ -33,8 +33,12 @@ optimises its segments in the background after every 10k written points; figures
 once it is idle. Quality is measured elsewhere (benchmarks/personal_memory.py,
 benchmarks/locomo.py, benchmarks/context.py); this script measures time only.
 
+``--reinforce``: the latency part's recalls strengthen their hits as an agent's do
+(``reinforce=True``; the background write is waited for after each, outside the timing), so
+each recall follows a reinforcing write.
+
 Run: .venv/bin/python -m benchmarks.recall_latency [--sizes 10000 100000] [--queries 60]
-     [--thread-queries 60] [--ingest 2000] [--repeat 1]
+     [--thread-queries 60] [--ingest 2000] [--repeat 1] [--reinforce]
 """
 
 from __future__ import annotations
@@ -131,7 +135,9 @@ class RealQueries(Embeddings):
         return self.model.embed_query(text)
 
 
-def latency(size: int, queries: int, model: PackagedMiniLMEmbeddings, root: Path) -> dict:
+def latency(
+    size: int, queries: int, model: PackagedMiniLMEmbeddings, root: Path, reinforce: bool = False
+) -> dict:
     embed = HashedDocsRealQueries(model)
     memory = PraxMemory(
         MemoryConfig(data_dir=root / f"n{size}"), embeddings=embed, embedding_dimension=384
@@ -151,7 +157,7 @@ def latency(size: int, queries: int, model: PackagedMiniLMEmbeddings, root: Path
         memory.vectors.search_dense("u", model.embed_query(q), limit=10)
 
     ways: dict[str, Callable[[str], Any]] = {
-        "recall": lambda q: memory.recall("u", q, k=10, reinforce=False),
+        "recall": lambda q: memory.recall("u", q, k=10, reinforce=reinforce),
         "store.search": lambda q: store.search(NS, query=q, limit=10),
         "floor": floor,
     }
@@ -171,6 +177,8 @@ def latency(size: int, queries: int, model: PackagedMiniLMEmbeddings, root: Path
             ways[name](f"{q} (ask {i} {name})")
             times[name].append(time.perf_counter() - t0)
             cpu[name].append(time.process_time() - c0)
+            if reinforce and name == "recall":
+                memory.ltm.flush()  # its reinforcing write done, outside the timing
     out: dict[str, Any] = {"size": size, "ingest": size / ingest, "memory": memory}
     for name, ts in times.items():
         out[name] = percentiles(ts)
@@ -262,6 +270,9 @@ def main() -> None:
     parser.add_argument("--thread-queries", type=int, default=60)
     parser.add_argument("--ingest", type=int, default=2000, help="texts (0: skip)")
     parser.add_argument("--repeat", type=int, default=1, help="ingest repetitions")
+    parser.add_argument(
+        "--reinforce", action="store_true", help="latency recalls reinforce their hits"
+    )
     args = parser.parse_args()
     print(f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}")
     rows, threads = [], None
@@ -269,7 +280,7 @@ def main() -> None:
         root = Path(tmp)
         model = PackagedMiniLMEmbeddings(root / "models")
         for size in args.sizes:
-            got = latency(size, args.queries, model, root)
+            got = latency(size, args.queries, model, root, args.reinforce)
             memory = got.pop("memory")
             try:
                 if threads is None and size >= 10000 and args.thread_queries:
@@ -289,7 +300,8 @@ def main() -> None:
         return f"{got[name][0] / got['floor'][0]:.2f}×" if name in got else "—"
 
     print_table(
-        "latency including the query embedding (ms, p50 / p95), qdrant-edge, k=10",
+        "latency including the query embedding (ms, p50 / p95), qdrant-edge, k=10"
+        + (", recall reinforcing" if args.reinforce else ""),
         [
             "memories",
             "ingest/s",

@@ -14,6 +14,12 @@
   correction of the floor, :class:`~langgraph_prax_memory.embeddings.Hubness`): the dense
   arm then reads no vectors. A memory without one (written before, without a dense vector,
   or under another centroid) is corrected from its vector as before.
+* :func:`kept_stamp`: what a kept read is valid for. In the embedded engine, the client's
+  content stamp (:meth:`~langgraph_prax_memory.vectors.EdgeClient.content_stamp`): every
+  write of the folder moves it, through whichever store, except one that only sets
+  ``access_count`` / ``last_accessed`` (a reinforcing recall), which neither the counts nor
+  the absent fields depend on — unless the filter names such a field: then any write. For
+  a server, the store's own count of writes (with the counts' maximum age).
 * :func:`filter_key`: one key for a filter whatever the moment it was built at (the
   ``expires_at`` bound of :func:`~langgraph_prax_memory.vectors.unexpired` is the clock).
 * :class:`AbsentFields` / :func:`lean_filter`: recall's filter asks for memories not past a
@@ -49,6 +55,7 @@ __all__ = [
     "filter_key",
     "holds_any",
     "kept_offsets",
+    "kept_stamp",
     "lean_filter",
     "write_hubness",
 ]
@@ -63,6 +70,25 @@ COUNTS_MAX_KEYS = 512
 
 # the clock in a filter: unexpired(now)'s lower bound on expires_at
 _CLOCK = re.compile(r'("key":"expires_at","range":\{"gt":)[-+0-9.eE]+')
+
+
+def kept_stamp(store: QdrantVectorStore, key: str = "") -> int | None:
+    """The stamp a read of ``store`` under the filter ``key`` (:func:`filter_key`) is kept at.
+
+    ``None``: keep nothing (a write is under way). See the module's docstring.
+
+    Example:
+        >>> from qdrant_client import QdrantClient
+        >>> store = QdrantVectorStore(QdrantClient(":memory:"), dimension=2)
+        >>> kept_stamp(store) == store.writes
+        True
+    """
+    client = store.client
+    if not isinstance(client, EdgeClient):
+        return store.writes
+    if any(f'"key":"{f}"' in key for f in client.BOOKKEEPING):
+        return client.write_stamp()
+    return client.content_stamp()
 
 
 def filter_key(flt: models.Filter) -> str:
@@ -88,8 +114,9 @@ class _Counted:
 class TermCounts:
     """Document frequencies per (user, filter), valid while the store has not been written.
 
-    ``writes`` is the store's count of writes (:attr:`QdrantVectorStore.writes`): a count
-    taken before the latest write is never served. Thread-safe.
+    ``writes`` is the stamp the counts were read at (:func:`kept_stamp`): a count taken
+    before the latest write it follows is never served; ``None`` keeps and serves nothing.
+    Thread-safe.
 
     Example:
         >>> counts = TermCounts()
@@ -107,9 +134,11 @@ class TermCounts:
         self._kept: OrderedDict[tuple[str, str], _Counted] = OrderedDict()
 
     def known(
-        self, key: tuple[str, str], writes: int, terms: Collection[str]
+        self, key: tuple[str, str], writes: int | None, terms: Collection[str]
     ) -> tuple[int | None, dict[str, int]]:
         """The kept total (``None``: none valid) and the kept counts of ``terms``."""
+        if writes is None:
+            return None, {}
         with self._lock:
             got = self._kept.get(key)
             if got is None:
@@ -121,9 +150,11 @@ class TermCounts:
             return got.total, {t: got.frequencies[t] for t in terms if t in got.frequencies}
 
     def keep(
-        self, key: tuple[str, str], writes: int, total: int, frequencies: Mapping[str, int]
+        self, key: tuple[str, str], writes: int | None, total: int, frequencies: Mapping[str, int]
     ) -> None:
-        """Keep ``total`` and ``frequencies``, counted when the store had ``writes`` writes."""
+        """Keep ``total`` and ``frequencies``, counted at the stamp ``writes``."""
+        if writes is None:
+            return
         with self._lock:
             got = self._kept.get(key)
             if got is None or got.writes != writes or got.total != total:
@@ -296,10 +327,10 @@ class AbsentFields:
     """Which of :data:`LEANABLE` no point of an embedded collection holds, kept per write.
 
     Read from the engine's payload indexes (how many points each field's index holds) and
-    kept until the client's write stamp changes
-    (:meth:`~langgraph_prax_memory.vectors.EdgeClient.write_stamp`): the embedded engine's
-    folder lock makes this process its only writer. Any other client, a write running, or a
-    failed read gives no field (the filter stays whole). Thread-safe.
+    kept until the client's content stamp changes (:func:`kept_stamp`; a reinforcing recall
+    does not move it): the embedded engine's folder lock makes this process its only
+    writer. Any other client, a write running, or a failed read gives no field (the filter
+    stays whole). Thread-safe.
     """
 
     def __init__(self) -> None:
@@ -311,7 +342,7 @@ class AbsentFields:
         client = store.client
         if not isinstance(client, EdgeClient):
             return frozenset()
-        stamp = client.write_stamp()
+        stamp = client.content_stamp()
         if stamp is None:
             return frozenset()
         with self._lock:
@@ -327,7 +358,7 @@ class AbsentFields:
             for f in LEANABLE
             if f in schema and schema[f].points == 0 and schema[f].points is not None
         )
-        if client.write_stamp() != stamp:  # written meanwhile: what was read may be stale
+        if client.content_stamp() != stamp:  # written meanwhile: what was read may be stale
             return frozenset()
         with self._lock:
             self._kept[store.collection] = (stamp, absent)

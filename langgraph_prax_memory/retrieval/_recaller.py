@@ -37,6 +37,7 @@ from langgraph_prax_memory.retrieval._features import (
     filter_key,
     holds_any,
     kept_offsets,
+    kept_stamp,
     lean_filter,
 )
 from langgraph_prax_memory.retrieval._feedback import expand_sparse, indexed_text
@@ -292,13 +293,15 @@ class Recaller:
 
         Counted inside the engine (the memories' stored ``terms``): a term every memory
         holds weighs 0 (:func:`~langgraph_prax_memory.retrieval._evidence.term_weights`).
-        Counts are kept until the store is next written to (:class:`._features.TermCounts`).
+        Counts are kept until the store is next written to, a reinforcing recall aside
+        (:class:`._features.TermCounts`, :func:`._features.kept_stamp`).
         A count that fails gives ``(0, {})``: every term weighs 1 (the plain share).
         """
         if not terms:
             return 0, {}
         try:
-            writes, key = self.store.writes, (user_id, filter_key(flt))
+            key = (user_id, filter_key(flt))
+            writes = kept_stamp(self.store, key[1])
             total, known = self._counts.known(key, writes, terms)
             if total is None:
                 total = self.store.count(user_id, flt)

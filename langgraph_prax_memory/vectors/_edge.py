@@ -95,8 +95,10 @@ from langgraph_prax_memory.vectors._edge_filters import (
     _newer,
 )
 from langgraph_prax_memory.vectors._journal import (
+    BOOKKEEPING_FIELDS,
     PointIds,
     WriteJournal,
+    fields_set_by_operations,
     touched_by_operations,
     touched_by_selector,
 )
@@ -251,6 +253,9 @@ class EdgeClient:
         self._writing = 0
         self._stamp = next(_STAMPS)
         self._journal = WriteJournal(self._stamp)
+        # content stamps (content_stamp): the same, less writes of bookkeeping fields only
+        self._content_writing = 0
+        self._content_stamp = self._stamp
         # not thread-local: AsyncPraxMemory closes from a worker thread, and a finaliser may run
         # on any thread; the lock must be released by whichever thread closes
         self._file_lock = filelock.FileLock(str(root / _LOCK), timeout=0, thread_local=False)
@@ -283,6 +288,22 @@ class EdgeClient:
         with self._stamp_lock:
             return None if self._writing else self._stamp
 
+    #: Payload fields whose writes leave :meth:`content_stamp` as it was (strengthen-on-recall).
+    BOOKKEEPING: frozenset[str] = BOOKKEEPING_FIELDS
+
+    def content_stamp(self) -> int | None:
+        """:meth:`write_stamp`, less the writes that set only :attr:`BOOKKEEPING` fields.
+
+        Moves with every write except one that does nothing but set ``access_count`` /
+        ``last_accessed`` / ``last_accessed_ts`` of points (a reinforcing recall): what was
+        read at one content stamp — which points exist, their vectors and every other payload
+        field — holds until it changes, unless the read depended on those fields (a filter
+        or count naming them). ``None`` while a write other than such a one runs. Unique in
+        the process, as write stamps are (it is the stamp of the last content write).
+        """
+        with self._stamp_lock:
+            return None if self._content_writing else self._content_stamp
+
     def changed_since(self, stamp: int, collection_name: str) -> tuple[int, PointIds] | None:
         """The stamp now, and the points of the collection written since ``stamp``.
 
@@ -309,16 +330,23 @@ class EdgeClient:
 
     @contextlib.contextmanager
     def _stamped(
-        self, collection_name: str | None = None, touched: PointIds | None = None
+        self,
+        collection_name: str | None = None,
+        touched: PointIds | None = None,
+        fields: frozenset[str] | None = None,
     ) -> Iterator[None]:
         """A write (or a compaction): under way while inside, a new stamp once out.
 
         ``touched``: the points of ``collection_name`` (``None``: of any) whose payload or
         existence it may change (``None``: not known), recorded in the journal with the new
-        stamp (:meth:`changed_since`).
+        stamp (:meth:`changed_since`). ``fields``: the payload fields it sets when that is
+        all it does (``None``: anything); within :attr:`BOOKKEEPING` the content stamp
+        stays (:meth:`content_stamp`).
         """
+        content = fields is None or not fields <= self.BOOKKEEPING
         with self._stamp_lock:
             self._writing += 1
+            self._content_writing += content
         try:
             yield
         finally:
@@ -326,6 +354,9 @@ class EdgeClient:
                 self._writing -= 1
                 self._stamp = next(_STAMPS)
                 self._journal.record(self._stamp, collection_name, touched)
+                if content:
+                    self._content_writing -= 1
+                    self._content_stamp = self._stamp
 
     # -- collections -------------------------------------------------------------------
     def collection_exists(self, collection_name: str) -> bool:
@@ -523,7 +554,8 @@ class EdgeClient:
         """Merge ``payload`` into the selected points (a key set to ``None`` is removed)."""
         op = _set_payload(payload, points, key, overwrite=False)
         touched = touched_by_selector(points)
-        return self._update(collection_name, "payload update", [op], touched)[0]
+        fields = frozenset(payload) if key is None else None
+        return self._update(collection_name, "payload update", [op], touched, fields)[0]
 
     def delete(
         self, collection_name: str, points_selector: _Selector, wait: bool = True
@@ -551,7 +583,8 @@ class EdgeClient:
         self._check_vectors(collection_name, vectors)
         ops = [_operation(op) for op in update_operations]
         touched = touched_by_operations(update_operations)
-        return self._update(collection_name, "batch update", ops, touched)
+        fields = fields_set_by_operations(update_operations)
+        return self._update(collection_name, "batch update", ops, touched, fields)
 
     # -- reads -------------------------------------------------------------------------
     def query_points(
@@ -1164,11 +1197,13 @@ class EdgeClient:
         what: str,
         ops: Sequence[qe.UpdateOperation],
         touched: PointIds | None,
+        fields: frozenset[str] | None = None,
     ) -> list[models.UpdateResult]:
-        """Apply ``ops``; ``touched``: the points they may change (``_stamped``)."""
+        """Apply ``ops``; ``touched`` / ``fields``: what they may change (``_stamped``)."""
         self._check_space(what)
         done = []
-        with self._using(collection_name) as shard, self._stamped(collection_name, touched):
+        stamped = self._stamped(collection_name, touched, fields)
+        with self._using(collection_name) as shard, stamped:
             for op in ops:
                 try:
                     shard.update(op)

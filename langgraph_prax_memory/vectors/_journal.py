@@ -13,6 +13,10 @@ So whoever kept something read at an earlier stamp (the inspector's table of a u
 memories) can read again only the points named since, instead of everything; when the
 journal cannot tell (an unknown write, or more writes since than it keeps), it says so and
 everything is read again.
+
+:func:`fields_set_by_operations` names the payload fields a write sets when it does nothing
+else: a write that sets only :data:`BOOKKEEPING_FIELDS` (strengthen-on-recall) leaves the
+client's content stamp (``EdgeClient.content_stamp``) where it was.
 """
 
 from __future__ import annotations
@@ -24,12 +28,23 @@ from typing import Any
 
 from qdrant_client.http import models
 
-__all__ = ["WriteJournal", "touched_by_operations", "touched_by_selector"]
+__all__ = [
+    "BOOKKEEPING_FIELDS",
+    "WriteJournal",
+    "fields_set_by_operations",
+    "touched_by_operations",
+    "touched_by_selector",
+]
 
 #: Writes the journal keeps (older ones are forgotten: "cannot tell" for a stamp before them).
 KEPT_WRITES = 4096
 #: Point ids the journal keeps over all its writes (a bigger write is recorded as unknown).
 KEPT_IDS = 50_000
+
+#: The payload fields strengthen-on-recall sets (``vectors._plan.reinforce_plan``): what a
+#: memory says, which memories exist, their vectors, TTLs, classes and supersession are
+#: untouched by a write that sets only these.
+BOOKKEEPING_FIELDS = frozenset({"access_count", "last_accessed", "last_accessed_ts"})
 
 #: Point ids as the caller gave them (an unsigned int, or a UUID as text or ``uuid.UUID``).
 PointIds = frozenset[Any]
@@ -92,6 +107,29 @@ def touched_by_operations(operations: Iterable[Any]) -> PointIds | None:
         if got is None:
             return None
         out |= got
+    return frozenset(out)
+
+
+def fields_set_by_operations(operations: Iterable[Any]) -> frozenset[str] | None:
+    """The top-level payload fields ``operations`` set, when setting them is all they do.
+
+    ``None`` when any of them does more or else: an upsert, a delete, a vector write, a
+    payload overwritten, cleared or deleted, or fields set inside a nested object (``key``).
+
+    Example:
+        >>> op = models.SetPayloadOperation(
+        ...     set_payload=models.SetPayload(payload={"access_count": 2}, points=[1]))
+        >>> sorted(fields_set_by_operations([op]))
+        ['access_count']
+        >>> gone = models.DeleteOperation(delete=models.PointIdsList(points=[1]))
+        >>> fields_set_by_operations([op, gone]) is None
+        True
+    """
+    out: set[str] = set()
+    for op in operations:
+        if not isinstance(op, models.SetPayloadOperation) or op.set_payload.key is not None:
+            return None
+        out.update(op.set_payload.payload)
     return frozenset(out)
 
 
