@@ -11,7 +11,9 @@ judged by the memory-class classifier, the same judgement as every other door:
 * a clause that is a standing fact (as sure as the standing bar) and names the person the
   sentence is about is stored on its own, so that it is recalled, kept and replaced as the
   fact it is ("been that way since uni" elaborates the clause before: it is not);
-* the other clauses stay together, in their order, as one memory.
+* the other clauses stay together, in their order, as one memory;
+* a clause that refers back ("... put me on metformin, I take it with breakfast") stays
+  with the clause before it, whatever its class.
 
 A sentence whose clauses are all kept and none is a standing fact is stored as it was said.
 """
