@@ -114,12 +114,13 @@ class _Reader:
         """The write stamp now, and the points written since ``stamp`` (``EdgeClient``).
 
         The points map this reader's id to the engine's (an unsigned int, or a UUID as
-        text). ``None``: the engine cannot tell (see ``EdgeClient.changed_since``).
+        text). A write by a filter over other users' points alone (forgetting another user)
+        names none. ``None``: the engine cannot tell (see ``EdgeClient.changed_since``).
         """
         if not self.edge:
             return None
         got = self.store.client.changed_since(  # type: ignore[union-attr]
-            stamp, self.store.collection
+            stamp, self.store.collection, self.user
         )
         if got is None:
             return None

@@ -97,6 +97,7 @@ from langgraph_prax_memory.vectors._edge_filters import (
 from langgraph_prax_memory.vectors._journal import (
     BOOKKEEPING_FIELDS,
     PointIds,
+    Touched,
     WriteJournal,
     fields_set_by_operations,
     touched_by_operations,
@@ -304,7 +305,9 @@ class EdgeClient:
         with self._stamp_lock:
             return None if self._content_writing else self._content_stamp
 
-    def changed_since(self, stamp: int, collection_name: str) -> tuple[int, PointIds] | None:
+    def changed_since(
+        self, stamp: int, collection_name: str, user_id: str | None = None
+    ) -> tuple[int, PointIds] | None:
         """The stamp now, and the points of the collection written since ``stamp``.
 
         The points are those whose payload or existence a write after ``stamp`` may have
@@ -316,23 +319,26 @@ class EdgeClient:
         Args:
             stamp: A stamp :meth:`write_stamp` gave.
             collection_name: The collection the kept reads were of.
+            user_id: The kept reads were of this user's points only: a write by a filter
+                over other users' points alone (forgetting another user) changed none.
 
         Returns:
             ``None`` when it cannot tell: a write under way, a write not pinned to ids since
-            (by a filter without ``has_id``, a payload index, a compaction), or more writes
-            since than the journal keeps (the last 4,096, 50,000 ids).
+            (by a filter without ``has_id`` that names no user, or names ``user_id`` or
+            any user when ``user_id`` is not given; a payload index, a compaction), or more
+            writes since than the journal keeps (the last 4,096, 50,000 ids).
         """
         with self._stamp_lock:
             if self._writing:
                 return None
-            ids = self._journal.since(stamp, collection_name)
+            ids = self._journal.since(stamp, collection_name, user_id)
             return None if ids is None else (self._stamp, ids)
 
     @contextlib.contextmanager
     def _stamped(
         self,
         collection_name: str | None = None,
-        touched: PointIds | None = None,
+        touched: Touched = None,
         fields: frozenset[str] | None = None,
     ) -> Iterator[None]:
         """A write (or a compaction): under way while inside, a new stamp once out.
@@ -1196,7 +1202,7 @@ class EdgeClient:
         collection_name: str,
         what: str,
         ops: Sequence[qe.UpdateOperation],
-        touched: PointIds | None,
+        touched: Touched,
         fields: frozenset[str] | None = None,
     ) -> list[models.UpdateResult]:
         """Apply ``ops``; ``touched`` / ``fields``: what they may change (``_stamped``)."""

@@ -180,6 +180,22 @@ def test_the_journal_names_the_points_each_write_may_change(tmp_path: Path) -> N
         assert since(lambda: client.set_payload("c", {"n": 4}, anyone)) is None
         assert since(lambda: client.delete("c", models.FilterSelector(filter=anyone))) is None
         assert since(lambda: client.compact("c")) is None
+        # a filter naming its users: none of another user's points, unknown for theirs
+        bob = models.Filter(
+            must=[models.FieldCondition(key="user_id", match=models.MatchValue(value="bob"))]
+        )
+        for user, want in (("ann", set()), ("bob", None), (None, None)):
+            stamp = client.write_stamp()
+            assert stamp is not None
+            client.delete("c", models.FilterSelector(filter=bob))
+            got = client.changed_since(stamp, "c", user)
+            assert (None if got is None else set(got[1])) == want, user
+        stamp = client.write_stamp()
+        assert stamp is not None
+        forget_bob = models.DeleteOperation(delete=models.FilterSelector(filter=bob))
+        client.batch_update_points("c", [forget_bob, *batch[:2]])  # and points by id
+        assert client.changed_since(stamp, "c", "ann") == (client.write_stamp(), {2, 3})
+        assert client.changed_since(stamp, "c", "bob") is None
         assert (
             since(lambda: client.create_payload_index("c", "n", models.PayloadSchemaType.INTEGER))
             is None
@@ -232,6 +248,7 @@ def test_a_write_reads_only_the_written_memories_again(
         lambda: mem.remember("erin", "Erin took up Rust and pottery", tags=["new"]),
         lambda: mem.vectors.delete("erin", [everything[3]]),
         lambda: mem.remember("frank", "Frank writes too"),
+        lambda: mem.delete_user("frank"),  # by a filter over frank's points: none of erin's
     ]
     for write in writes:
         write()
