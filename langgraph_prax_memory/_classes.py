@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from qdrant_client.http import models
 
+from langgraph_prax_memory._dated import DATED_FIELDS, dated_fields
 from langgraph_prax_memory._progress import ProgressCallback, notify
 from langgraph_prax_memory._validation import check_user_id, to_utc
 from langgraph_prax_memory.errors import BackendUnavailable, ConfigError, MemoryWriteError
@@ -67,7 +68,7 @@ logger = logging.getLogger(__name__)
 _CHUNK = 256
 #: Collection metadata key recording that every memory has its class (:meth:`upgrade`).
 CLASSES_KEY = "prax_fact_classes"
-CLASSES_VERSION = 1
+CLASSES_VERSION = 2  # 2: memories also record the days they name (the dated tier)
 
 
 def _term_text(payload: dict[str, Any]) -> str:
@@ -298,6 +299,7 @@ class MemoryClasses:
                 fact = FactClass(EPISODE, "event", 1.0, "summary")
             if fact is not None:
                 payload.update(fact.payload())
+            payload.update(dated_fields(payload))
             payload["terms"] = sorted(set(self.ltm.sparse.tokens(_term_text(payload))))
 
     def reclassify(self, user_id: str, vectors: Mapping[str, Sequence[float]]) -> int:
@@ -326,7 +328,7 @@ class MemoryClasses:
 
         One request, each operation pinned to ``user_id``; returns how many were written.
         """
-        fields = (*CLASS_FIELDS, "terms")
+        fields = (*CLASS_FIELDS, *DATED_FIELDS, "terms")
         payloads = [{k: v for k, v in p.payload.items() if k not in fields} for p in points]
         self.annotate(payloads, vectors)
         updates = {
@@ -340,6 +342,26 @@ class MemoryClasses:
             store.run_write("class update", write)
         return len(updates)
 
+    def _date_stored(self, store: QdrantVectorStore, user_id: str) -> int:
+        """Record the days each classified memory of ``user_id`` names (``CLASSES_VERSION`` 2).
+
+        Memories classified before the dated tier existed get ``when_start`` / ``when_end``
+        when their text names a day; returns how many were written.
+        """
+        undated = models.IsEmptyCondition(is_empty=models.PayloadField(key="when_start"))
+        classified = models.IsEmptyCondition(is_empty=models.PayloadField(key="fact_class"))
+        flt = user_filter(user_id, undated, must_not=[classified])
+        updates = {
+            p.id: fields
+            for p in store.scroll(user_id, flt=flt, limit=10**9)
+            if (fields := dated_fields(p.payload))
+        }
+        ops = payloads_plan(user_id, updates)
+        if ops:
+            write = functools.partial(store.client.batch_update_points, store.collection, ops)
+            store.run_write("dated update", write)
+        return len(updates)
+
     def upgrade(
         self, store: QdrantVectorStore | None = None, *, progress: ProgressCallback | None = None
     ) -> int:
@@ -347,8 +369,9 @@ class MemoryClasses:
 
         The migration of issue 37 (docs/context.md, "Memory classes"): each user's points
         without a ``fact_class`` are classified from their text and stored dense vector
-        (:meth:`annotate`; the caller's tags and importance count as at write time), then
-        the collection records :data:`CLASSES_VERSION` so later opens skip the scan. An
+        (:meth:`annotate`; the caller's tags and importance count as at write time), those
+        classified before the dated tier record the days they name, then the collection
+        records :data:`CLASSES_VERSION` so later opens skip the scan. An
         interrupted run resumes where it stopped (only unclassified points are read).
         ``progress(done, None, "memories")`` is told after each user.
 
@@ -369,6 +392,7 @@ class MemoryClasses:
                 chunk = points[start : start + _CHUNK]
                 vecs = [p.extras.get("vector") for p in chunk]
                 done += self._classify_stored(store, user, chunk, vecs)
+            self._date_stored(store, user)
             notify(progress, done, None, "memories")
         store.merge_metadata({CLASSES_KEY: CLASSES_VERSION})
         if done:

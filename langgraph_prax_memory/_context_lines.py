@@ -26,6 +26,7 @@ CONTEXT_TIERS = (
     "relevant",
     "companion",
     "model check",
+    "dated",
     "standing fact",
     "top k",
 )
@@ -39,8 +40,9 @@ class ContextLine:
         tier: ``"note"`` (a line of the user's notes that matches the message),
             ``"scratchpad"``, ``"relevant"`` (a recalled hit that passed the floor),
             ``"companion"`` (kept beside a relevant hit), ``"model check"`` (kept by the
-            optional model check), ``"standing fact"`` (the profile tier), ``"top k"`` (the
-            floor is off); ``"left out"`` for a recalled hit that is not in the block.
+            optional model check), ``"dated"`` (an episode in the span of days the message
+            names), ``"standing fact"`` (the profile tier), ``"top k"`` (the floor is
+            off); ``"left out"`` for a recalled hit that is not in the block.
         text: The line as the block has it (a left-out hit: its content).
         why: The rule in words (a left-out hit: why not).
         hit: The memory behind a long-term line or a left-out hit (``None`` otherwise).
@@ -82,6 +84,13 @@ class _Why:
         self.profile = {h.memory.id: i for i, h in enumerate(profile, 1)}
         self.shown: set[str] = set()
         self.ltm_chars, self.profile_chars, self.floor = ltm_chars, profile_chars, floor
+        self.dated: set[str] = set()
+        self.spans = ""
+
+    def date(self, dated: Sequence[MemoryHit], spans: Sequence[object]) -> None:
+        """Mark the hits the dated tier gave, and the spans of days the message names."""
+        self.dated = {h.memory.id for h in dated}
+        self.spans = ", ".join(str(s) for s in spans)
 
     def _standing(self, hit: MemoryHit) -> str:
         """What makes ``hit`` a standing fact, in a few words (``""``: not known here)."""
@@ -120,6 +129,13 @@ class _Why:
             )
             return ContextLine("standing fact", text, why, hit)
         head = self._recalled(hit)
+        if hit.memory.id in self.dated:
+            why = (
+                f"an episode dated in the days the message names ({self.spans}), "
+                f"given whatever words it shares; {head}"
+                + (f", below the floor: {hit.why}" if hit.why else "")
+            )
+            return ContextLine("dated", text, why, hit)
         if not self.floor:
             return ContextLine("top k", text, f"{head}: the relevance floor is off", hit)
         if hit.why.startswith("kept by the model check"):

@@ -110,6 +110,12 @@ class RetrievalConfig(BaseModel):
     """Profile tier order: calibrated relevance + this × (importance − 0.5)."""
     profile_candidates: int = Field(default=40, ge=1, le=1000)
     """How many standing facts the profile tier considers (the most relevant first)."""
+    dated_limit: int = Field(default=4, ge=0, le=50)
+    """The dated tier of the context block: when the request names a span of days ("next
+    week", "on the 12th", "the first week of January", "yesterday"), up to this many of the
+    user's episodes dated in that span (or, for a past span, recorded in it) join the block,
+    whatever words they share with the request: a good assistant checks the diary before
+    it blocks out a calendar. ``0`` turns the tier off (docs/context.md, "The dated tier")."""
     llm_check: bool = False
     """Off by default: a hit whose score falls in ``llm_check_band`` is kept or dropped by
     one small batched call to the chat model the caller passes (``check_model=``); a failing

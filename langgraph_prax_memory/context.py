@@ -21,6 +21,7 @@ from langgraph_prax_memory._context_lines import (
     _Why,
 )
 from langgraph_prax_memory._context_lines import CONTEXT_TIERS as CONTEXT_TIERS
+from langgraph_prax_memory._dated import dated_episodes
 from langgraph_prax_memory._untrusted import quote_for_prompt
 from langgraph_prax_memory._validation import to_utc, utcnow
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
@@ -112,8 +113,11 @@ class MemoryContext:
         notes: The user-notes lines that matched the message.
         scratchpad: The rendered scratchpad section.
         memories: The long-term memories in the block, in their order (recalled hits that
-            passed the floor first, then the standing facts of the profile tier).
+            passed the floor first, then the episodes of the dated tier, then the standing
+            facts of the profile tier).
         profile: The standing facts among ``memories`` (the profile tier).
+        dated: The episodes among ``memories`` given because they fall in the span of days
+            the message names (the dated tier; see ``RetrievalConfig.dated_limit``).
         left_out: Recalled hits below the floor (not in the block), for explanations.
         checked: How the optional model check went (``""``: not run).
         lines: Every line of the block under its section header, in order, with the rule
@@ -128,6 +132,7 @@ class MemoryContext:
     profile: tuple[MemoryHit, ...] = ()
     left_out: tuple[MemoryHit, ...] = ()
     checked: str = ""
+    dated: tuple[MemoryHit, ...] = ()
     lines: tuple[ContextLine, ...] = ()
     omitted: tuple[ContextLine, ...] = ()
 
@@ -196,11 +201,13 @@ def select_memories(
     profile_chars: int,
     importance_weight: float = 0.5,
     floor: bool = True,
+    dated: Sequence[MemoryHit] = (),
 ) -> tuple[list[MemoryHit], list[MemoryHit], list[MemoryHit]]:
-    """The context's long-term memories: relevant hits, then standing facts, within budgets.
+    """The context's long-term memories: relevant hits, dated episodes, standing facts.
 
     Recalled hits that pass the floor (all of them with ``floor=False``) come first, by
-    score; the standing facts not among them follow, by relevance and importance, within
+    score; then the ``dated`` episodes not among them (the dated tier, in their order);
+    then the standing facts not among them, by relevance and importance, within
     ``profile_chars``; the whole section stays within ``ltm_chars``.
 
     Returns:
@@ -218,6 +225,13 @@ def select_memories(
         size = 1 + len(_line(hit))
         if used + size > ltm_chars:
             continue  # a shorter relevant hit further down may still fit
+        chosen.append(hit)
+        seen.add(hit.memory.id)
+        used += size
+    for hit in dated:
+        size = 1 + len(_line(hit))
+        if hit.memory.id in seen or used + size > ltm_chars:
+            continue
         chosen.append(hit)
         seen.add(hit.memory.id)
         used += size
@@ -307,6 +321,7 @@ def assemble_context(
     lines += [ContextLine("scratchpad", line, _SCRATCH_WHY) for line in scratch.splitlines()[1:]]
     chosen: list[MemoryHit] = []
     profile: list[MemoryHit] = []
+    dated: list[MemoryHit] = []
     left_out: list[MemoryHit] = []
     omitted: list[ContextLine] = []
     checked = ""
@@ -316,6 +331,13 @@ def assemble_context(
             # only what reaches the block is strengthened (below-floor hits are not recalled)
             hits = memory.recall(user_id, message, k=k, now=now, reinforce=False)
             facts = memory.standing_facts(user_id, message, now=now) if budget > 0 else []
+            dated, spans = dated_episodes(
+                memory,
+                user_id,
+                message,
+                limit=cfg.dated_limit,
+                now=to_utc(now) if now is not None else utcnow(),
+            )
         except (BackendUnavailable, EmbeddingError) as exc:
             logger.warning("long-term recall skipped for the context block: %s", exc)
         else:
@@ -330,11 +352,16 @@ def assemble_context(
                 profile_chars=budget,
                 importance_weight=cfg.profile_importance_weight,
                 floor=cfg.relevance_floor,
+                dated=dated,
             )
+            in_block = {h.memory.id for h in chosen}
+            passed = {h.memory.id for h in hits if h.relevant or not cfg.relevance_floor}
+            dated = [h for h in dated if h.memory.id in in_block - passed]
             if chosen:
                 parts.append("\n".join(["## Relevant Memories", *(_line(h) for h in chosen)]))
                 reinforce_chosen(memory, user_id, chosen, profile, now)
             why = _Why(cfg, hits, facts, profile, ltm_chars, budget, cfg.relevance_floor)
+            why.date(dated, spans)
             lines += [why.line(h) for h in chosen]
             omitted = [why.left_out(h) for h in hits if h.memory.id not in why.shown]
     return MemoryContext(
@@ -343,6 +370,7 @@ def assemble_context(
         scratchpad=scratch,
         memories=tuple(chosen),
         profile=tuple(profile),
+        dated=tuple(dated),
         left_out=tuple(left_out),
         checked=checked,
         lines=tuple(lines),

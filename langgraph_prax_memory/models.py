@@ -211,6 +211,7 @@ class MemoryHit(BaseModel):
                 "tags": "by its tags",
                 "importance": "by its importance",
                 "summary": "a summary",
+                "date": "it names a day",
             }
             detail = ", ".join(x for x in (m.fact_kind, how.get(m.fact_by or "", "")) if x)
             text += f"; {what.get(m.fact_class, m.fact_class)}" + (f" ({detail})" if detail else "")

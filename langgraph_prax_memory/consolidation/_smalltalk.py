@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from langgraph_prax_memory._when import names_a_day
 from langgraph_prax_memory.errors import EmbeddingError
 from langgraph_prax_memory.facts import SMALL_TALK, SMALL_TALK_CONFIDENCE, resolve_class
 
@@ -255,6 +256,7 @@ def without_small_talk(
             fact is not None
             and fact.fact_class == SMALL_TALK
             and fact.confidence >= DROP_CONFIDENCE
+            and not names_a_day(str(item.get("content", "")))  # a dated plan, an event
         ):
             result.small_talk_dropped += 1
             logger.info("not stored (small talk): %r", str(item.get("content", ""))[:80])

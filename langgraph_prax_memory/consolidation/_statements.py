@@ -7,7 +7,8 @@ fact read as an episode, a diet change read as small talk and dropped). The rule
 extractor lists the clauses of such a sentence (``ExtractedFact.statements``); here each is
 judged by the memory-class classifier, the same judgement as every other door:
 
-* a clause that is small talk (as sure as consolidation's drop bar) is left out;
+* a clause that is small talk (as sure as consolidation's drop bar) is left out, unless it
+  names a day (``_when.names_a_day``: a dated plan or event);
 * a clause that is a standing fact (as sure as the standing bar) and names the person the
   sentence is about is stored on its own, so that it is recalled, kept and replaced as the
   fact it is ("been that way since uni" elaborates the clause before: it is not);
@@ -25,6 +26,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from langgraph_prax_memory._when import names_a_day
 from langgraph_prax_memory.errors import EmbeddingError
 from langgraph_prax_memory.facts import (
     SMALL_TALK,
@@ -108,6 +110,7 @@ def plan_statements(
             found is not None
             and found.fact_class == SMALL_TALK
             and found.confidence >= drop_confidence
+            and not names_a_day(text)  # a dated plan or event is never small talk
         ):
             dropped += 1
             continue

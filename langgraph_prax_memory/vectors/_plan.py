@@ -47,6 +47,8 @@ PAYLOAD_INDEXES: dict[str, Any] = {
     "expires_at": models.PayloadSchemaType.FLOAT,  # the store's TTL (filtered on every read)
     "valid_until_ts": models.PayloadSchemaType.FLOAT,
     "fact_class": models.PayloadSchemaType.KEYWORD,  # standing / episode / small_talk
+    "when_start": models.PayloadSchemaType.FLOAT,  # the days a memory names (the dated tier)
+    "when_end": models.PayloadSchemaType.FLOAT,
     "terms": models.PayloadSchemaType.KEYWORD,  # a memory's keyword terms (per-user counts)
     "seq": models.IntegerIndexParams(
         type=models.IntegerIndexType.INTEGER, range=True, lookup=False

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory, PraxMemoryStore
-from langgraph_prax_memory._classes import CLASSES_KEY
+from langgraph_prax_memory._classes import CLASSES_KEY, CLASSES_VERSION
 from langgraph_prax_memory._validation import utcnow
 from langgraph_prax_memory.facts import (
     EPISODE,
@@ -216,7 +216,7 @@ def test_memories_written_before_classes_get_theirs_on_upgrade(tmp_path: Path) -
         assert got[2] is not None and got[2].fact_by == "tags"
         point = upgraded.ltm.store().retrieve("u-old", [ids[0]])[0]
         assert "hazelnut" in point.payload["terms"]
-        assert upgraded.ltm.store().metadata()[CLASSES_KEY] == 1
+        assert upgraded.ltm.store().metadata()[CLASSES_KEY] == CLASSES_VERSION
         # a second pass finds nothing left to do
         assert upgraded.ltm.classes.upgrade() == 0
     finally:

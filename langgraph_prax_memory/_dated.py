@@ -1,0 +1,171 @@
+"""The dated tier: a person's episodes in the span of days a request names.
+
+"Block out my calendar for the next two weeks" shares no word with "User is flying to Kansai
+on 9 December", and no embedding puts them close; a good assistant checks the diary all the
+same. Each memory records, when it is written, the days its text names
+(:func:`dated_fields`: ``when_start`` / ``when_end``, epoch seconds, read by
+:func:`langgraph_prax_memory._when.spans_of` relative to the memory's creation time). A
+request that names a span (:func:`request_spans`) selects the user's episodes dated in it
+with one engine filter (:func:`dated_filter`); for a span in the past ("the people who wrote
+to me yesterday") an episode that names no day counts when it was recorded in the span.
+Standing facts are the profile tier's; small talk is never given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+from qdrant_client.http import models
+
+from langgraph_prax_memory._time import to_datetime
+from langgraph_prax_memory._when import Span, envelope, spans_of
+from langgraph_prax_memory.facts import EPISODE, SMALL_TALK, FactClass
+from langgraph_prax_memory.retrieval import ltm_filter
+
+if TYPE_CHECKING:
+    from langgraph_prax_memory.models import MemoryHit
+    from langgraph_prax_memory.retrieval import RecallResult
+
+
+class _Recalls(Protocol):
+    """What the tier needs of a memory (``PraxMemory``; no import of the facade here)."""
+
+    def recall_detailed(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        k: int = ...,
+        now: datetime | None = ...,
+        reinforce: bool = ...,
+        where: models.Filter | None = ...,
+    ) -> RecallResult: ...
+
+
+__all__ = ["DATED_FIELDS", "dated_episodes", "dated_fields", "dated_filter", "request_spans"]
+
+#: The payload fields of a memory's dated span (epoch seconds, ``[start, end)``).
+DATED_FIELDS = ("when_start", "when_end")
+
+
+def dated_fields(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The payload fields a stored memory gets for the days its text names.
+
+    ``when_start`` / ``when_end`` (epoch seconds) when it names any; and a memory its text
+    alone called small talk that names a day other than the here and now ("essay due on
+    Friday 4 December") is an episode (``fact_by`` ``"date"``): a plan when the day is still
+    to come when it was said, else an event. Empty when it names no day.
+
+    Example:
+        >>> dated_fields({"content": "User flies to Kansai on 9 December.",
+        ...               "created_ts": datetime(2026, 12, 1, tzinfo=UTC).timestamp()})
+        {'when_start': 1796774400.0, 'when_end': 1796860800.0}
+    """
+    text = str(payload.get("content") or "")
+    created = payload.get("created_ts")
+    if not text.strip() or not isinstance(created, (int, float)):
+        return {}
+    said = datetime.fromtimestamp(float(created), UTC)
+    spans = spans_of(text, said)
+    span = envelope(spans)
+    if span is None:
+        return {}
+    out: dict[str, Any] = {"when_start": span.start.timestamp(), "when_end": span.end.timestamp()}
+    if (
+        payload.get("fact_class") == SMALL_TALK
+        and payload.get("fact_by") == "text"
+        and any(not s.here_and_now for s in spans)
+    ):
+        confidence = payload.get("fact_confidence")
+        kind = "plan" if span.end > said else "event"
+        dated = FactClass(EPISODE, kind, float(confidence or 0.5), "date")
+        out.update(dated.payload())
+    return out
+
+
+def request_spans(message: str, now: datetime) -> list[Span]:
+    """The spans of days a request names (read relative to ``now``)."""
+    return spans_of(message, now)
+
+
+def dated_filter(user_id: str, spans: Sequence[Span], now: datetime) -> models.Filter:
+    """The user's episodes dated in any of ``spans`` (or, for a past span, recorded in it).
+
+    Example:
+        >>> s = Span(datetime(2026, 12, 7, tzinfo=UTC), datetime(2026, 12, 14, tzinfo=UTC))
+        >>> f = dated_filter("alice", [s], datetime(2026, 12, 2, tzinfo=UTC))
+        >>> len(f.should)
+        1
+    """
+    base = ltm_filter(user_id)
+    should: list[models.Condition] = []
+    for span in spans:
+        start, end = span.start.timestamp(), span.end.timestamp()
+        should.append(
+            models.Filter(
+                must=[
+                    models.FieldCondition(key="when_start", range=models.Range(lt=end)),
+                    models.FieldCondition(key="when_end", range=models.Range(gt=start)),
+                ]
+            )
+        )
+        if span.start < now:  # what happened then: recorded in the span, naming no day
+            should.append(
+                models.Filter(
+                    must=[
+                        models.IsEmptyCondition(is_empty=models.PayloadField(key="when_start")),
+                        models.FieldCondition(
+                            key="created_ts",
+                            range=models.Range(gte=start, lt=min(end, now.timestamp())),
+                        ),
+                    ]
+                )
+            )
+    episode = models.FieldCondition(key="fact_class", match=models.MatchValue(value="episode"))
+    return models.Filter(must=[*(base.must or []), episode], must_not=base.must_not, should=should)
+
+
+def _in_spans(hit: MemoryHit, spans: Sequence[Span], now: datetime) -> bool:
+    """Whether the memory's own days (or, naming none, its creation day) meet ``spans``."""
+    m = hit.memory
+    created = to_datetime(m.created_at)
+    own = spans_of(m.content, created)
+    if own:
+        return any(a.overlaps(b) for a in own for b in spans)
+    return any(s.start <= created < min(s.end, now) for s in spans)
+
+
+def dated_episodes(
+    memory: _Recalls,
+    user_id: str,
+    message: str,
+    *,
+    limit: int,
+    now: datetime,
+) -> tuple[list[MemoryHit], list[Span]]:
+    """The user's episodes in the span of days ``message`` names, most relevant first.
+
+    Returns:
+        ``(hits, spans)``: at most ``limit`` episodes (scored for the message, nothing
+        reinforced) and the spans the message names; both empty when it names none.
+
+    Example:
+        >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
+        >>> mem = PraxMemory(MemoryConfig(qdrant_url=":memory:", data_dir="/tmp/prax-dated"))
+        >>> at = datetime(2026, 12, 2, tzinfo=UTC)
+        >>> _ = mem.remember("u1", "User flies to Kansai on 9 December.", created_at=at)
+        >>> hits, spans = dated_episodes(mem, "u1", "Plan my next week.", limit=3, now=at)
+        >>> [h.memory.content for h in hits], [str(s) for s in spans]
+        (['User flies to Kansai on 9 December.'], ['2026-12-07..2026-12-13'])
+    """
+    spans = request_spans(message, now)
+    if not spans or limit <= 0:
+        return [], spans
+    where = dated_filter(user_id, spans, now)
+    result = memory.recall_detailed(
+        user_id, message, k=min(2 * limit, 50), now=now, reinforce=False, where=where
+    )
+    hits = [h for h in result.hits if _in_spans(h, spans, now)]
+    return hits[:limit], spans

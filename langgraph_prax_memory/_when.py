@@ -1,0 +1,426 @@
+"""When a text says something happens, and which days a request asks about.
+
+A person's plans and events are dated in the words they were said with: "on 19 December",
+"on the 12th", "this Friday", "next week", "in January", "over Christmas". A request that
+names a span of time ("block out my calendar for the next two weeks", "plan the week of the
+7th", "what should I pack for my outing on the 12th") makes what the person has on in that
+span relevant, whatever words it shares with it: a good assistant checks the diary.
+
+:func:`spans_of` reads the spans a text names, relative to a reference time (a memory's
+creation time, a request's ``now``). English time expressions are a closed grammar (dates,
+weekdays, parts of the week, months, a few feasts, "the next two weeks"), so this is a small
+reader of that grammar rather than a model; a recurring time ("every Friday", "on Saturday
+mornings") names no single span and is left out (a routine is a standing fact, given by the
+profile tier). Months and days without a year take the occurrence nearest to the reference
+time, a weekday the next one (the previous one when the text is in the past tense).
+
+Dates are UTC calendar days: a span is ``[start, end)`` at midnight UTC.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+
+__all__ = ["Span", "envelope", "names_a_day", "spans_of"]
+
+_DAY = timedelta(days=1)
+
+
+@dataclass(frozen=True)
+class Span:
+    """Calendar days ``[start, end)`` (aware UTC midnights).
+
+    ``here_and_now`` marks a span named relative to the moment of speech that holds it
+    ("today", "tonight", "this week", "this year"): the here and now of small talk, where
+    any other span dates a plan or an event.
+    """
+
+    start: datetime
+    end: datetime
+    here_and_now: bool = field(default=False, compare=False)
+
+    def overlaps(self, other: Span) -> bool:
+        """Whether the two spans share a moment."""
+        return self.start < other.end and other.start < self.end
+
+    def __str__(self) -> str:
+        last = (self.end - _DAY).date()
+        first = self.start.date()
+        return first.isoformat() if first == last else f"{first.isoformat()}..{last.isoformat()}"
+
+
+_MONTHS = {
+    "january": 1,
+    "february": 2,
+    "march": 3,
+    "april": 4,
+    "may": 5,
+    "june": 6,
+    "july": 7,
+    "august": 8,
+    "september": 9,
+    "october": 10,
+    "november": 11,
+    "december": 12,
+}
+_MONTH_ABBR = {m[:3]: n for m, n in _MONTHS.items()} | {"sept": 9}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "couple of": 2,
+    "a couple of": 2,
+    "three": 3,
+    "few": 3,
+    "a few": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
+_ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3}
+
+# "May" and "March" are months only when capitalized; other full names in any case
+_MONTH = (
+    r"(?P<month>(?i:january|february|april|june|july|august|september|october|november|december)"
+    r"|May|March|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?(?=\s*\d))"
+)
+_DAYNUM = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR = r"(?:,?\s+(?P<year>(?:19|20)\d\d))?"
+_NUM = (
+    r"(?P<n>\d{1,2}|a couple of|couple of|a few|few|an?|one|two|three|four|five|six|seven|"
+    r"eight|nine|ten)"
+)
+_UNIT = r"(?P<unit>day|days|week|weeks|month|months|night|nights|fortnight)"
+
+_ON_WEEKDAY = r"(?:(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday),?\s+)?"
+_DAY_MONTH = re.compile(rf"\b{_ON_WEEKDAY}{_DAYNUM}(?:\s+of)?\s+{_MONTH}{_YEAR}\b")
+_MONTH_DAY = re.compile(rf"\b{_ON_WEEKDAY}{_MONTH}\s+{_DAYNUM}\b{_YEAR}(?![:.]\d)")
+_WEEK_OF = re.compile(rf"(?i:\bweek\s+of\s+(?:the\s+)?){_DAYNUM}(?:(?:\s+of)?\s+{_MONTH})?\b")
+_NTH_WEEK = re.compile(
+    r"(?i:\b(?P<nth>first|1st|second|2nd|third|3rd|fourth|last)\s+(?:full\s+)?week\s+of\s+)"
+    + _MONTH
+)
+# "on the 12th": an ordinal that stands alone (a date), not one before a noun ("the 3rd floor")
+_ORDINAL_DAY = re.compile(
+    r"(?i:\bthe\s+)(?P<day>[0-3]?\d)(?i:st|nd|rd|th)\b"
+    r"(?=\s*(?:$|[.,;:!?)\u2013-]|(?i:at|and|or|to|till|until|for|when|if|so|but|from|in|on|"
+    r"this|next|is|was|i|we|please|then|as|because|since|that|which|with|before|after)\b))"
+)
+# a month alone is a span after a preposition or with a year ("in January", "May 2027"),
+# never as the first word of "May I ..."
+_BARE_MONTH = re.compile(
+    rf"(?P<pre>(?i:\b(?:in|during|by|until|till|through|throughout|over|from|this|next|last|"
+    rf"early|late|mid|end of|beginning of|start of|since)\s+(?:mid-?)?))?{_MONTH}{_YEAR}"
+    rf"(?!\s*[0-3]?\d\b)"
+)
+_WEEKDAY = re.compile(
+    r"(?i:\b(?P<which>on|this|next|last|coming|this coming)?\s*)"
+    r"(?P<wd>(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday))(?P<plural>s)?"
+    r"(?P<part>\s+(?i:mornings|afternoons|evenings|nights))?\b"
+)
+_RECURRING = re.compile(r"(?i:\b(?:every|each|most|on alternate|other)\s+$)")
+_RELATIVE = re.compile(
+    r"(?i:\b(?P<word>today|tonight|tomorrow|yesterday|this morning|this afternoon|"
+    r"this evening|the day after tomorrow|(?:this|next|last|the coming|the)\s+weekend|"
+    r"(?:this|next|last)\s+(?:week|month|year)|(?:later|earlier)\s+this\s+(?:week|month))\b)"
+)
+_NEXT_N = re.compile(rf"(?i:\b(?P<dir>next|coming|past|last|following)\s+){_NUM}\s+{_UNIT}\b", re.I)
+_IN_N = re.compile(rf"\bin\s+{_NUM}\s+{_UNIT}\b", re.I)
+_FOR_N = re.compile(rf"\b(?:for|spend|spending|spends)\s+{_NUM}\s+{_UNIT}\b", re.I)
+_FEASTS = {
+    "christmas eve": ((12, 24), 1),
+    "christmas": ((12, 24), 3),
+    "boxing day": ((12, 26), 1),
+    "new year's eve": ((12, 31), 1),
+    "new year's day": ((1, 1), 1),
+    "new year": ((12, 31), 2),
+    "hogmanay": ((12, 31), 1),
+    "valentine's day": ((2, 14), 1),
+    "halloween": ((10, 31), 1),
+}
+_FEAST = re.compile(
+    r"(?i:\b(?P<feast>christmas eve|christmas|boxing day|new year's eve|new year's day|"
+    r"new year|hogmanay|valentine's day|halloween)\b)"
+)
+_PAST = re.compile(
+    r"(?i:\b(?:was|were|went|had|did|saw|met|got|took|came|left|told|said|wrote|bought|"
+    r"\w+ed)\b)"
+)
+_FUTURE = re.compile(
+    r"(?i:\b(?:will|'ll|going to|gonna|plans?|planning|next|coming|upcoming|is|are|am|'s|"
+    r"starts?|due)\b)"
+)
+
+
+def _midnight(d: date) -> datetime:
+    return datetime(d.year, d.month, d.day, tzinfo=UTC)
+
+
+def _days(first: date, count: int = 1) -> Span:
+    start = _midnight(first)
+    return Span(start, start + count * _DAY)
+
+
+def _month_span(year: int, month: int) -> Span:
+    start = date(year, month, 1)
+    end = date(year + (month == 12), month % 12 + 1, 1)
+    return Span(_midnight(start), _midnight(end))
+
+
+def _month_of(name: str) -> int:
+    key = name.lower().rstrip(".")
+    return _MONTHS.get(key) or _MONTH_ABBR[key[:4] if key == "sept" else key[:3]]
+
+
+def _nearest_year(ref: date, month: int, day: int = 1) -> int:
+    """The year whose ``month``/``day`` lies nearest ``ref`` (within half a year)."""
+    best = ref.year
+    for year in (ref.year - 1, ref.year, ref.year + 1):
+        try:
+            candidate = date(year, month, min(day, 28 if month == 2 else day))
+        except ValueError:
+            continue
+        try:
+            current = date(best, month, min(day, 28 if month == 2 else day))
+        except ValueError:
+            current = candidate
+        if abs((candidate - ref).days) < abs((current - ref).days):
+            best = year
+    return best
+
+
+def _safe_date(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _count(raw: str) -> int:
+    raw = raw.lower()
+    return int(raw) if raw.isdigit() else _NUMBERS.get(raw, 1)
+
+
+def _unit_days(unit: str, n: int) -> int:
+    unit = unit.lower()
+    if unit.startswith("fortnight"):
+        return 14 * n
+    if unit.startswith("week"):
+        return 7 * n
+    if unit.startswith("month"):
+        return 30 * n
+    return n
+
+
+def _week(monday: date) -> Span:
+    return _days(monday, 7)
+
+
+def _relative(word: str, ref: date) -> Span:
+    word = " ".join(word.lower().split())
+    monday = ref - timedelta(days=ref.weekday())
+    # this weekend's Saturday: the coming one, today's, or (on a Sunday) yesterday's
+    saturday = ref + timedelta(days=(5 - ref.weekday()) % 7 if ref.weekday() < 6 else -1)
+    if word in ("today", "tonight", "this morning", "this afternoon", "this evening"):
+        return _days(ref)
+    if word == "tomorrow":
+        return _days(ref + _DAY)
+    if word == "the day after tomorrow":
+        return _days(ref + 2 * _DAY)
+    if word == "yesterday":
+        return _days(ref - _DAY)
+    if word.endswith("weekend"):
+        shift = {"next": 7, "last": -7}.get(word.split()[0], 0)
+        if ref.weekday() == 6 and not shift:  # on a Sunday, "this weekend" is today
+            return _days(ref)
+        return _days(saturday + timedelta(days=shift), 2)
+    if word.endswith("week"):
+        shift = {"next": 7, "last": -7}.get(word.split()[0], 0)
+        if word.startswith("later"):
+            return Span(_midnight(ref), _midnight(monday + timedelta(days=7)))
+        if word.startswith("earlier"):
+            return Span(_midnight(monday), _midnight(ref + _DAY))
+        return _week(monday + timedelta(days=shift))
+    if word.endswith("month"):
+        shift = {"next": 1, "last": -1}.get(word.split()[0], 0)
+        index = ref.year * 12 + ref.month - 1 + shift
+        return _month_span(index // 12, index % 12 + 1)
+    shift = {"next": 1, "last": -1}.get(word.split()[0], 0)  # a year
+    return Span(
+        _midnight(date(ref.year + shift, 1, 1)), _midnight(date(ref.year + shift + 1, 1, 1))
+    )
+
+
+def spans_of(text: str, ref: datetime) -> list[Span]:
+    """The spans of days ``text`` names, read relative to ``ref`` (UTC).
+
+    Args:
+        text: A memory's content or a request.
+        ref: When it was said (a memory's creation time, a request's now).
+
+    Returns:
+        The spans in the order found (empty when the text names no day).
+
+    Example:
+        >>> ref = datetime(2026, 12, 2, tzinfo=UTC)  # a Wednesday
+        >>> [str(s) for s in spans_of("User flies to Osaka on 19 December.", ref)]
+        ['2026-12-19']
+        >>> [str(s) for s in spans_of("Block out my calendar for the next two weeks.", ref)]
+        ['2026-12-02..2026-12-15']
+        >>> [str(s) for s in spans_of("Plan the week of the 7th.", ref)]
+        ['2026-12-07..2026-12-13']
+        >>> spans_of("User plays cricket on Saturday mornings.", ref)
+        []
+    """
+    day = ref.astimezone(UTC).date()
+    past = bool(_PAST.search(text)) and not _FUTURE.search(text)
+    found: list[tuple[int, Span]] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(m: re.Match[str]) -> bool:
+        return not any(a < m.end() and m.start() < b for a, b in taken)
+
+    def add(m: re.Match[str], span: Span) -> None:
+        taken.append((m.start(), m.end()))
+        found.append((m.start(), span))
+
+    for m in _WEEK_OF.finditer(text):
+        d = int(m.group("day"))
+        month = _month_of(m.group("month")) if m.group("month") else None
+        target = _day_of_month(day, d, month)
+        if target is not None:
+            add(m, _week(target - timedelta(days=target.weekday())))
+    for m in _NTH_WEEK.finditer(text):
+        month = _month_of(m.group("month"))
+        year = _nearest_year(day, month)
+        nth = m.group("nth").lower()
+        last = _month_span(year, month).end.date() - timedelta(days=7)
+        first = last if nth == "last" else date(year, month, 1 + 7 * _ORDINALS[nth])
+        add(m, _days(first, 7))
+    for pattern in (_DAY_MONTH, _MONTH_DAY):
+        for m in pattern.finditer(text):
+            if not free(m):
+                continue
+            month, d = _month_of(m.group("month")), int(m.group("day"))
+            year = int(m.group("year")) if m.group("year") else _nearest_year(day, month, d)
+            when = _safe_date(year, month, d)
+            if when is not None:
+                add(m, _days(when))
+    for m in _NEXT_N.finditer(text):
+        if free(m):
+            n = _count(m.group("n"))
+            length = _unit_days(m.group("unit"), n)
+            if m.group("dir").lower() in ("past", "last"):
+                add(m, Span(_midnight(day - timedelta(days=length)), _midnight(day + _DAY)))
+            else:
+                add(m, Span(_midnight(day), _midnight(day + timedelta(days=length))))
+    for m in _IN_N.finditer(text):
+        if free(m):
+            length = _unit_days(m.group("unit"), _count(m.group("n")))
+            add(m, _days(day + timedelta(days=length)))
+    for m in _ORDINAL_DAY.finditer(text):
+        if free(m):
+            target = _day_of_month(day, int(m.group("day")), None)
+            if target is not None:
+                add(m, _days(target))
+    for m in _FEAST.finditer(text):
+        if free(m):
+            (month, d), length = _FEASTS[m.group("feast").lower()]
+            year = _nearest_year(day, month, d)
+            add(m, _days(date(year, month, d), length))
+    for m in _RELATIVE.finditer(text):
+        if free(m):
+            span = _relative(m.group("word"), day)
+            if span.start <= _midnight(day) < span.end:  # "this week": the here and now
+                span = Span(span.start, span.end, here_and_now=True)
+            add(m, span)
+    for m in _BARE_MONTH.finditer(text):
+        if not free(m) or not (m.group("pre") or m.group("year")):
+            continue
+        month = _month_of(m.group("month"))
+        pre = (m.group("pre") or "").strip().lower()
+        if m.group("year"):
+            year = int(m.group("year"))
+        elif pre == "next":
+            year = day.year + (month <= day.month)
+        elif pre in ("last", "since"):
+            year = day.year - (month >= day.month)
+        else:
+            year = _nearest_year(day, month)
+        span = _month_span(year, month)
+        if pre in ("until", "till", "by"):
+            span = Span(min(span.start, _midnight(day)), span.end)
+        add(m, span)
+    for m in _WEEKDAY.finditer(text):
+        if not free(m) or m.group("plural") or m.group("part"):
+            continue
+        if _RECURRING.search(text[: m.start("wd")]):
+            continue
+        which = (m.group("which") or "").lower()
+        target = _weekday(day, _WEEKDAYS.index(m.group("wd").lower()), which, past)
+        add(m, _days(target))
+    for m in _FOR_N.finditer(text):  # "... on 9 December for a week": the span lasts
+        before = [i for i, (at, _) in enumerate(found) if at < m.start()]
+        if before:
+            length = _unit_days(m.group("unit"), _count(m.group("n")))
+            index = max(before, key=lambda i: found[i][0])  # the day named just before
+            at, stay = found[index]
+            found[index] = (at, Span(stay.start, max(stay.end, stay.start + length * _DAY)))
+    return [s for _, s in sorted(found, key=lambda x: x[0])]
+
+
+def _day_of_month(ref: date, d: int, month: int | None) -> date | None:
+    """The ``d``-th of ``month`` nearest ``ref``, or, with no month, the next ``d``-th."""
+    if month is not None:
+        return _safe_date(_nearest_year(ref, month, d), month, d)
+    for shift in range(0, 3):
+        index = ref.year * 12 + ref.month - 1 + shift
+        when = _safe_date(index // 12, index % 12 + 1, d)
+        if when is not None and when >= ref:
+            return when
+    return None
+
+
+def _weekday(ref: date, weekday: int, which: str, past: bool) -> date:
+    ahead = (weekday - ref.weekday()) % 7
+    if which == "last" or (past and which not in ("next", "this", "coming", "this coming")):
+        return ref - timedelta(days=(ref.weekday() - weekday) % 7 or 7)
+    if which == "next" and ahead == 0:
+        ahead = 7
+    return ref + timedelta(days=ahead)
+
+
+def envelope(spans: list[Span]) -> Span | None:
+    """The smallest span holding all of ``spans`` (``None`` for none).
+
+    Example:
+        >>> a = Span(datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 2, tzinfo=UTC))
+        >>> b = Span(datetime(2026, 1, 5, tzinfo=UTC), datetime(2026, 1, 6, tzinfo=UTC))
+        >>> str(envelope([a, b]))
+        '2026-01-01..2026-01-05'
+    """
+    if not spans:
+        return None
+    return Span(min(s.start for s in spans), max(s.end for s in spans))
+
+
+def names_a_day(text: str) -> bool:
+    """Whether ``text`` dates something: names a day or span other than the here and now.
+
+    A statement that does is a plan or an event, never small talk, whatever else it says.
+
+    Example:
+        >>> names_a_day("User has an essay due on Friday 4 December.")
+        True
+        >>> names_a_day("It's freezing today."), names_a_day("User likes tea.")
+        (False, False)
+    """
+    return any(not s.here_and_now for s in spans_of(text, datetime.now(UTC)))

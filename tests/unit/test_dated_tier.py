@@ -1,0 +1,141 @@
+"""The dated tier: a request that names days gets the person's episodes dated in them.
+
+Over a real memory (embedded Qdrant, the packaged model): memories record the days they name
+when written, the context block gives the episodes in the span a request names whatever
+words they share, and says so line by line; standing facts, small talk, other users and
+requests that name no day are left alone; older memories get their days on upgrade.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from langgraph_prax_memory import MemoryConfig, PraxMemory, RetrievalConfig
+from langgraph_prax_memory._classes import CLASSES_KEY
+from langgraph_prax_memory._dated import DATED_FIELDS
+from langgraph_prax_memory.context import assemble_context
+from langgraph_prax_memory.vectors import payloads_plan
+
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)  # a Monday
+USER = "dated-u"
+
+MEMORIES = {
+    "kansai": ("User is flying to Kansai on 9 December for a week of meetings.", 3),
+    "delegation": ("User will interpret for a delegation visiting Osaka on 11 December.", 5),
+    "essay": ("User has an essay due on Friday 4 December.", 6),
+    "agency": ("A new agency in Madrid wrote to the user asking for his rates.", 1),
+    "rome": ("User went to Rome in October and loved the food.", 40),
+    "allergy": ("User is allergic to penicillin.", 60),
+}
+
+
+@pytest.fixture(scope="module")
+def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PraxMemory]:
+    memory = PraxMemory(MemoryConfig(data_dir=tmp_path_factory.mktemp("dated") / "data"))
+    for key, (text, days_ago) in MEMORIES.items():
+        memory.remember(USER, text, created_at=NOW - timedelta(days=days_ago), key=key)
+    memory.remember("other-u", "User has a dentist appointment on 8 December.", created_at=NOW)
+    yield memory
+    memory.close()
+
+
+def _dated(mem: PraxMemory, message: str, user: str = USER) -> dict[str, str]:
+    """The episodes in the block for ``message``: those the dated tier gave, with why, and
+    those already relevant (tier ``relevant``)."""
+    ctx = assemble_context(mem, user, message, now=NOW)
+    assert {h.memory.id for h in ctx.dated} <= {h.memory.id for h in ctx.memories}
+    return {
+        line.hit.memory.content: f"{line.tier}: {line.why}"
+        for line in ctx.lines
+        if line.hit is not None and line.hit.memory.fact_class == "episode"
+    }
+
+
+def test_memories_record_the_days_they_name(mem: PraxMemory) -> None:
+    points = {p.payload["key"]: p.payload for p in mem.ltm.store().scroll(USER, limit=100)}
+    start = datetime.fromtimestamp(points["kansai"]["when_start"], UTC)
+    end = datetime.fromtimestamp(points["kansai"]["when_end"], UTC)
+    assert (start.date().isoformat(), end.date().isoformat()) == ("2026-12-09", "2026-12-16")
+    assert "when_start" not in points["allergy"] and "when_start" not in points["agency"]
+
+
+def test_a_request_naming_days_gets_the_episodes_in_them(mem: PraxMemory) -> None:
+    got = _dated(mem, "Block out my calendar for next week.")
+    assert set(got) == {MEMORIES["kansai"][0], MEMORIES["delegation"][0]}
+    assert all("2026-12-07..2026-12-13" in why for why in got.values() if why.startswith("dated"))
+    assert any(why.startswith("dated") for why in got.values())
+    # the essay is due this week, not next
+    assert set(_dated(mem, "Make me a study schedule for this week.")) == {MEMORIES["essay"][0]}
+    assert set(_dated(mem, "What do I need to pack for the 11th?")) >= {MEMORIES["delegation"][0]}
+
+
+def test_a_past_span_gets_what_was_recorded_in_it(mem: PraxMemory) -> None:
+    ctx = assemble_context(mem, USER, "Reply to the people who wrote to me yesterday.", now=NOW)
+    assert MEMORIES["agency"][0] in {h.memory.content for h in ctx.memories}
+    assert {h.memory.content for h in ctx.dated} <= {MEMORIES["agency"][0]}
+
+
+def test_no_day_named_no_dated_line(mem: PraxMemory) -> None:
+    assert _dated(mem, "What's the capital of Peru?") == {}
+    assert _dated(mem, "Help me write a cover letter.") == {}
+
+
+def test_standing_facts_and_other_users_stay_out(mem: PraxMemory) -> None:
+    # another user's appointment on the 8th is never given; nothing of this user is that day
+    mine = assemble_context(mem, USER, "Am I free on 8 December?", now=NOW)
+    theirs = assemble_context(mem, "other-u", "Am I free on 8 December?", now=NOW)
+    assert [h.memory.user_id for h in theirs.memories] == ["other-u"]
+    assert not mine.dated and all(h.memory.user_id == USER for h in mine.memories)
+    ctx = assemble_context(mem, USER, "What should I pack for next week?", now=NOW)
+    assert ctx.dated and all(h.memory.fact_class == "episode" for h in ctx.dated)
+
+
+def test_the_tier_can_be_turned_off(tmp_path: Path) -> None:
+    config = MemoryConfig(data_dir=tmp_path, retrieval=RetrievalConfig(dated_limit=0))
+    with PraxMemory(config) as memory:
+        memory.remember(USER, MEMORIES["kansai"][0], created_at=NOW - timedelta(days=3))
+        assert _dated(memory, "Block out my calendar for next week.") == {}
+
+
+def test_memories_classified_before_the_tier_get_their_days_on_upgrade(tmp_path: Path) -> None:
+    config = MemoryConfig(data_dir=tmp_path)
+    memory = PraxMemory(config)
+    memory.remember(USER, MEMORIES["kansai"][0], created_at=NOW - timedelta(days=3), key="k")
+    store = memory.ltm.store()
+    [point] = store.scroll(USER, limit=10)
+    # as the release before the dated tier left it: classified, no days, version 1
+    ops = payloads_plan(USER, {point.id: dict.fromkeys(DATED_FIELDS)})
+    store.client.batch_update_points(store.collection, ops)
+    store.merge_metadata({CLASSES_KEY: 1})
+    assert store.scroll(USER, limit=10)[0].payload.get("when_start") is None
+    memory.close()
+
+    with PraxMemory(config) as upgraded:
+        [again] = upgraded.ltm.store().scroll(USER, limit=10)
+        assert again.payload["fact_class"] == "episode"
+        assert isinstance(again.payload.get("when_start"), float)
+        assert set(_dated(upgraded, "Block out my calendar for next week.")) == {
+            MEMORIES["kansai"][0]
+        }
+
+
+def test_a_dated_statement_is_never_small_talk(mem: PraxMemory) -> None:
+    """Small talk by its text that names a day is an episode; the here and now stays small talk."""
+    from langgraph_prax_memory._dated import dated_fields
+
+    said = NOW.timestamp()
+    small = {"fact_class": "small_talk", "fact_by": "text", "fact_confidence": 0.8}
+    essay = dated_fields({**small, "content": "essay due on Friday 4 December", "created_ts": said})
+    assert (essay["fact_class"], essay["fact_kind"], essay["fact_by"]) == (
+        "episode",
+        "plan",
+        "date",
+    )
+    today = dated_fields({**small, "content": "It's freezing today.", "created_ts": said})
+    assert "fact_class" not in today and "when_start" in today
+    tagged = {**small, "fact_by": "tags", "content": "on 4 December", "created_ts": said}
+    assert "fact_class" not in dated_fields(tagged)

@@ -1,0 +1,108 @@
+"""The days a text names (``_when.spans_of``): dates, weekdays, weeks, months, feasts.
+
+Pure: every case is read against a fixed reference time, Wednesday 2 December 2026.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from langgraph_prax_memory._when import Span, envelope, spans_of
+
+REF = datetime(2026, 12, 2, 15, 30, tzinfo=UTC)  # a Wednesday
+
+
+def _read(text: str, ref: datetime = REF) -> list[str]:
+    return [str(s) for s in spans_of(text, ref)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a day of a month, either order, with or without its weekday or year
+        ("User flies to Osaka on 19 December.", ["2026-12-19"]),
+        ("the meeting is on December 19th at 10", ["2026-12-19"]),
+        ("Essay due on Friday 4 December.", ["2026-12-04"]),
+        ("User was born on 4 July 1990.", ["1990-07-04"]),
+        ("Flight lands Dec 3.", ["2026-12-03"]),
+        # the nearest occurrence: January said in December is next January
+        ("Samira flies to Beirut on 15 January.", ["2027-01-15"]),
+        ("User went to Lisbon on 3 October.", ["2026-10-03"]),
+        # a stay that lasts
+        ("User flies to Kansai on 9 December for a week of meetings.", ["2026-12-09..2026-12-15"]),
+        ("flying out on 15 January to spend six weeks with her sister", ["2027-01-15..2027-02-25"]),
+        # ordinals alone, weekdays, relative days
+        ("Write me a packing list for my outing on the 12th.", ["2026-12-12"]),
+        ("see you on the 1st.", ["2027-01-01"]),
+        ("The gig is on Friday.", ["2026-12-04"]),
+        ("next Wednesday", ["2026-12-09"]),
+        ("User saw the dentist on Monday.", ["2026-11-30"]),
+        ("Suggest something for dinner tonight.", ["2026-12-02"]),
+        ("tomorrow", ["2026-12-03"]),
+        ("Reply to whoever wrote yesterday.", ["2026-12-01"]),
+        # weeks and weekends
+        ("When could I fit in a dentist appointment next week?", ["2026-12-07..2026-12-13"]),
+        ("Make me a study schedule for this week.", ["2026-11-30..2026-12-06"]),
+        ("Plan something for this weekend.", ["2026-12-05..2026-12-06"]),
+        ("Plan the week of the 7th.", ["2026-12-07..2026-12-13"]),
+        ("Block out my calendar for the next two weeks.", ["2026-12-02..2026-12-15"]),
+        ("anything in the next few days?", ["2026-12-02..2026-12-04"]),
+        ("Who collects the kids in the first week of January?", ["2027-01-01..2027-01-07"]),
+        # months after a preposition, feasts
+        ("Georges' roster changes in January.", ["2027-01-01..2027-01-31"]),
+        ("Naidoo is on sabbatical until March.", ["2026-12-02..2027-03-31"]),
+        ("User got married in June 2019.", ["2019-06-01..2019-06-30"]),
+        ("wait until after Christmas?", ["2026-12-24..2026-12-26"]),
+    ],
+)
+def test_spans_read(text: str, expected: list[str]) -> None:
+    assert _read(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # recurring times are routines, not a span
+        "Karim plays cricket on Saturday mornings.",
+        "User runs every Friday.",
+        "User swims on Sundays.",
+        # words that only look like dates
+        "May I ask something?",
+        "We march on.",
+        "January is always busy.",
+        "User lives on the 3rd floor.",
+        "User is the 2nd child.",
+        "User is 5 feet 10.",
+        "The user's shop has a business loan until 2028.",
+        "User prefers tea over coffee.",
+        "",
+    ],
+)
+def test_no_span(text: str) -> None:
+    assert spans_of(text, REF) == []
+
+
+def test_a_sunday_weekend_is_today() -> None:
+    sunday = datetime(2026, 12, 6, 9, tzinfo=UTC)
+    assert _read("this weekend", sunday) == ["2026-12-06"]
+    assert _read("next weekend", sunday) == ["2026-12-12..2026-12-13"]
+
+
+def test_reference_time_in_another_zone_is_read_in_utc() -> None:
+    from datetime import timedelta, timezone
+
+    late = datetime(2026, 12, 2, 23, 30, tzinfo=timezone(timedelta(hours=-5)))  # 3 Dec UTC
+    assert _read("tomorrow", late) == ["2026-12-04"]
+
+
+def test_spans_overlap_and_envelope() -> None:
+    a = spans_of("on 9 December for a week", REF)[0]
+    b = spans_of("on the 12th", REF)[0]
+    c = spans_of("on 19 December", REF)[0]
+    assert a.overlaps(b) and b.overlaps(a)
+    assert not a.overlaps(c)
+    whole = envelope([a, c])
+    assert isinstance(whole, Span) and str(whole) == "2026-12-09..2026-12-19"
+    assert envelope([]) is None
