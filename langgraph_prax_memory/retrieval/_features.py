@@ -28,6 +28,10 @@
   point passes while no point of the collection holds ``expires_at`` / ``valid_until_ts``.
   In the embedded engine (this process its only writer) such a condition is left out until
   the next write; a server's filters are never leaned (another process may write).
+* :class:`SoleNamespaces`: the namespace condition (``ns_prefixes``: the user's long-term
+  memory, or the store's namespace prefix), checked point by point like the two above,
+  is left out while every point of the user holds it (a user who stores nothing outside
+  it), kept per content stamp as :class:`AbsentFields`.
 """
 
 from __future__ import annotations
@@ -50,12 +54,14 @@ from langgraph_prax_memory.vectors import EXPIRES_AT, EdgeClient, QdrantVectorSt
 
 __all__ = [
     "AbsentFields",
+    "SoleNamespaces",
     "TermCounts",
     "candidate_terms",
     "filter_key",
     "holds_any",
     "kept_offsets",
     "kept_stamp",
+    "lacks_any",
     "lean_filter",
     "write_hubness",
 ]
@@ -363,3 +369,110 @@ class AbsentFields:
         with self._lock:
             self._kept[store.collection] = (stamp, absent)
         return absent
+
+
+#: Payload field: every namespace prefix of a point (what the namespace condition matches).
+NS_FIELD = "ns_prefixes"
+
+
+def _namespace_of(condition: Any) -> str | None:
+    """The prefix a ``must`` condition asks ``ns_prefixes`` to hold (``None``: another kind)."""
+    if (
+        isinstance(condition, models.FieldCondition)
+        and condition.key == NS_FIELD
+        and isinstance(condition.match, models.MatchValue)
+        and isinstance(condition.match.value, str)
+    ):
+        return condition.match.value
+    return None
+
+
+def lacks_any(payload: Mapping[str, Any], prefixes: Collection[str]) -> bool:
+    """Whether ``payload``'s namespace misses one of ``prefixes`` (written since they were sole).
+
+    Example:
+        >>> lacks_any({"ns_prefixes": ["memories", "memories/u"]}, ["memories/u"])
+        False
+        >>> lacks_any({"ns_prefixes": ["docs"]}, ["memories/u"]), lacks_any({}, ["m"])
+        (True, True)
+    """
+    held = payload.get(NS_FIELD)
+    held = held if isinstance(held, list) else []
+    return any(p not in held for p in prefixes)
+
+
+class SoleNamespaces:
+    """Namespace conditions of recall's filter that every point of the user passes.
+
+    A condition ``ns_prefixes = P`` among a filter's ``must`` is checked by the embedded
+    engine point by point (as :class:`AbsentFields`' conditions); while no point of the user
+    lacks ``P`` (one count, kept until the client's content stamp moves: a reinforcing
+    recall does not move it) it selects nothing the user condition does not, and
+    :meth:`lean` leaves it out. A point written between that count and a search, outside
+    ``P``, is dropped from the arms by :func:`lacks_any` (as if written just after). Only
+    the embedded engine; a failed count or a write running keeps the filter whole.
+    Thread-safe.
+    """
+
+    def __init__(self, max_keys: int = COUNTS_MAX_KEYS) -> None:
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[tuple[str, str, str], tuple[int, bool]] = OrderedDict()
+        self.max_keys = max_keys
+
+    def lean(
+        self, store: QdrantVectorStore, user_id: str, flt: models.Filter
+    ) -> tuple[models.Filter, frozenset[str]]:
+        """``flt`` without the namespace conditions all of ``user_id``'s points pass.
+
+        Returns the filter and the prefixes whose conditions went.
+
+        Example:
+            >>> from qdrant_client import QdrantClient
+            >>> from langgraph_prax_memory.vectors import user_filter
+            >>> server = QdrantVectorStore(QdrantClient(":memory:"), dimension=2)
+            >>> flt = user_filter("u", models.FieldCondition(
+            ...     key="ns_prefixes", match=models.MatchValue(value="memories")))
+            >>> SoleNamespaces().lean(server, "u", flt) == (flt, frozenset())
+            True
+        """
+        client = store.client
+        if not isinstance(client, EdgeClient) or not isinstance(flt.must, list):
+            return flt, frozenset()
+        prefixes = {p for p in map(_namespace_of, flt.must) if p is not None}
+        sole = frozenset(p for p in prefixes if self._sole(store, client, user_id, p))
+        if not sole:
+            return flt, frozenset()
+        must = [c for c in flt.must if _namespace_of(c) not in sole]
+        lean = models.Filter(
+            must=must, must_not=flt.must_not, should=flt.should, min_should=flt.min_should
+        )
+        return lean, sole
+
+    def _sole(
+        self, store: QdrantVectorStore, client: EdgeClient, user_id: str, prefix: str
+    ) -> bool:
+        stamp = client.content_stamp()
+        if stamp is None:
+            return False
+        key = (store.collection, user_id, prefix)
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is not None and kept[0] == stamp:
+                self._kept.move_to_end(key)
+                return kept[1]
+        outside = models.Filter(
+            must=[models.FieldCondition(key="user_id", match=models.MatchValue(value=user_id))],
+            must_not=[models.FieldCondition(key=NS_FIELD, match=models.MatchValue(value=prefix))],
+        )
+        try:
+            sole = store.count(user_id, outside) == 0
+        except Exception:  # only a speed-up: the whole filter still answers
+            return False
+        if client.content_stamp() != stamp:  # written meanwhile: what was read may be stale
+            return False
+        with self._lock:
+            self._kept[key] = (stamp, sole)
+            self._kept.move_to_end(key)
+            while len(self._kept) > self.max_keys:
+                self._kept.popitem(last=False)
+        return sole

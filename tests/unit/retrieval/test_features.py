@@ -10,13 +10,15 @@ from typing import Any
 
 import pytest
 
-from langgraph_prax_memory import MemoryConfig, PraxMemory
+from langgraph_prax_memory import MemoryConfig, PraxMemory, PraxMemoryStore
 from langgraph_prax_memory.retrieval._features import (
     AbsentFields,
+    SoleNamespaces,
     TermCounts,
     candidate_terms,
     filter_key,
     kept_offsets,
+    lacks_any,
     lean_filter,
 )
 from langgraph_prax_memory.retrieval._feedback import indexed_text
@@ -138,3 +140,52 @@ def test_only_the_embedded_engine_has_its_filters_leaned() -> None:
     # a server may be written by another process: nothing is known absent
     server: Any = SimpleNamespace(client=object(), collection="memories")
     assert AbsentFields().of(server) == frozenset()
+
+
+def test_the_namespace_condition_is_left_out_while_every_memory_of_the_user_holds_it(
+    tmp_path: Path,
+) -> None:
+    with PraxMemory(
+        MemoryConfig(data_dir=tmp_path), embeddings=HashEmbeddings(), embedding_dimension=384
+    ) as mem:
+        mem.remember_many("u", ["the user drinks green tea", "the user drinks coffee"])
+        mem.remember_many("v", ["another user's note about green tea"])
+        spaces = SoleNamespaces()
+        flt = ltm_filter("u")
+        lean, sole = spaces.lean(mem.vectors, "u", flt)
+        assert sole == {"memories\x1fu"} and len(lean.must) == len(flt.must) - 1
+        assert mem.vectors.count("u", lean) == mem.vectors.count("u", flt) == 2
+        # an item of the user outside long-term memory: the condition is back
+        store = PraxMemoryStore(mem)
+        store.put(("docs", "u"), "d1", {"content": "green tea brewing guide"})
+        assert spaces.lean(mem.vectors, "u", flt) == (flt, frozenset())
+        hits = mem.recall("u", "green tea guide", k=5, reinforce=False)
+        assert hits and all(h.memory.content != "green tea brewing guide" for h in hits)
+        assert mem.vectors.count("u", flt) == 2
+        # the other user's memories all hold their own namespace
+        assert spaces.lean(mem.vectors, "v", ltm_filter("v"))[1] == {"memories\x1fv"}
+        assert lacks_any({"ns_prefixes": ["docs", "docs\x1fu"]}, sole)
+
+
+def test_a_memory_written_outside_the_namespace_after_the_check_is_not_recalled(
+    tmp_path: Path,
+) -> None:
+    with PraxMemory(
+        MemoryConfig(data_dir=tmp_path), embeddings=HashEmbeddings(), embedding_dimension=384
+    ) as mem:
+        mem.remember_many("u", ["the user drinks green tea", "the user drinks coffee"])
+        recaller = mem.ltm._recaller()
+        # the check ran before the write (as in a race): the lean filter is served stale
+        spaces = recaller._spaces
+        lean, sole = spaces.lean(mem.vectors, "u", ltm_filter("u"))
+        assert sole
+        spaces.lean = lambda store, user_id, flt: (lean, sole)  # type: ignore[method-assign]
+        PraxMemoryStore(mem).put(("docs", "u"), "d1", {"content": "green tea brewing guide"})
+        hits = mem.recall("u", "green tea brewing guide", k=5, reinforce=False)
+        assert hits and all(h.memory.content != "green tea brewing guide" for h in hits)
+
+
+def test_only_the_embedded_engine_has_its_namespace_leaned() -> None:
+    server: Any = SimpleNamespace(client=object(), collection="memories")
+    flt = ltm_filter("u")
+    assert SoleNamespaces().lean(server, "u", flt) == (flt, frozenset())
