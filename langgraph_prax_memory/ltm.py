@@ -255,7 +255,9 @@ class LongTermMemory:
             if self._recaller_obj is not None:
                 return self._recaller_obj.hubness
             keeper = self._keeper_locked()
-            return hubness_of(self.config.retrieval, keeper.known()) if keeper else None
+            known = keeper.known() if keeper else None  # stored now if known (issue 41):
+            known = keeper.get() if keeper and known and not keeper.scale else known
+            return hubness_of(self.config.retrieval, known)  # the first search reads it
         finally:
             self._lazy.release()
 

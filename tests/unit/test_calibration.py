@@ -425,6 +425,8 @@ def test_a_new_folder_on_the_packaged_model_never_measures_inside_a_call(
     _memo.clear()  # a new process
     with PraxMemory(MemoryConfig(data_dir=tmp_path / "fresh")) as mem:
         mem.remember("alice", "Alice keeps bees on her allotment.")
+        # stored with the collection by the first write: the first search writes nothing
+        assert SCALE_KEY in mem.vectors.metadata()
         hits = mem.recall("alice", "Does Alice keep any animals?")
         assert hits and hits[0].memory.content == "Alice keeps bees on her allotment."
         scale = mem.ltm.cosine_scale
