@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from qdrant_client.http import models
 
 from langgraph_prax_memory._time import to_datetime
-from langgraph_prax_memory._when import Span, envelope, spans_of
+from langgraph_prax_memory._when import Span, envelope, spans_of, weekdays_in, weekdays_of
 from langgraph_prax_memory.facts import EPISODE, SMALL_TALK, FactClass
 from langgraph_prax_memory.retrieval import ltm_filter
 
@@ -46,17 +46,19 @@ class _Recalls(Protocol):
 
 __all__ = ["DATED_FIELDS", "dated_episodes", "dated_fields", "dated_filter", "request_spans"]
 
-#: The payload fields of a memory's dated span (epoch seconds, ``[start, end)``).
-DATED_FIELDS = ("when_start", "when_end")
+#: The payload fields of a memory's dated span (epoch seconds, ``[start, end)``) and of
+#: the weekdays of its routine.
+DATED_FIELDS = ("when_start", "when_end", "weekdays")
 
 
 def dated_fields(payload: Mapping[str, Any]) -> dict[str, Any]:
     """The payload fields a stored memory gets for the days its text names.
 
-    ``when_start`` / ``when_end`` (epoch seconds) when it names any; and a memory its text
-    alone called small talk that names a day other than the here and now ("essay due on
-    Friday 4 December") is an episode (``fact_by`` ``"date"``): a plan when the day is still
-    to come when it was said, else an event. Empty when it names no day.
+    ``when_start`` / ``when_end`` (epoch seconds) when it names any; ``weekdays`` (Monday
+    is 0) when it names a recurring time ("on Saturday mornings": a routine's days); and a
+    memory its text alone called small talk that names a day other than the here and now
+    ("essay due on Friday 4 December") is an episode (``fact_by`` ``"date"``): a plan when
+    the day is still to come when it was said, else an event. Empty when it names no day.
 
     Example:
         >>> dated_fields({"content": "User flies to Kansai on 9 December.",
@@ -67,12 +69,16 @@ def dated_fields(payload: Mapping[str, Any]) -> dict[str, Any]:
     created = payload.get("created_ts")
     if not text.strip() or not isinstance(created, (int, float)):
         return {}
+    out: dict[str, Any] = {}
+    days = weekdays_of(text)
+    if days:
+        out["weekdays"] = sorted(days)
     said = datetime.fromtimestamp(float(created), UTC)
     spans = spans_of(text, said)
     span = envelope(spans)
     if span is None:
-        return {}
-    out: dict[str, Any] = {"when_start": span.start.timestamp(), "when_end": span.end.timestamp()}
+        return out
+    out.update(when_start=span.start.timestamp(), when_end=span.end.timestamp())
     if (
         payload.get("fact_class") == SMALL_TALK
         and payload.get("fact_by") == "text"
@@ -91,21 +97,34 @@ def request_spans(message: str, now: datetime) -> list[Span]:
 
 
 def dated_filter(user_id: str, spans: Sequence[Span], now: datetime) -> models.Filter:
-    """The user's episodes dated in any of ``spans`` (or, for a past span, recorded in it).
+    """The user's memories in ``spans``: episodes dated there, routines on their weekdays.
+
+    An episode counts when its days meet a span (or, for a past span, when it names no day
+    and was recorded in it); for spans of at most two weeks in all, a routine (any class
+    but small talk) on one of the weekdays they cover counts too.
 
     Example:
         >>> s = Span(datetime(2026, 12, 7, tzinfo=UTC), datetime(2026, 12, 14, tzinfo=UTC))
         >>> f = dated_filter("alice", [s], datetime(2026, 12, 2, tzinfo=UTC))
-        >>> len(f.should)
-        1
+        >>> len(f.should)  # a routine on those weekdays, an episode dated in them
+        2
     """
     base = ltm_filter(user_id)
+    episode = models.FieldCondition(key="fact_class", match=models.MatchValue(value="episode"))
+    small_talk = models.FieldCondition(
+        key="fact_class", match=models.MatchValue(value="small_talk")
+    )
     should: list[models.Condition] = []
+    days = weekdays_in(list(spans))
+    if days:  # a routine on those days ("next week": the Tuesday swim)
+        on_days = models.FieldCondition(key="weekdays", match=models.MatchAny(any=sorted(days)))
+        should.append(models.Filter(must=[on_days], must_not=[small_talk]))
     for span in spans:
         start, end = span.start.timestamp(), span.end.timestamp()
         should.append(
             models.Filter(
                 must=[
+                    episode,
                     models.FieldCondition(key="when_start", range=models.Range(lt=end)),
                     models.FieldCondition(key="when_end", range=models.Range(gt=start)),
                 ]
@@ -115,6 +134,7 @@ def dated_filter(user_id: str, spans: Sequence[Span], now: datetime) -> models.F
             should.append(
                 models.Filter(
                     must=[
+                        episode,
                         models.IsEmptyCondition(is_empty=models.PayloadField(key="when_start")),
                         models.FieldCondition(
                             key="created_ts",
@@ -123,13 +143,17 @@ def dated_filter(user_id: str, spans: Sequence[Span], now: datetime) -> models.F
                     ]
                 )
             )
-    episode = models.FieldCondition(key="fact_class", match=models.MatchValue(value="episode"))
-    return models.Filter(must=[*(base.must or []), episode], must_not=base.must_not, should=should)
+    return models.Filter(must=base.must, must_not=base.must_not, should=should)
 
 
 def _in_spans(hit: MemoryHit, spans: Sequence[Span], now: datetime) -> bool:
-    """Whether the memory's own days (or, naming none, its creation day) meet ``spans``."""
+    """Whether the memory's days meet ``spans``.
+
+    Its routine's weekdays, else its own spans, else (naming no day) its creation day.
+    """
     m = hit.memory
+    if weekdays_of(m.content) & weekdays_in(list(spans)):
+        return True
     created = to_datetime(m.created_at)
     own = spans_of(m.content, created)
     if own:

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
-__all__ = ["Span", "envelope", "names_a_day", "spans_of"]
+__all__ = ["Span", "envelope", "names_a_day", "spans_of", "weekdays_of", "weekdays_in"]
 
 _DAY = timedelta(days=1)
 
@@ -100,6 +100,7 @@ _NUM = (
 )
 _UNIT = r"(?P<unit>day|days|week|weeks|month|months|night|nights|fortnight)"
 
+_ISO = re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)\b")
 _ON_WEEKDAY = r"(?:(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday),?\s+)?"
 _DAY_MONTH = re.compile(rf"\b{_ON_WEEKDAY}{_DAYNUM}(?:\s+of)?\s+{_MONTH}{_YEAR}\b")
 _MONTH_DAY = re.compile(rf"\b{_ON_WEEKDAY}{_MONTH}\s+{_DAYNUM}\b{_YEAR}(?![:.]\d)")
@@ -305,6 +306,10 @@ def spans_of(text: str, ref: datetime) -> list[Span]:
         last = _month_span(year, month).end.date() - timedelta(days=7)
         first = last if nth == "last" else date(year, month, 1 + 7 * _ORDINALS[nth])
         add(m, _days(first, 7))
+    for m in _ISO.finditer(text):  # "2026-12-07", as summaries and tools write dates
+        when = _safe_date(int(m.group("year")), int(m.group("month")), int(m.group("day")))
+        if when is not None:
+            add(m, _days(when))
     for pattern in (_DAY_MONTH, _MONTH_DAY):
         for m in pattern.finditer(text):
             if not free(m):
@@ -360,9 +365,7 @@ def spans_of(text: str, ref: datetime) -> list[Span]:
             span = Span(min(span.start, _midnight(day)), span.end)
         add(m, span)
     for m in _WEEKDAY.finditer(text):
-        if not free(m) or m.group("plural") or m.group("part"):
-            continue
-        if _RECURRING.search(text[: m.start("wd")]):
+        if not free(m) or _recurs(text, m):
             continue
         which = (m.group("which") or "").lower()
         target = _weekday(day, _WEEKDAYS.index(m.group("wd").lower()), which, past)
@@ -424,3 +427,68 @@ def names_a_day(text: str) -> bool:
         (False, False)
     """
     return any(not s.here_and_now for s in spans_of(text, datetime.now(UTC)))
+
+
+_WEEKENDS = re.compile(
+    r"(?i:\b(?:every|each|most|on|at|over)\s+(?:the\s+)?weekends?\b|\bweekends\b)"
+)
+_WEEKDAYS_ALL = re.compile(
+    r"(?i:\b(?:on|every|most|all)\s+weekdays\b|\bweekday\s+(?:mornings|evenings))"
+)
+
+
+#: "every Tuesday and Thursday": the second day recurs as the first does
+_JOINED = re.compile(r"(?i:\b(?:every|each)\s+\w+day\s+(?:and|or|&)\s+$)")
+
+
+def _recurs(text: str, m: re.Match[str]) -> bool:
+    """Whether the weekday ``m`` found is a recurring time ("Sundays", "every Friday")."""
+    before = text[: m.start("wd")]
+    return bool(
+        m.group("plural") or m.group("part") or _RECURRING.search(before) or _JOINED.search(before)
+    )
+
+
+def weekdays_of(text: str) -> frozenset[int]:
+    """The weekdays a recurring time in ``text`` names (Monday is 0), empty when none.
+
+    "on Saturday mornings", "every Thursday", "Tuesdays", "at weekends", "on weekdays": a
+    routine's days, the complement of :func:`spans_of` (which leaves recurring times out).
+
+    Example:
+        >>> sorted(weekdays_of("Karim plays cricket on Saturday mornings."))
+        [5]
+        >>> sorted(weekdays_of("User swims every Tuesday and Thursday.")), weekdays_of("on Friday")
+        ([1, 3], frozenset())
+    """
+    days = {
+        _WEEKDAYS.index(m.group("wd").lower()) for m in _WEEKDAY.finditer(text) if _recurs(text, m)
+    }
+    if _WEEKENDS.search(text):
+        days.update((5, 6))
+    if _WEEKDAYS_ALL.search(text):
+        days.update(range(5))
+    return frozenset(days)
+
+
+def weekdays_in(spans: list[Span], *, longest: int = 14) -> frozenset[int]:
+    """The weekdays ``spans`` cover, when they cover at most ``longest`` days in all.
+
+    A request about "next week" or "this weekend" is about the routines of those days; one
+    about "January" is not about every routine.
+
+    Example:
+        >>> sat = datetime(2026, 12, 5, tzinfo=UTC)
+        >>> sorted(weekdays_in([Span(sat, sat + 2 * _DAY)]))
+        [5, 6]
+    """
+    total = sum((s.end - s.start).days for s in spans)
+    if not spans or total > longest:
+        return frozenset()
+    days: set[int] = set()
+    for s in spans:
+        day = s.start
+        while day < s.end and len(days) < 7:
+            days.add(day.weekday())
+            day += _DAY
+    return frozenset(days)

@@ -49,6 +49,7 @@ PAYLOAD_INDEXES: dict[str, Any] = {
     "fact_class": models.PayloadSchemaType.KEYWORD,  # standing / episode / small_talk
     "when_start": models.PayloadSchemaType.FLOAT,  # the days a memory names (the dated tier)
     "when_end": models.PayloadSchemaType.FLOAT,
+    "weekdays": models.PayloadSchemaType.INTEGER,  # a routine's weekdays (Monday is 0)
     "terms": models.PayloadSchemaType.KEYWORD,  # a memory's keyword terms (per-user counts)
     "seq": models.IntegerIndexParams(
         type=models.IntegerIndexType.INTEGER, range=True, lookup=False

@@ -30,6 +30,7 @@ MEMORIES = {
     "agency": ("A new agency in Madrid wrote to the user asking for his rates.", 1),
     "rome": ("User went to Rome in October and loved the food.", 40),
     "allergy": ("User is allergic to penicillin.", 60),
+    "swim": ("User swims at the lido on Tuesday mornings.", 90),
 }
 
 
@@ -85,13 +86,18 @@ def test_no_day_named_no_dated_line(mem: PraxMemory) -> None:
 
 
 def test_standing_facts_and_other_users_stay_out(mem: PraxMemory) -> None:
-    # another user's appointment on the 8th is never given; nothing of this user is that day
+    # another user's appointment on the 8th is never given; of this user's, only the
+    # Tuesday swim is that day (8 December 2026 is a Tuesday)
     mine = assemble_context(mem, USER, "Am I free on 8 December?", now=NOW)
     theirs = assemble_context(mem, "other-u", "Am I free on 8 December?", now=NOW)
     assert [h.memory.user_id for h in theirs.memories] == ["other-u"]
-    assert not mine.dated and all(h.memory.user_id == USER for h in mine.memories)
+    assert [h.memory.content for h in mine.dated] == [MEMORIES["swim"][0]]
+    assert all(h.memory.user_id == USER for h in mine.memories)
     ctx = assemble_context(mem, USER, "What should I pack for next week?", now=NOW)
-    assert ctx.dated and all(h.memory.fact_class == "episode" for h in ctx.dated)
+    assert ctx.dated
+    # episodes, and standing facts only as routines on those days
+    for hit in ctx.dated:
+        assert hit.memory.fact_class == "episode" or hit.memory.content == MEMORIES["swim"][0]
 
 
 def test_the_tier_can_be_turned_off(tmp_path: Path) -> None:
@@ -139,3 +145,17 @@ def test_a_dated_statement_is_never_small_talk(mem: PraxMemory) -> None:
     assert "fact_class" not in today and "when_start" in today
     tagged = {**small, "fact_by": "tags", "content": "on 4 December", "created_ts": said}
     assert "fact_class" not in dated_fields(tagged)
+
+
+def test_a_routine_on_the_days_named_joins_the_tier(mem: PraxMemory) -> None:
+    swim = MEMORIES["swim"][0]
+    [point] = [p for p in mem.ltm.store().scroll(USER, limit=100) if p.payload["key"] == "swim"]
+    assert point.payload["weekdays"] == [1] and "when_start" not in point.payload
+    ctx = assemble_context(
+        mem, USER, "When could I fit in a dentist appointment next week?", now=NOW
+    )
+    assert swim in {h.memory.content for h in ctx.dated}
+    # a span of more than two weeks is not about every routine; a weekend has no Tuesday
+    for message in ("What should I plan for January?", "Plan something for this weekend."):
+        ctx = assemble_context(mem, USER, message, now=NOW)
+        assert swim not in {h.memory.content for h in ctx.dated}

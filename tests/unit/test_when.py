@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from langgraph_prax_memory._when import Span, envelope, spans_of
+from langgraph_prax_memory._when import Span, envelope, spans_of, weekdays_in, weekdays_of
 
 REF = datetime(2026, 12, 2, 15, 30, tzinfo=UTC)  # a Wednesday
 
@@ -27,6 +27,7 @@ def _read(text: str, ref: datetime = REF) -> list[str]:
         ("Essay due on Friday 4 December.", ["2026-12-04"]),
         ("User was born on 4 July 1990.", ["1990-07-04"]),
         ("Flight lands Dec 3.", ["2026-12-03"]),
+        ("On 2026-03-02, 1 memory was consolidated.", ["2026-03-02"]),
         # the nearest occurrence: January said in December is next January
         ("Samira flies to Beirut on 15 January.", ["2027-01-15"]),
         ("User went to Lisbon on 3 October.", ["2026-10-03"]),
@@ -68,6 +69,7 @@ def test_spans_read(text: str, expected: list[str]) -> None:
         "Karim plays cricket on Saturday mornings.",
         "User runs every Friday.",
         "User swims on Sundays.",
+        "User swims every Tuesday and Thursday.",
         # words that only look like dates
         "May I ask something?",
         "We march on.",
@@ -106,3 +108,27 @@ def test_spans_overlap_and_envelope() -> None:
     whole = envelope([a, c])
     assert isinstance(whole, Span) and str(whole) == "2026-12-09..2026-12-19"
     assert envelope([]) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("Karim plays junior cricket on Saturday mornings.", {5}),
+        ("User swims every Tuesday and Thursday.", {1, 3}),
+        ("User does the big shop at Tesco every Thursday.", {3}),
+        ("Tuesdays are for choir.", {1}),
+        ("User works from home at weekends.", {5, 6}),
+        ("The café is shut on weekdays.", {0, 1, 2, 3, 4}),
+        ("The gig is on Friday.", set()),
+        ("User prefers tea.", set()),
+    ],
+)
+def test_weekdays_of_a_routine(text: str, days: set[int]) -> None:
+    assert weekdays_of(text) == days
+
+
+def test_weekdays_in_a_short_span_only() -> None:
+    assert weekdays_in(spans_of("this weekend", REF)) == {5, 6}
+    assert weekdays_in(spans_of("next week", REF)) == set(range(7))
+    assert weekdays_in(spans_of("in January", REF)) == set()
+    assert weekdays_in([]) == set()
