@@ -10,8 +10,10 @@ model cache (``MEMORY_MODELS_DIR``): open the memory, write 20 memories with ``r
 then time ``recall`` twice (two questions). Printed: the median first and second recall, their
 ratio (target: first ≤ 2× second), beside the same run with the shipped scale hidden (the
 scale measured inside the first search, as before issue 41): the baseline of the same run.
+``--door store``: the same through the LangGraph door, ``PraxMemoryStore.batch`` of 20
+``PutOp`` s into ``("memories", "bench")``, then two ``store.search`` calls.
 
-Run: .venv/bin/python -m benchmarks.first_search [--runs 5]
+Run: .venv/bin/python -m benchmarks.first_search [--runs 5] [--door recall|store]
 """
 
 from __future__ import annotations
@@ -37,25 +39,34 @@ hide = sys.argv[2] == "measured"
 if hide:  # the baseline: as before issue 41, no scale shipped with the package
     import langgraph_prax_memory.embeddings._calibration as calibration
     calibration.shipped_scale = lambda key: None
-from langgraph_prax_memory import MemoryConfig, PraxMemory
+from langgraph_prax_memory import MemoryConfig, PraxMemory, PraxMemoryStore
 mem = PraxMemory(MemoryConfig(data_dir=Path(sys.argv[1])))
 facts = [f"Memory {i}: the user mentioned topic {i} and a detail of it." for i in range(18)]
-mem.remember_many("bench", ["I am allergic to peanuts.", "My sister Ana lives in Porto.", *facts])
+texts = ["I am allergic to peanuts.", "My sister Ana lives in Porto.", *facts]
+if sys.argv[3] == "store":
+    from langgraph.store.base import PutOp
+    store = PraxMemoryStore(mem)
+    ns = ("memories", "bench")
+    store.batch([PutOp(ns, f"m{i}", {"content": t}) for i, t in enumerate(texts)])
+    search = lambda q: store.search(ns, query=q, limit=5)
+else:
+    mem.remember_many("bench", texts)
+    search = lambda q: mem.recall("bench", q)
 out = []
 for question in ("What is the user allergic to?", "Where does Ana live?"):
     started = time.perf_counter()
-    mem.recall("bench", question)
+    search(question)
     out.append(time.perf_counter() - started)
 mem.close()
 print(json.dumps(out))
 """
 
 
-def trial(mode: str) -> tuple[float, float]:
+def trial(mode: str, door: str = "recall") -> tuple[float, float]:
     with tempfile.TemporaryDirectory(prefix="prax-first-") as tmp:
         env = {**os.environ, "MEMORY_MODELS_DIR": str(Path(tmp) / "models")}
         done = subprocess.run(
-            [sys.executable, "-c", _CHILD, str(Path(tmp) / "data"), mode],
+            [sys.executable, "-c", _CHILD, str(Path(tmp) / "data"), mode, door],
             env=env,
             capture_output=True,
             text=True,
@@ -68,10 +79,12 @@ def trial(mode: str) -> tuple[float, float]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--door", choices=("recall", "store"), default="recall")
     args = parser.parse_args(argv)
     rows = []
+    what = "recall" if args.door == "recall" else "store.search"
     for mode, label in (("shipped", "now (scale shipped / pulled)"), ("measured", "baseline")):
-        runs = [trial(mode) for _ in range(args.runs)]
+        runs = [trial(mode, args.door) for _ in range(args.runs)]
         first = statistics.median(r[0] for r in runs)
         second = statistics.median(r[1] for r in runs)
         ratio = first / second if second else float("inf")
@@ -86,8 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ]
         )
     print_table(
-        f"First recall of a fresh data folder and model cache (median of {args.runs} processes)",
-        ["", "first recall", "second recall", "first / second"],
+        f"First {what} of a fresh data folder and model cache (median of {args.runs} processes)",
+        ["", f"first {what}", f"second {what}", "first / second"],
         rows,
     )
     return 0
