@@ -40,9 +40,10 @@ class ContextLine:
         tier: ``"note"`` (a line of the user's notes that matches the message),
             ``"scratchpad"``, ``"relevant"`` (a recalled hit that passed the floor),
             ``"companion"`` (kept beside a relevant hit), ``"model check"`` (kept by the
-            optional model check), ``"dated"`` (an episode in the span of days the message
-            names), ``"standing fact"`` (the profile tier), ``"top k"`` (the floor is
-            off); ``"left out"`` for a recalled hit that is not in the block.
+            optional model check), ``"dated"`` (an episode dated in the days the message
+            names, or a routine on their weekdays), ``"standing fact"`` (the profile
+            tier), ``"top k"`` (the floor is off); ``"left out"`` for a recalled hit that
+            is not in the block.
         text: The line as the block has it (a left-out hit: its content).
         why: The rule in words (a left-out hit: why not).
         hit: The memory behind a long-term line or a left-out hit (``None`` otherwise).
@@ -130,10 +131,14 @@ class _Why:
             return ContextLine("standing fact", text, why, hit)
         head = self._recalled(hit)
         if hit.memory.id in self.dated:
+            what = (
+                "a routine on a weekday of"
+                if hit.memory.fact_class == "standing"
+                else "an episode dated in"
+            )
             why = (
-                f"an episode dated in the days the message names ({self.spans}), "
-                f"given whatever words it shares; {head}"
-                + (f", below the floor: {hit.why}" if hit.why else "")
+                f"{what} the days the message names ({self.spans}), given whatever words it "
+                f"shares; {head}" + (f", below the floor: {hit.why}" if hit.why else "")
             )
             return ContextLine("dated", text, why, hit)
         if not self.floor:

@@ -116,13 +116,14 @@ class MemoryContext:
             passed the floor first, then the episodes of the dated tier, then the standing
             facts of the profile tier).
         profile: The standing facts among ``memories`` (the profile tier).
-        dated: The episodes among ``memories`` given because they fall in the span of days
-            the message names (the dated tier; see ``RetrievalConfig.dated_limit``).
         left_out: Recalled hits below the floor (not in the block), for explanations.
         checked: How the optional model check went (``""``: not run).
         lines: Every line of the block under its section header, in order, with the rule
             that put it there (:class:`ContextLine`).
         omitted: Every recalled hit that is not in the block, with why not.
+        dated: The memories among ``memories`` the dated tier gave: episodes dated in the
+            days the message names, routines on those weekdays
+            (``RetrievalConfig.dated_limit``; docs/context.md, "The dated tier").
     """
 
     text: str
@@ -132,9 +133,9 @@ class MemoryContext:
     profile: tuple[MemoryHit, ...] = ()
     left_out: tuple[MemoryHit, ...] = ()
     checked: str = ""
-    dated: tuple[MemoryHit, ...] = ()
     lines: tuple[ContextLine, ...] = ()
     omitted: tuple[ContextLine, ...] = ()
+    dated: tuple[MemoryHit, ...] = ()
 
     def explain(self) -> str:
         """Each line of the block with the rule that put it there, then each hit left out.

@@ -155,6 +155,9 @@ def test_a_routine_on_the_days_named_joins_the_tier(mem: PraxMemory) -> None:
         mem, USER, "When could I fit in a dentist appointment next week?", now=NOW
     )
     assert swim in {h.memory.content for h in ctx.dated}
+    [line] = [li for li in ctx.lines if li.hit is not None and li.hit.memory.content == swim]
+    assert line.tier == "dated" and line.why.startswith("a routine on a weekday of the days")
+    assert "2026-12-07..2026-12-13" in line.why
     # a span of more than two weeks is not about every routine; a weekend has no Tuesday
     for message in ("What should I plan for January?", "Plan something for this weekend."):
         ctx = assemble_context(mem, USER, message, now=NOW)
