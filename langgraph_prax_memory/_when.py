@@ -119,7 +119,7 @@ _ORDINAL_DAY = re.compile(
 # never as the first word of "May I ..."
 _BARE_MONTH = re.compile(
     rf"(?P<pre>(?i:\b(?:in|during|by|until|till|through|throughout|over|from|this|next|last|"
-    rf"early|late|mid|end of|beginning of|start of|since)\s+(?:mid-?)?))?{_MONTH}{_YEAR}"
+    rf"early|late|mid|end of|beginning of|start of|since)\s+(?:mid-?)?|\bmid-))?{_MONTH}{_YEAR}"
     rf"(?!\s*[0-3]?\d\b)"
 )
 _WEEKDAY = re.compile(
@@ -131,7 +131,13 @@ _RECURRING = re.compile(r"(?i:\b(?:every|each|most|on alternate|other)\s+$)")
 _RELATIVE = re.compile(
     r"(?i:\b(?P<word>today|tonight|tomorrow|yesterday|this morning|this afternoon|"
     r"this evening|the day after tomorrow|(?:this|next|last|the coming|the)\s+weekend|"
+    r"the week after next|"
     r"(?:this|next|last)\s+(?:week|month|year)|(?:later|earlier)\s+this\s+(?:week|month))\b)"
+)
+#: "the end of next week", "the start of the month": a part of a relative week or month
+_PART_OF = re.compile(
+    r"(?i:\b(?P<part>end|start|beginning)\s+of\s+(?P<which>the|this|next|last)\s+"
+    r"(?P<unit>week|month)\b)"
 )
 _NEXT_N = re.compile(rf"(?i:\b(?P<dir>next|coming|past|last|following)\s+){_NUM}\s+{_UNIT}\b", re.I)
 _IN_N = re.compile(rf"\bin\s+{_NUM}\s+{_UNIT}\b", re.I)
@@ -243,6 +249,8 @@ def _relative(word: str, ref: date) -> Span:
         if ref.weekday() == 6 and not shift:  # on a Sunday, "this weekend" is today
             return _days(ref)
         return _days(saturday + timedelta(days=shift), 2)
+    if word == "the week after next":
+        return _week(monday + timedelta(days=14))
     if word.endswith("week"):
         shift = {"next": 7, "last": -7}.get(word.split()[0], 0)
         if word.startswith("later"):
@@ -341,6 +349,15 @@ def spans_of(text: str, ref: datetime) -> list[Span]:
             (month, d), length = _FEASTS[m.group("feast").lower()]
             year = _nearest_year(day, month, d)
             add(m, _days(date(year, month, d), length))
+    for m in _PART_OF.finditer(text):
+        which = m.group("which").lower()
+        whole = _relative(f"{'this' if which == 'the' else which} {m.group('unit')}", day)
+        length = (whole.end - whole.start).days
+        part = max(3, length // 4)  # the first or last few days: 3 of a week, 7 of a month
+        if m.group("part").lower() == "end":
+            add(m, Span(whole.end - part * _DAY, whole.end))
+        else:
+            add(m, Span(whole.start, whole.start + part * _DAY))
     for m in _RELATIVE.finditer(text):
         if free(m):
             span = _relative(m.group("word"), day)

@@ -56,6 +56,10 @@ def _read(text: str, ref: datetime = REF) -> list[str]:
         ("Naidoo is on sabbatical until March.", ["2026-12-02..2027-03-31"]),
         ("User got married in June 2019.", ["2019-06-01..2019-06-30"]),
         ("wait until after Christmas?", ["2026-12-24..2026-12-26"]),
+        ("the report is due at the end of next week", ["2026-12-11..2026-12-13"]),
+        ("at the start of the month", ["2026-12-01..2026-12-07"]),
+        ("Book something for the week after next.", ["2026-12-14..2026-12-20"]),
+        ("User's sister visits mid-December.", ["2026-12-01..2026-12-31"]),
     ],
 )
 def test_spans_read(text: str, expected: list[str]) -> None:
