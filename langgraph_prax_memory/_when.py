@@ -157,6 +157,16 @@ _FEAST = re.compile(
     r"(?i:\b(?P<feast>christmas eve|christmas|boxing day|new year's eve|new year's day|"
     r"new year|hogmanay|valentine's day|halloween)\b)"
 )
+#: Feasts whose day moves: (days from Easter Sunday, length) and US Thanksgiving
+_MOVABLE = {
+    "good friday": (-2, 1),
+    "easter sunday": (0, 1),
+    "easter monday": (1, 1),
+    "easter": (-2, 4),  # Good Friday to Easter Monday
+}
+_MOVABLE_FEAST = re.compile(
+    r"(?i:\b(?P<feast>good friday|easter sunday|easter monday|easter|thanksgiving)\b)"
+)
 _PAST = re.compile(
     r"(?i:\b(?:was|were|went|had|did|saw|met|got|took|came|left|told|said|wrote|bought|"
     r"\w+ed)\b)"
@@ -349,6 +359,15 @@ def spans_of(text: str, ref: datetime) -> list[Span]:
             (month, d), length = _FEASTS[m.group("feast").lower()]
             year = _nearest_year(day, month, d)
             add(m, _days(date(year, month, d), length))
+    for m in _MOVABLE_FEAST.finditer(text):
+        if free(m):
+            feast = m.group("feast").lower()
+            year = min(
+                (day.year - 1, day.year, day.year + 1),
+                key=lambda y: abs((_feast_day(feast, y) - day).days),
+            )
+            first = _feast_day(feast, year)
+            add(m, _days(first, _MOVABLE.get(feast, (0, 1))[1]))
     for m in _PART_OF.finditer(text):
         which = m.group("which").lower()
         whole = _relative(f"{'this' if which == 'the' else which} {m.group('unit')}", day)
@@ -395,6 +414,27 @@ def spans_of(text: str, ref: datetime) -> list[Span]:
             at, stay = found[index]
             found[index] = (at, Span(stay.start, max(stay.end, stay.start + length * _DAY)))
     return [s for _, s in sorted(found, key=lambda x: x[0])]
+
+
+def _easter(year: int) -> date:
+    """Easter Sunday of ``year`` (the Gregorian computus, Meeus/Jones/Butcher)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = divmod(b, 4)
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = divmod(c, 4)
+    ell = (32 + 2 * e + 2 * i - h - k) % 7
+    m = (a + 11 * h + 19 * ell) // 433
+    month = (h + ell - 7 * m + 90) // 25
+    return date(year, month, (h + ell - 7 * m + 33 * month + 19) % 32)
+
+
+def _feast_day(feast: str, year: int) -> date:
+    """The first day of a movable feast in ``year``."""
+    if feast == "thanksgiving":  # the fourth Thursday of November (the US)
+        first = date(year, 11, 1)
+        return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
+    return _easter(year) + timedelta(days=_MOVABLE[feast][0])
 
 
 def _day_of_month(ref: date, d: int, month: int | None) -> date | None:

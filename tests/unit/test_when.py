@@ -56,6 +56,10 @@ def _read(text: str, ref: datetime = REF) -> list[str]:
         ("Naidoo is on sabbatical until March.", ["2026-12-02..2027-03-31"]),
         ("User got married in June 2019.", ["2019-06-01..2019-06-30"]),
         ("wait until after Christmas?", ["2026-12-24..2026-12-26"]),
+        # movable feasts: Easter 2027 is 28 March, US Thanksgiving 2026 the 26th of November
+        ("User is visiting her parents over Easter.", ["2027-03-26..2027-03-29"]),
+        ("the shop shuts on Good Friday", ["2027-03-26"]),
+        ("User hosted Thanksgiving for twelve.", ["2026-11-26"]),
         ("the report is due at the end of next week", ["2026-12-11..2026-12-13"]),
         ("at the start of the month", ["2026-12-01..2026-12-07"]),
         ("Book something for the week after next.", ["2026-12-14..2026-12-20"]),
