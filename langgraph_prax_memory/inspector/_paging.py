@@ -40,11 +40,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from langgraph_prax_memory._validation import utcnow
 from langgraph_prax_memory.errors import BackendUnavailable, MemoryValidationError
+from langgraph_prax_memory.inspector._due import due_filter
 from langgraph_prax_memory.inspector._reading import (
     Item,
     Key,
     _and,
     _empty,
+    _holding,
     _Listed,
     _match,
     _Ordered,
@@ -299,17 +301,21 @@ def _source(
     deep: bool,
 ) -> tuple[_Source, str]:
     """The cheapest way to list this sort, filter and search (``how``: force one)."""
-    if how == "scan" or (words and how == "auto" and table.stamp is None):
+    indexed = bool(words) and how != "scan" and table.folded(reader)
+    if how == "scan" or (words and not indexed and how == "auto" and table.stamp is None):
         return _scanned(reader, flt, sort=sort, state=state, words=words, clock=clock), "scan"
     try:
-        engine = sort in ENGINE_SORTS and state != "due" and not words
+        engine = sort in ENGINE_SORTS and (indexed or not words)
         if how == "engine" or (how == "auto" and engine and not deep):
-            if engine:
+            chosen = _and(_state_filter(flt, state), *_holding(words)) if engine else None
+            if chosen is not None and state == "due":  # the engine's filter of "due"
+                chosen = due_filter(reader, chosen, clock.now_ts, clock.per_second)
+            if chosen is not None:
                 field, desc = ENGINE_SORTS[sort]
-                ordered = _Ordered(reader, _state_filter(flt, state), field, desc)
+                ordered = _Ordered(reader, chosen, field, desc)
                 ordered.after(None, 1)  # the engine can order: or BackendUnavailable now
                 return ordered, "engine"
-        elif how in ("auto", "index"):
+        if how in ("auto", "index"):
             columns = table_source(
                 table,
                 reader,

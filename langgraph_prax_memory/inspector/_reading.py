@@ -13,6 +13,8 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numpy as np
+
 from langgraph_prax_memory.errors import MemoryValidationError
 
 if TYPE_CHECKING:
@@ -56,6 +58,18 @@ def _empty(field: str) -> Any:
     from qdrant_client.http import models
 
     return models.IsEmptyCondition(is_empty=models.PayloadField(key=field))
+
+
+def _holding(words: Sequence[str]) -> list[Any]:
+    """Conditions: the case-folded content holds each of ``words`` (the keyword index)."""
+    from qdrant_client.http import models
+
+    from langgraph_prax_memory.vectors import FOLDED_CONTENT
+
+    return [
+        models.FieldCondition(key=FOLDED_CONTENT, match=models.MatchSubstring(substring=w))
+        for w in words
+    ]
 
 
 class _Reader:
@@ -139,6 +153,22 @@ class _Reader:
 
     def count(self, flt: models.Filter) -> int:
         return self.store.count(self.user, flt)
+
+    def folded(self, flt: models.Filter) -> bool:
+        """Whether the engine finds words in these memories' content by its keyword index.
+
+        The embedded engine's ``MatchSubstring`` on the case-folded content
+        (``vectors.FOLDED_CONTENT``, written with every memory) is ``word in
+        content.casefold()``, as a scan tests it. False on other clients (a text search is
+        a scan there) and when a memory lacks the field (written before it existed).
+        """
+        from qdrant_client.http import models
+
+        from langgraph_prax_memory.vectors import FOLDED_CONTENT
+
+        if not self.edge or not hasattr(models, "MatchSubstring"):
+            return False
+        return self.count(_and(flt, _empty(FOLDED_CONTENT))) == 0
 
     def _raw(
         self, flt: models.Filter, limit: int, offset: Any, payload: Any, order: Any
@@ -355,3 +385,50 @@ class _Ordered:
 
     def skip(self, offset: int, n: int) -> list[Item]:
         return self._first(self.flt, offset + n, True)[offset:]
+
+
+class _Columns:
+    """Matching rows in a sort's total order: its key columns, then the row (the id)."""
+
+    def __init__(self, ids: Sequence[Any], keys: list[np.ndarray], rows: np.ndarray) -> None:
+        order = np.lexsort((rows, *reversed(keys)))
+        self.ids, self.rows = ids, rows[order]
+        self.keys = [k[order] for k in keys]
+
+    def count(self) -> int:
+        return len(self.rows)
+
+    def _items(self, lo: int, hi: int) -> list[Item]:
+        lo, hi = max(0, lo), min(hi, len(self.rows))
+        keys = [k[lo:hi].tolist() for k in self.keys]
+        ids = self.ids
+        return [
+            (tuple(k[j] for k in keys), ids[r]) for j, r in enumerate(self.rows[lo:hi].tolist())
+        ]
+
+    def _before(self, item: Item, inclusive: bool) -> int:
+        """How many items come before ``item`` (and it too, ``inclusive``)."""
+        key, point = item
+        ids = self.ids
+        bound = bisect.bisect_right(ids, point) if inclusive else bisect.bisect_left(ids, point)
+        less = np.zeros(len(self.rows), dtype=bool)
+        equal = np.ones(len(self.rows), dtype=bool)
+        for column, value in zip(self.keys, key, strict=True):
+            less |= equal & (column < value)
+            equal &= column == value
+        less |= equal & (self.rows < bound)
+        return int(np.count_nonzero(less))  # a prefix: the items are in this order
+
+    def after(self, cursor: Item | None, n: int) -> list[Item]:
+        i = 0 if cursor is None else self._before(cursor, True)
+        return self._items(i, i + n)
+
+    def before(self, cursor: Item, n: int) -> list[Item]:
+        j = self._before(cursor, False)
+        return self._items(j - n, j)
+
+    def rank(self, item: Item) -> int:
+        return self._before(item, False)
+
+    def skip(self, offset: int, n: int) -> list[Item]:
+        return self._items(offset, offset + n)

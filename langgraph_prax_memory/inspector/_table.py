@@ -9,11 +9,11 @@ asks for it, for one user:
   a value and an id per memory, no payload);
 - recall counts: the recalled memories' counts, from the payload index too (``access_count``
   is indexed; the memories not in that read were never recalled);
-- which memories are superseded, standing facts, of a tag or of a source: their ids, by the
-  engine's own filter;
-- the content (a text search): read once, case-folded; the same payload read fills the
-  columns above that are still missing (a payload read costs about as much for one field
-  as for four).
+- which memories are superseded, standing facts, of a tag or of a source, or hold a
+  search's words: their ids, by the engine's own filter (words: ``MatchSubstring`` on the
+  keyword-indexed case-folded content, ``vectors.FOLDED_CONTENT``);
+- the content, case-folded, only when a memory lacks that copy (written before it existed):
+  read once; the same payload read fills the columns above that are still missing.
 
 A column holds every memory or none: a memory without an indexed field (written before the
 field existed) makes the page a scan (``_paging._scanned``), as before tables were kept.
@@ -24,11 +24,11 @@ reaches its expiry, and it follows the writes: the embedded engine's write stamp
 its journal (``EdgeClient.changed_since``) which points: those alone are read again (the
 user's memories among them, with the fields the table holds, and which of them each mask
 selects) and put in their rows (:meth:`_Table.followed`); the rest is kept. When the journal
-cannot tell (a write by a filter without ids, such as forgetting a whole user; more writes
-since than it keeps) or a written memory lacks a column's number, the table is read again
-whole. A write between two reads of one table (an agent writing while someone pages) drops
-it: the page is read again. Elsewhere (a Qdrant server, which other processes write) nothing
-is kept: each page reads what it needs, as it did before tables were kept.
+cannot tell (a write by a filter naming neither ids nor only other users; more writes since
+than it keeps) or a written memory lacks a column's number, the table is read again whole.
+A write between two reads of one table (an agent writing while someone pages) drops it: the
+page is read again. Elsewhere (a Qdrant server, which other processes write) nothing is
+kept: each page reads what it needs, as it did before tables were kept.
 
 A page is then arithmetic on the columns (numpy): the filters as masks, the sort's key
 (the decay arithmetic for the page's clock), one stable sort by the key and then the
@@ -51,15 +51,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from langgraph_prax_memory.errors import BackendUnavailable
+from langgraph_prax_memory.inspector._due import due_filter, due_now
 from langgraph_prax_memory.inspector._reading import (
-    Item,
     _and,
+    _Columns,
     _empty,
+    _holding,
     _match,
     _range,
     _Reader,
 )
-from langgraph_prax_memory.vectors import VECTOR_PRUNE_THRESHOLD
 
 if TYPE_CHECKING:
     from qdrant_client.http import models
@@ -68,6 +69,8 @@ T = TypeVar("T")
 
 #: Users whose tables one store keeps (those viewed last).
 _KEPT = 4
+#: Text searches whose rows a kept table keeps (the first ones asked).
+_SEARCHES = 8
 _HISTORY = "valid_until_ts"
 #: The columns read from the payload index as they are (``_Table.column``).
 _INDEXED = frozenset({"importance", "last_accessed_ts", "created_ts"})
@@ -125,6 +128,9 @@ class _Table:
         #: Each mask's conditions (``must``, ``must_not``) besides the table's filter.
         self.terms: dict[tuple[str, str], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
         self.texts: list[str] | None = None
+        #: Whether a text search is the engine's (``_Reader.folded``); ``None``: not asked.
+        self.searchable: bool | None = None
+        self.due_asked = False
         self.facets: dict[str, list[str]] = {}
         self.count: int = self._read(reader, lambda: reader.count(self.flt))
         if stamp is not None:
@@ -255,6 +261,29 @@ class _Table:
             self.masks[name] = got
         return got
 
+    def folded(self, reader: _Reader) -> bool:
+        """Whether every memory's content is searched by the engine's index (kept)."""
+        if self.searchable is None:
+            self.searchable = self._read(reader, lambda: reader.folded(self.flt))
+        return self.searchable
+
+    def selected(self, reader: _Reader, flt: models.Filter) -> np.ndarray:
+        """Rows of the memories ``flt`` selects (a new mask, not kept)."""
+        got = np.zeros(self.count, dtype=bool)
+        got[self._place(self._ids(reader, flt))] = True
+        return got
+
+    def holding(self, reader: _Reader, words: Sequence[str]) -> np.ndarray:
+        """Rows of the memories whose content holds every word (the engine's index).
+
+        A mask, kept and followed as the filters' are, for the last :data:`_SEARCHES`
+        searches; past those, read for the page alone.
+        """
+        name = ("content", "\x1f".join(sorted(set(words))))
+        if name in self.masks or sum(k[0] == "content" for k in list(self.terms)) < _SEARCHES:
+            return self.mask(reader, name, *_holding(words))
+        return self.selected(reader, _and(self.flt, *_holding(words)))
+
     def contents(self, reader: _Reader, fields: Sequence[str] = ()) -> list[str]:
         """Every memory's content, case-folded, by row.
 
@@ -314,6 +343,7 @@ class _Table:
         new.columns, new.masks, new.terms = columns, masks, terms
         # the filters' choices are of every point of the user (any namespace): read again
         new.facets = {} if changed else dict(self.facets)
+        new.searchable = None if changed else self.searchable
         if not changed:
             return new
         named = models.HasIdCondition(has_id=list(changed.values()))
@@ -462,60 +492,6 @@ def with_table(reader: _Reader, fn: Callable[[_Table], T]) -> T:
 # -- one page's source ------------------------------------------------------------------------
 
 
-class _Columns:
-    """Matching rows in a sort's total order: its key columns, then the row (the id)."""
-
-    def __init__(self, ids: Sequence[Any], keys: list[np.ndarray], rows: np.ndarray) -> None:
-        order = np.lexsort((rows, *reversed(keys)))
-        self.ids, self.rows = ids, rows[order]
-        self.keys = [k[order] for k in keys]
-
-    def count(self) -> int:
-        return len(self.rows)
-
-    def _items(self, lo: int, hi: int) -> list[Item]:
-        lo, hi = max(0, lo), min(hi, len(self.rows))
-        keys = [k[lo:hi].tolist() for k in self.keys]
-        ids = self.ids
-        return [
-            (tuple(k[j] for k in keys), ids[r]) for j, r in enumerate(self.rows[lo:hi].tolist())
-        ]
-
-    def _before(self, item: Item, inclusive: bool) -> int:
-        """How many items come before ``item`` (and it too, ``inclusive``)."""
-        key, point = item
-        ids = self.ids
-        bound = bisect.bisect_right(ids, point) if inclusive else bisect.bisect_left(ids, point)
-        less = np.zeros(len(self.rows), dtype=bool)
-        equal = np.ones(len(self.rows), dtype=bool)
-        for column, value in zip(self.keys, key, strict=True):
-            less |= equal & (column < value)
-            equal &= column == value
-        less |= equal & (self.rows < bound)
-        return int(np.count_nonzero(less))  # a prefix: the items are in this order
-
-    def after(self, cursor: Item | None, n: int) -> list[Item]:
-        i = 0 if cursor is None else self._before(cursor, True)
-        return self._items(i, i + n)
-
-    def before(self, cursor: Item, n: int) -> list[Item]:
-        j = self._before(cursor, False)
-        return self._items(j - n, j)
-
-    def rank(self, item: Item) -> int:
-        return self._before(item, False)
-
-    def skip(self, offset: int, n: int) -> list[Item]:
-        return self._items(offset, offset + n)
-
-
-def _due(importance: np.ndarray, last: np.ndarray, now_ts: float, rate: float) -> np.ndarray:
-    """What a forgetting pass run at ``now_ts`` would prune (as ``_Clock.due``)."""
-    threshold = VECTOR_PRUNE_THRESHOLD
-    effective = importance * np.exp(-rate * np.maximum(0.0, now_ts - last))
-    return (importance < threshold) | (effective < threshold)  # type: ignore[no-any-return]
-
-
 def _keys(table: _Table, reader: _Reader, sort: str, now_ts: float, rate: float) -> list[Any]:
     """The sort's key columns, by row (as ``_scan_key`` makes them, one memory at a time)."""
     if sort in ("newest", "oldest"):
@@ -533,6 +509,64 @@ def _keys(table: _Table, reader: _Reader, sort: str, now_ts: float, rate: float)
     return [-counts]
 
 
+def table_rows(
+    table: _Table,
+    reader: _Reader,
+    *,
+    sort: str,
+    state: str,
+    tag: str,
+    source: str,
+    words: Sequence[str],
+    now_ts: float,
+    rate: float,
+) -> np.ndarray:
+    """Which rows the filters, state and search keep (a new mask).
+
+    Raises:
+        BackendUnavailable: A column cannot be read from the index (the caller scans).
+        _Moved: Something was written meanwhile (:func:`with_table` reads again).
+    """
+    from qdrant_client.http import models
+
+    texts: list[str] = []
+    indexed = bool(words) and table.folded(reader)
+    if words and not indexed:  # first: the same read brings the sort's columns
+        due = ("importance", "last_accessed_ts") if state == "due" else ()
+        texts = table.contents(reader, [*_KEY_FIELDS[sort], *due])
+    if table.ids is None:  # the rows: the first column read (the sort's)
+        table.column(reader, (*_KEY_FIELDS[sort], "last_accessed_ts")[0])
+    keep = np.ones(table.count, dtype=bool)  # new: the kept masks are never changed
+    if indexed:
+        keep &= table.holding(reader, words)
+    for field, value in (("tags", tag), ("source", source)):
+        if value:
+            match = models.FieldCondition(key=field, match=models.MatchAny(any=[value]))
+            keep &= table.mask(reader, (field, value), match)
+    if state in ("current", "superseded"):
+        superseded = table.mask(reader, (_HISTORY, ""), must_not=[_empty(_HISTORY)])
+        keep &= superseded if state == "superseded" else ~superseded
+    elif state == "due":  # a standing fact is never pruned (docs/context.md, "Memory classes")
+        pruned = None  # the first time, without importance: the engine's filter (_due.py)
+        if "importance" not in table.columns and sort not in ("effective", "importance"):
+            if not table.due_asked:
+                pruned = table._read(reader, lambda: due_filter(reader, table.flt, now_ts, rate))
+            table.due_asked = True  # asked again: the importance column, kept
+        if pruned is not None:
+            keep &= table.selected(reader, pruned)
+        else:
+            standing = table.mask(
+                reader, ("fact_class", "standing"), _match("fact_class", "standing")
+            )
+            importance = table.column(reader, "importance")
+            last = table.column(reader, "last_accessed_ts")
+            keep &= ~standing & due_now(importance, last, now_ts, rate)
+    if words and not indexed:
+        for row in np.flatnonzero(keep).tolist():
+            keep[row] = all(word in texts[row] for word in words)
+    return keep
+
+
 def table_source(
     table: _Table,
     reader: _Reader,
@@ -545,36 +579,18 @@ def table_source(
     now_ts: float,
     rate: float,
 ) -> _Columns:
-    """One sort, filter, state and search over the table (see the module's docstring).
-
-    Raises:
-        BackendUnavailable: A column cannot be read from the index (the caller scans).
-        _Moved: Something was written meanwhile (:func:`with_table` reads again).
-    """
-    from qdrant_client.http import models
-
-    texts: list[str] = []
-    if words:  # first: the same read brings the sort's columns
-        due = ("importance", "last_accessed_ts") if state == "due" else ()
-        texts = table.contents(reader, [*_KEY_FIELDS[sort], *due])
+    """One sort, filter, state and search over the table (raises as :func:`table_rows`)."""
+    keep = table_rows(
+        table,
+        reader,
+        sort=sort,
+        state=state,
+        tag=tag,
+        source=source,
+        words=words,
+        now_ts=now_ts,
+        rate=rate,
+    )
     keys = _keys(table, reader, sort, now_ts, rate)
-    keep = np.ones(table.count, dtype=bool)
-    for field, value in (("tags", tag), ("source", source)):
-        if value:
-            match = models.FieldCondition(key=field, match=models.MatchAny(any=[value]))
-            keep &= table.mask(reader, (field, value), match)
-    if state in ("current", "superseded"):
-        superseded = table.mask(reader, (_HISTORY, ""), must_not=[_empty(_HISTORY)])
-        keep &= superseded if state == "superseded" else ~superseded
-    elif state == "due":  # a standing fact is never pruned (docs/context.md, "Memory classes")
-        standing = table.mask(reader, ("fact_class", "standing"), _match("fact_class", "standing"))
-        importance = table.column(reader, "importance")
-        last = table.column(reader, "last_accessed_ts")
-        keep &= ~standing & _due(importance, last, now_ts, rate)
     rows = np.flatnonzero(keep)
-    if words:
-        found = rows.tolist()
-        for word in words:
-            found = [r for r in found if word in texts[r]]
-        rows = np.array(found, dtype=np.intp)
     return _Columns(table.ids or [], [k[rows] for k in keys], rows)

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from langgraph_prax_memory.vectors._client import VectorClient
 from langgraph_prax_memory.vectors._edge import EdgeClient
 from langgraph_prax_memory.vectors._payload import (
+    FOLDED_CONTENT as FOLDED_CONTENT,
+)
+from langgraph_prax_memory.vectors._payload import (
     NS_SEP as NS_SEP,
 )
 from langgraph_prax_memory.vectors._payload import (

@@ -121,6 +121,8 @@ def _match(match: Any) -> qe.MatchType:
         return qe.MatchTextAny(match.text_any)
     if isinstance(match, _newer("MatchPhrase")):
         return qe.MatchPhrase(match.phrase)
+    if isinstance(match, _newer("MatchSubstring")):
+        return qe.MatchSubstring(match.substring)
     raise NotImplementedError(f"EdgeClient does not translate the match {match!r}")
 
 

@@ -13,6 +13,7 @@ from langgraph_prax_memory._validation import check_importance, check_tags, chec
 from langgraph_prax_memory.errors import MemoryValidationError
 
 __all__ = [
+    "FOLDED_CONTENT",
     "build_payload",
     "content_hash",
     "extract_text",
@@ -21,6 +22,10 @@ __all__ = [
 ]
 
 NS_SEP = "\x1f"  # a control character: user ids and namespace labels cannot contain it
+#: The payload field holding the content case-folded (``str(content).casefold()``), keyword
+#: indexed: a text search asks the engine which memories hold a word anywhere in it
+#: (``MatchSubstring``: the inspector's search) instead of reading every memory's content.
+FOLDED_CONTENT = "content_folded"
 
 
 def namespace_prefixes(namespace: Sequence[str]) -> list[str]:
@@ -149,6 +154,7 @@ def build_payload(
         "key": key,
         "value": value,
         "content": text,
+        FOLDED_CONTENT: text.casefold(),
         # a turn's context is part of its identity: "Yes!" to two questions is two memories
         "content_hash": content_hash(user_id, keyword_text(text, value.get("context"))),
         "source": source,

@@ -51,6 +51,8 @@ PAYLOAD_INDEXES: dict[str, Any] = {
     "when_end": models.PayloadSchemaType.FLOAT,
     "weekdays": models.PayloadSchemaType.INTEGER,  # a routine's weekdays (Monday is 0)
     "terms": models.PayloadSchemaType.KEYWORD,  # a memory's keyword terms (per-user counts)
+    # the content case-folded: a text search by substring reads the index, not the payloads
+    "content_folded": models.PayloadSchemaType.KEYWORD,
     "seq": models.IntegerIndexParams(
         type=models.IntegerIndexType.INTEGER, range=True, lookup=False
     ),

@@ -35,6 +35,7 @@ from langgraph_prax_memory.vectors._client import (
     scroll_payloads,
 )
 from langgraph_prax_memory.vectors._model import MODEL_KEY, model_mismatch, same_model
+from langgraph_prax_memory.vectors._payload import FOLDED_CONTENT
 from langgraph_prax_memory.vectors._plan import (
     DENSE,
     DENSE_SEARCH,
@@ -338,10 +339,13 @@ class QdrantVectorStore:
         """Merge ``payload`` into points of ``user_id`` (others' points are never touched).
 
         ``key`` merges into a nested object (``"value"``) instead of the top level (marking a
-        superseded memory's ``valid_until`` / ``superseded_by``).
+        superseded memory's ``valid_until`` / ``superseded_by``). A new ``content`` brings its
+        case-folded copy (:data:`FOLDED_CONTENT`) with it.
         """
         if not ids:
             return
+        if key is None and "content" in payload:
+            payload = {**payload, FOLDED_CONTENT: str(payload["content"]).casefold()}
         flt = user_filter(user_id, ids_condition(list(ids)))
         self.run_write(
             "payload update",

@@ -545,6 +545,13 @@ def _pages_agree(fresh: PraxMemory, engine: str) -> None:
             for i in range(130)
         ],
     )
+    fresh.remember_many(  # case folding beyond ASCII: what casefold() matches, the index does
+        "carol",
+        [
+            {"content": c, "created_at": (t0 + timedelta(hours=1)).isoformat()}
+            for c in ("Carol's STRASSE note", "Carol: die Straße", "ΣΊΣΥΦΟΣ, Carol's note", "RuSt")
+        ],
+    )
     fresh.vectors.reinforce(  # some recalled (ties in last recall and count, too)
         "carol", ids[5:40:3], now=t0 + timedelta(days=20)
     )
@@ -559,6 +566,10 @@ def _pages_agree(fresh: PraxMemory, engine: str) -> None:
         {"source": "import", "tag": "even"},
         {"q": "RUST note"},
         {"q": "nothing-like-this"},
+        {"q": "Strasse", "tag": "odd"},
+        {"q": "strasse"},
+        {"q": "σίσυφος note"},
+        {"q": "rust", "state": "due"},
         *({"state": s} for s in STATES),
     ]
     if engine == "local":  # pure Python, slow: the same reads on fewer cases
@@ -569,6 +580,12 @@ def _pages_agree(fresh: PraxMemory, engine: str) -> None:
             ways = ["scan", "auto"]
             if "q" not in kwargs and engine == "edge":
                 ways.append("index" if kwargs.get("state") == "due" else _WAYS[sort])
+                if kwargs.get("state") == "due" and _WAYS[sort] == "engine":
+                    ways.append("engine")  # the engine's filter of "due" (inspector/_due.py)
+            elif engine == "edge":  # a search: the engine's keyword index, either way
+                ways.append("index")
+                if _WAYS[sort] == "engine":
+                    ways.append("engine")
             for how in ways:
                 try:
                     for page in (1, 2, 3, 9):

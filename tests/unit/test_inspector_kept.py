@@ -80,7 +80,7 @@ class _Reads:
 
 def _ids(mem: PraxMemory, **kwargs: Any) -> list[str]:
     got = memory_page(mem, "erin", now=NOW, page_size=500, **kwargs)
-    assert got.how == "index" or not kwargs.get("q")
+    assert got.how != "scan"  # a search too: the table, or the engine's order and index
     return [r.memory.id for r in got.rows]
 
 
@@ -136,7 +136,12 @@ def test_a_second_view_reads_no_column_again_until_a_write(
     mem: PraxMemory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reads = _Reads(monkeypatch)
-    for kwargs in ({"sort": "effective"}, {"q": "rust", "sort": "recalls"}, {"state": "due"}):
+    cases: list[dict[str, Any]] = [
+        {"sort": "effective"},
+        {"q": "rust", "sort": "recalls"},
+        {"state": "due", "sort": "effective"},
+    ]
+    for kwargs in cases:
         first = _ids(mem, **kwargs)
         assert reads.calls > 0, kwargs
         reads.calls = 0
@@ -266,3 +271,40 @@ def _everything(m: PraxMemory, sort: str) -> list[str]:
     else:
         memories.sort(key=lambda x: (-x.importance, x.id))
     return [x.id for x in memories]
+
+
+def test_a_search_reads_no_content_and_memories_without_the_folded_copy_are_read(
+    mem: PraxMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine's keyword index finds the words; a memory written without it: the content."""
+    asked: list[Any] = []
+    real = EdgeClient.scroll_records
+
+    def noted(client: EdgeClient, *args: Any, **kwargs: Any) -> Any:
+        asked.append(args[4] if len(args) > 4 else kwargs.get("with_payload"))
+        return real(client, *args, **kwargs)
+
+    monkeypatch.setattr(EdgeClient, "scroll_records", noted)
+    mem.remember("erin", "ERIN'S RUST, shouted")
+    cases: list[dict[str, Any]] = [
+        {"q": "rust"},
+        {"q": "RUST note", "sort": "effective"},
+        {"q": "rust", "state": "due", "sort": "oldest"},
+        {"q": "'s rust", "page": 1},
+    ]
+    for kwargs in cases:
+        asked.clear()
+        got = _ids(mem, **kwargs)
+        assert asked and not [p for p in asked if p and "content" in p], kwargs
+        assert got == _reference(mem, **kwargs), kwargs
+    # a memory stored before the folded copy existed: found by reading every content
+    one = next(m.id for m in mem.list_memories("erin", limit=100) if "Rust" in m.content)
+    forget = models.DeletePayloadOperation(
+        delete_payload=models.DeletePayload(keys=["content_folded"], points=[one])
+    )
+    mem.vectors.client.batch_update_points(mem.vectors.collection, [forget])
+    asked.clear()
+    assert one in _ids(mem, **cases[0])
+    assert any(p and "content" in p for p in asked)  # then kept in the table
+    for kwargs in cases:
+        assert _ids(mem, **kwargs) == _reference(mem, **kwargs), kwargs
