@@ -20,8 +20,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from qdrant_client.http import models
 
 from langgraph_prax_memory._time import to_datetime
-from langgraph_prax_memory._when import Span, envelope, spans_of, weekdays_in, weekdays_of
-from langgraph_prax_memory.facts import EPISODE, SMALL_TALK, FactClass
+from langgraph_prax_memory._when import (
+    Span,
+    dates_an_episode,
+    envelope,
+    spans_of,
+    weekdays_in,
+    weekdays_of,
+)
+from langgraph_prax_memory.facts import EPISODE, SMALL_TALK, STANDING, FactClass
 from langgraph_prax_memory.retrieval import ltm_filter
 
 if TYPE_CHECKING:
@@ -57,7 +64,9 @@ def dated_fields(payload: Mapping[str, Any]) -> dict[str, Any]:
     ``when_start`` / ``when_end`` (epoch seconds) when it names any; ``weekdays`` (Monday
     is 0) when it names a recurring time ("on Saturday mornings": a routine's days); and a
     memory its text alone called small talk that names a day other than the here and now
-    ("essay due on Friday 4 December") is an episode (``fact_by`` ``"date"``): a plan when
+    ("essay due on Friday 4 December"), or called standing that dates a plan or an event
+    near when it was said (:func:`~langgraph_prax_memory._when.dates_an_episode`: "check-up
+    on the 17th"), is an episode (``fact_by`` ``"date"``): a plan when
     the day is still to come when it was said, else an event. Empty when it names no day.
 
     Example:
@@ -79,10 +88,10 @@ def dated_fields(payload: Mapping[str, Any]) -> dict[str, Any]:
     if span is None:
         return out
     out.update(when_start=span.start.timestamp(), when_end=span.end.timestamp())
-    if (
-        payload.get("fact_class") == SMALL_TALK
-        and payload.get("fact_by") == "text"
-        and any(not s.here_and_now for s in spans)
+    by_text = payload.get("fact_by") == "text"
+    if by_text and (
+        (payload.get("fact_class") == SMALL_TALK and any(not s.here_and_now for s in spans))
+        or (payload.get("fact_class") == STANDING and dates_an_episode(text, said))
     ):
         confidence = payload.get("fact_confidence")
         kind = "plan" if span.end > said else "event"

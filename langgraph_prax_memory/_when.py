@@ -23,7 +23,15 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
-__all__ = ["Span", "envelope", "names_a_day", "spans_of", "weekdays_of", "weekdays_in"]
+__all__ = [
+    "Span",
+    "dates_an_episode",
+    "envelope",
+    "names_a_day",
+    "spans_of",
+    "weekdays_of",
+    "weekdays_in",
+]
 
 _DAY = timedelta(days=1)
 
@@ -40,6 +48,8 @@ class Span:
     start: datetime
     end: datetime
     here_and_now: bool = field(default=False, compare=False)
+    #: named after "since": the start of a state that holds ("since March"), not an episode
+    since: bool = field(default=False, compare=False)
 
     def overlaps(self, other: Span) -> bool:
         """Whether the two spans share a moment."""
@@ -167,6 +177,9 @@ _MOVABLE = {
 _MOVABLE_FEAST = re.compile(
     r"(?i:\b(?P<feast>good friday|easter sunday|easter monday|easter|thanksgiving)\b)"
 )
+_SINCE = re.compile(r"(?i:\bsince\s+(?:the\s+)?$)")
+#: a date that comes back every year (a birthday is a standing fact, not an episode)
+_YEARLY = re.compile(r"(?i:\b(?:birthdays?|anniversary|anniversaries|name day|born)\b)")
 _PAST = re.compile(
     r"(?i:\b(?:was|were|went|had|did|saw|met|got|took|came|left|told|said|wrote|bought|"
     r"\w+ed)\b)"
@@ -308,6 +321,8 @@ def spans_of(text: str, ref: datetime) -> list[Span]:
         return not any(a < m.end() and m.start() < b for a, b in taken)
 
     def add(m: re.Match[str], span: Span) -> None:
+        if _SINCE.search(text[: m.start()]):
+            span = Span(span.start, span.end, span.here_and_now, since=True)
         taken.append((m.start(), m.end()))
         found.append((m.start(), span))
 
@@ -484,6 +499,32 @@ def names_a_day(text: str) -> bool:
         (False, False)
     """
     return any(not s.here_and_now for s in spans_of(text, datetime.now(UTC)))
+
+
+def dates_an_episode(text: str, ref: datetime) -> bool:
+    """Whether ``text``, said at ``ref``, dates a plan or an event near that moment.
+
+    A day or span other than the here and now, not the start of a state ("since March"),
+    not a yearly date (a birthday), beginning between 45 days before and half a year after
+    ``ref``: "check-up on the 17th", "exams in June", "blood test last week". Dates further
+    back are the history of a standing fact ("married in June 2019").
+
+    Example:
+        >>> at = datetime(2027, 3, 10, tzinfo=UTC)
+        >>> dates_an_episode("Diabetes check-up on the 17th at 10:00.", at)
+        True
+        >>> [dates_an_episode(t, at) for t in ("User got married in June 2019.",
+        ...  "User has been vegan since January.", "User's birthday is on 2 April.")]
+        [False, False, False]
+    """
+    if _YEARLY.search(text):
+        return False
+    said = _midnight(ref.astimezone(UTC).date())
+    return any(
+        said - 45 * _DAY <= s.start <= said + 183 * _DAY
+        for s in spans_of(text, ref)
+        if not (s.here_and_now or s.since)
+    )
 
 
 _WEEKENDS = re.compile(

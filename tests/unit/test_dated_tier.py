@@ -162,3 +162,27 @@ def test_a_routine_on_the_days_named_joins_the_tier(mem: PraxMemory) -> None:
     for message in ("What should I plan for January?", "Plan something for this weekend."):
         ctx = assemble_context(mem, USER, message, now=NOW)
         assert swim not in {h.memory.content for h in ctx.dated}
+
+
+def test_a_standing_reading_that_dates_a_plan_is_an_episode() -> None:
+    """A text read as standing that dates a plan or an event near when it was said is one."""
+    from langgraph_prax_memory._dated import dated_fields
+
+    said = NOW.timestamp()
+    standing = {"fact_class": "standing", "fact_by": "text", "fact_confidence": 0.7}
+    check_up = {
+        **standing,
+        "content": "Diabetes check-up on the 17th at 10:00.",
+        "created_ts": said,
+    }
+    got = dated_fields(check_up)
+    assert (got["fact_class"], got["fact_kind"], got["fact_by"]) == ("episode", "plan", "date")
+    for kept in (
+        "User got married in June 2019.",
+        "User has been vegan since January.",
+        "User's birthday is on 2 December.",
+    ):
+        assert "fact_class" not in dated_fields({**standing, "content": kept, "created_ts": said})
+    # the caller's tags decide, whatever the text says
+    tagged = {**check_up, "fact_by": "tags"}
+    assert "fact_class" not in dated_fields(tagged)
