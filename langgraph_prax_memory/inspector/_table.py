@@ -130,6 +130,7 @@ class _Table:
         self.texts: list[str] | None = None
         #: Whether a text search is the engine's (``_Reader.folded``); ``None``: not asked.
         self.searchable: bool | None = None
+        #: "due" was asked (the first time: the engine's filter; then the importance column).
         self.due_asked = False
         self.facets: dict[str, list[str]] = {}
         self.count: int = self._read(reader, lambda: reader.count(self.flt))
@@ -276,8 +277,8 @@ class _Table:
     def holding(self, reader: _Reader, words: Sequence[str]) -> np.ndarray:
         """Rows of the memories whose content holds every word (the engine's index).
 
-        A mask, kept and followed as the filters' are, for the last :data:`_SEARCHES`
-        searches; past those, read for the page alone.
+        A mask, kept and followed as the filters' are, for the first :data:`_SEARCHES`
+        searches the table is asked; past those, read for the page alone.
         """
         name = ("content", "\x1f".join(sorted(set(words))))
         if name in self.masks or sum(k[0] == "content" for k in list(self.terms)) < _SEARCHES:
