@@ -137,7 +137,26 @@ _WEEKDAY = re.compile(
     r"(?P<wd>(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday))(?P<plural>s)?"
     r"(?P<part>\s+(?i:mornings|afternoons|evenings|nights))?\b"
 )
-_RECURRING = re.compile(r"(?i:\b(?:every|each|most|on alternate|other)\s+$)")
+# "every Friday", "every second Thursday", "a Saturday morning team" (a weekday as a kind)
+_RECURRING = re.compile(
+    r"(?i:\b(?:(?:every|each|most|on alternate|other)\s+(?:other\s+|second\s+|third\s+)?"
+    r"|an?\s+)$)"
+)
+# "the first Tuesday of each month", "the last Friday of the month"
+_NTH_OF_MONTH = re.compile(
+    r"(?i:^\s+(?:mornings?\s+|evenings?\s+|afternoons?\s+|nights?\s+)?"
+    r"of\s+(?:each|every|the|a)\s+month)"
+)
+# "Tuesday and Wednesday mornings": the first day shares the second's recurring part
+_SHARED_PART = re.compile(
+    r"(?i:^\s+(?:and|or|&)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+    r"\s+(?:mornings|afternoons|evenings|nights)\b)"
+)
+# "from Monday to Wednesday", "Monday to Friday": a weekly schedule
+_WEEKDAY_RANGE = re.compile(
+    r"(?i:\b(?:from\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\s+"
+    r"(?:to|till|until|through|-|–)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b)"
+)
 _RELATIVE = re.compile(
     r"(?i:\b(?P<word>today|tonight|tomorrow|yesterday|this morning|this afternoon|"
     r"this evening|the day after tomorrow|(?:this|next|last|the coming|the)\s+weekend|"
@@ -540,10 +559,20 @@ _JOINED = re.compile(r"(?i:\b(?:every|each)\s+\w+day\s+(?:and|or|&)\s+$)")
 
 
 def _recurs(text: str, m: re.Match[str]) -> bool:
-    """Whether the weekday ``m`` found is a recurring time ("Sundays", "every Friday")."""
+    """Whether the weekday ``m`` found is a recurring time ("Sundays", "every Friday").
+
+    Also "the first Tuesday of each month", a weekday as a kind ("a Saturday morning
+    team") and a range of weekdays without "next" or "this" ("works Monday to Wednesday").
+    """
     before = text[: m.start("wd")]
-    return bool(
-        m.group("plural") or m.group("part") or _RECURRING.search(before) or _JOINED.search(before)
+    if m.group("plural") or m.group("part") or _RECURRING.search(before) or _JOINED.search(before):
+        return True
+    after = text[m.end("wd") :]
+    if _NTH_OF_MONTH.search(after) or _SHARED_PART.search(after):
+        return True
+    which = (m.group("which") or "").lower()
+    return which not in ("next", "this", "coming", "this coming", "last") and any(
+        r.start() <= m.start("wd") < r.end() for r in _WEEKDAY_RANGE.finditer(text)
     )
 
 
@@ -562,6 +591,16 @@ def weekdays_of(text: str) -> frozenset[int]:
     days = {
         _WEEKDAYS.index(m.group("wd").lower()) for m in _WEEKDAY.finditer(text) if _recurs(text, m)
     }
+    for r in _WEEKDAY_RANGE.finditer(text):  # every day of a weekly schedule
+        ends = [
+            _WEEKDAYS.index(w)
+            for w in re.findall(
+                r"(?i)monday|tuesday|wednesday|thursday|friday|saturday|sunday", r.group(0).lower()
+            )
+        ]
+        if len(ends) == 2 and ends[0] in days and ends[1] in days:
+            first, last = ends
+            days.update((first + i) % 7 for i in range((last - first) % 7 + 1))
     if _WEEKENDS.search(text):
         days.update((5, 6))
     if _WEEKDAYS_ALL.search(text):
