@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from qdrant_client.http import models
 
 from langgraph_prax_memory._time import to_datetime
+from langgraph_prax_memory._weekdays import weekdays_of
 from langgraph_prax_memory._when import (
     Span,
     dates_an_episode,
     envelope,
     spans_of,
     weekdays_in,
-    weekdays_of,
 )
 from langgraph_prax_memory.facts import EPISODE, SMALL_TALK, STANDING, FactClass
 from langgraph_prax_memory.retrieval import ltm_filter

@@ -23,13 +23,14 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
+from langgraph_prax_memory._weekdays import WEEKDAY, WEEKDAYS, recurs
+
 __all__ = [
     "Span",
     "dates_an_episode",
     "envelope",
     "names_a_day",
     "spans_of",
-    "weekdays_of",
     "weekdays_in",
 ]
 
@@ -76,7 +77,6 @@ _MONTHS = {
     "december": 12,
 }
 _MONTH_ABBR = {m[:3]: n for m, n in _MONTHS.items()} | {"sept": 9}
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
     "a": 1,
     "an": 1,
@@ -131,31 +131,6 @@ _BARE_MONTH = re.compile(
     rf"(?P<pre>(?i:\b(?:in|during|by|until|till|through|throughout|over|from|this|next|last|"
     rf"early|late|mid|end of|beginning of|start of|since)\s+(?:mid-?)?|\bmid-))?{_MONTH}{_YEAR}"
     rf"(?!\s*[0-3]?\d\b)"
-)
-_WEEKDAY = re.compile(
-    r"(?i:\b(?P<which>on|this|next|last|coming|this coming)?\s*)"
-    r"(?P<wd>(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday))(?P<plural>s)?"
-    r"(?P<part>\s+(?i:mornings|afternoons|evenings|nights))?\b"
-)
-# "every Friday", "every second Thursday", "a Saturday morning team" (a weekday as a kind)
-_RECURRING = re.compile(
-    r"(?i:\b(?:(?:every|each|most|on alternate|other)\s+(?:other\s+|second\s+|third\s+)?"
-    r"|an?\s+)$)"
-)
-# "the first Tuesday of each month", "the last Friday of the month"
-_NTH_OF_MONTH = re.compile(
-    r"(?i:^\s+(?:mornings?\s+|evenings?\s+|afternoons?\s+|nights?\s+)?"
-    r"of\s+(?:each|every|the|a)\s+month)"
-)
-# "Tuesday and Wednesday mornings": the first day shares the second's recurring part
-_SHARED_PART = re.compile(
-    r"(?i:^\s+(?:and|or|&)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
-    r"\s+(?:mornings|afternoons|evenings|nights)\b)"
-)
-# "from Monday to Wednesday", "Monday to Friday": a weekly schedule
-_WEEKDAY_RANGE = re.compile(
-    r"(?i:\b(?:from\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\s+"
-    r"(?:to|till|until|through|-|–)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b)"
 )
 _RELATIVE = re.compile(
     r"(?i:\b(?P<word>today|tonight|tomorrow|yesterday|this morning|this afternoon|"
@@ -434,11 +409,11 @@ def spans_of(text: str, ref: datetime) -> list[Span]:
         if pre in ("until", "till", "by"):
             span = Span(min(span.start, _midnight(day)), span.end)
         add(m, span)
-    for m in _WEEKDAY.finditer(text):
-        if not free(m) or _recurs(text, m):
+    for m in WEEKDAY.finditer(text):
+        if not free(m) or recurs(text, m):
             continue
         which = (m.group("which") or "").lower()
-        target = _weekday(day, _WEEKDAYS.index(m.group("wd").lower()), which, past)
+        target = _weekday(day, WEEKDAYS.index(m.group("wd").lower()), which, past)
         add(m, _days(target))
     for m in _FOR_N.finditer(text):  # "... on 9 December for a week": the span lasts
         before = [i for i, (at, _) in enumerate(found) if at < m.start()]
@@ -544,68 +519,6 @@ def dates_an_episode(text: str, ref: datetime) -> bool:
         for s in spans_of(text, ref)
         if not (s.here_and_now or s.since)
     )
-
-
-_WEEKENDS = re.compile(
-    r"(?i:\b(?:every|each|most|on|at|over)\s+(?:the\s+)?weekends?\b|\bweekends\b)"
-)
-_WEEKDAYS_ALL = re.compile(
-    r"(?i:\b(?:on|every|most|all)\s+weekdays\b|\bweekday\s+(?:mornings|evenings))"
-)
-
-
-#: "every Tuesday and Thursday": the second day recurs as the first does
-_JOINED = re.compile(r"(?i:\b(?:every|each)\s+\w+day\s+(?:and|or|&)\s+$)")
-
-
-def _recurs(text: str, m: re.Match[str]) -> bool:
-    """Whether the weekday ``m`` found is a recurring time ("Sundays", "every Friday").
-
-    Also "the first Tuesday of each month", a weekday as a kind ("a Saturday morning
-    team") and a range of weekdays without "next" or "this" ("works Monday to Wednesday").
-    """
-    before = text[: m.start("wd")]
-    if m.group("plural") or m.group("part") or _RECURRING.search(before) or _JOINED.search(before):
-        return True
-    after = text[m.end("wd") :]
-    if _NTH_OF_MONTH.search(after) or _SHARED_PART.search(after):
-        return True
-    which = (m.group("which") or "").lower()
-    return which not in ("next", "this", "coming", "this coming", "last") and any(
-        r.start() <= m.start("wd") < r.end() for r in _WEEKDAY_RANGE.finditer(text)
-    )
-
-
-def weekdays_of(text: str) -> frozenset[int]:
-    """The weekdays a recurring time in ``text`` names (Monday is 0), empty when none.
-
-    "on Saturday mornings", "every Thursday", "Tuesdays", "at weekends", "on weekdays": a
-    routine's days, the complement of :func:`spans_of` (which leaves recurring times out).
-
-    Example:
-        >>> sorted(weekdays_of("Karim plays cricket on Saturday mornings."))
-        [5]
-        >>> sorted(weekdays_of("User swims every Tuesday and Thursday.")), weekdays_of("on Friday")
-        ([1, 3], frozenset())
-    """
-    days = {
-        _WEEKDAYS.index(m.group("wd").lower()) for m in _WEEKDAY.finditer(text) if _recurs(text, m)
-    }
-    for r in _WEEKDAY_RANGE.finditer(text):  # every day of a weekly schedule
-        ends = [
-            _WEEKDAYS.index(w)
-            for w in re.findall(
-                r"(?i)monday|tuesday|wednesday|thursday|friday|saturday|sunday", r.group(0).lower()
-            )
-        ]
-        if len(ends) == 2 and ends[0] in days and ends[1] in days:
-            first, last = ends
-            days.update((first + i) % 7 for i in range((last - first) % 7 + 1))
-    if _WEEKENDS.search(text):
-        days.update((5, 6))
-    if _WEEKDAYS_ALL.search(text):
-        days.update(range(5))
-    return frozenset(days)
 
 
 def weekdays_in(spans: list[Span], *, longest: int = 14) -> frozenset[int]:

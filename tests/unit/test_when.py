@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from langgraph_prax_memory._when import Span, envelope, spans_of, weekdays_in, weekdays_of
+from langgraph_prax_memory._weekdays import weekdays_of
+from langgraph_prax_memory._when import Span, envelope, spans_of, weekdays_in
 
 REF = datetime(2026, 12, 2, 15, 30, tzinfo=UTC)  # a Wednesday
 
