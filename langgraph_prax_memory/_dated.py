@@ -7,8 +7,9 @@ same. Each memory records, when it is written, the days its text names
 :func:`langgraph_prax_memory._when.spans_of` relative to the memory's creation time). A
 request that names a span (:func:`request_spans`) selects the user's episodes dated in it
 with one engine filter (:func:`dated_filter`); for a span in the past ("the people who wrote
-to me yesterday") an episode that names no day counts when it was recorded in the span.
-Standing facts are the profile tier's; small talk is never given.
+to me yesterday") an episode that names no day counts when it was recorded in the span;
+for spans of at most two weeks, routines on their weekdays count too (``weekdays``).
+Other standing facts are the profile tier's; small talk is never given.
 """
 
 from __future__ import annotations
@@ -66,8 +67,8 @@ def dated_fields(payload: Mapping[str, Any]) -> dict[str, Any]:
     memory its text alone called small talk that names a day other than the here and now
     ("essay due on Friday 4 December"), or called standing that dates a plan or an event
     near when it was said (:func:`~langgraph_prax_memory._when.dates_an_episode`: "check-up
-    on the 17th"), is an episode (``fact_by`` ``"date"``): a plan when
-    the day is still to come when it was said, else an event. Empty when it names no day.
+    on the 17th"), is an episode (``fact_by`` ``"date"``): a plan when the day is still to
+    come when it was said, else an event. Empty when it names no day.
 
     Example:
         >>> dated_fields({"content": "User flies to Kansai on 9 December.",
