@@ -315,7 +315,7 @@ def spans_of(text: str, ref: datetime) -> list[Span]:
         return not any(a < m.end() and m.start() < b for a, b in taken)
 
     def add(m: re.Match[str], span: Span) -> None:
-        if _SINCE.search(text[: m.start()]):
+        if _SINCE.search(text[: m.start()]) or m.group(0).lower().startswith("since"):
             span = Span(span.start, span.end, span.here_and_now, since=True)
         taken.append((m.start(), m.end()))
         found.append((m.start(), span))
@@ -378,6 +378,8 @@ def spans_of(text: str, ref: datetime) -> list[Span]:
             first = _feast_day(feast, year)
             add(m, _days(first, _MOVABLE.get(feast, (0, 1))[1]))
     for m in _PART_OF.finditer(text):
+        if not free(m):
+            continue
         which = m.group("which").lower()
         whole = _relative(f"{'this' if which == 'the' else which} {m.group('unit')}", day)
         length = (whole.end - whole.start).days

@@ -147,3 +147,11 @@ def test_weekdays_in_a_short_span_only() -> None:
     assert weekdays_in(spans_of("next week", REF)) == set(range(7))
     assert weekdays_in(spans_of("in January", REF)) == set()
     assert weekdays_in([]) == set()
+
+
+def test_a_state_since_a_recent_day_is_not_an_episode() -> None:
+    from langgraph_prax_memory._when import dates_an_episode
+
+    assert not dates_an_episode("User has been vegan since November.", REF)
+    assert not dates_an_episode("User has lived in Leeds since last week.", REF)
+    assert dates_an_episode("User moved to Leeds last week.", REF)
