@@ -43,11 +43,10 @@ _WEEKDAY_RANGE = re.compile(
     r"(?:to|till|until|through|-|–)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b)"
 )
 
-_WEEKENDS = re.compile(
-    r"(?i:\b(?:every|each|most|on|at|over)\s+(?:the\s+)?weekends?\b|\bweekends\b)"
-)
+# "at weekends", "every weekend": a routine's days; "over the weekend" is one weekend (a span)
+_WEEKENDS = re.compile(r"(?i:\b(?:every|each|most)\s+weekend\b|\bweekends\b)")
 _WEEKDAYS_ALL = re.compile(
-    r"(?i:\b(?:on|every|most|all)\s+weekdays\b|\bweekday\s+(?:mornings|evenings))"
+    r"(?i:\b(?:every|each)\s+weekday\b|\bweekdays\b|\bweekday\s+(?:mornings|evenings))"
 )
 
 

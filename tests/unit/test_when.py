@@ -127,6 +127,8 @@ def test_spans_overlap_and_envelope() -> None:
         ("User does the big shop at Tesco every Thursday.", {3}),
         ("Tuesdays are for choir.", {1}),
         ("User works from home at weekends.", {5, 6}),
+        ("User went hiking over the weekend.", set()),
+        ("User cycles to work every weekday.", {0, 1, 2, 3, 4}),
         ("The café is shut on weekdays.", {0, 1, 2, 3, 4}),
         ("The team holds a sprint review every second Thursday at 10:00.", {3}),
         ("User runs a book club on the first Tuesday of each month.", {1}),
