@@ -343,9 +343,19 @@ def assemble_context(
             logger.warning("long-term recall skipped for the context block: %s", exc)
         else:
             if cfg.llm_check and check_model is not None and cfg.relevance_floor:
-                hits, checked = _checked(
-                    check_model, message, hits, cfg.llm_check_band, cfg.llm_check_timeout
+                # one call judges the recalled hits and the dated tier's other episodes
+                recalled = {h.memory.id for h in hits}
+                extra = [h for h in dated if h.memory.id not in recalled]
+                judged, checked = _checked(
+                    check_model,
+                    message,
+                    [*hits, *extra],
+                    cfg.llm_check_band,
+                    cfg.llm_check_timeout,
                 )
+                hits = judged[: len(hits)]
+                refused = {h.memory.id for h in judged if h.why.startswith("dropped by the model")}
+                dated = [h for h in dated if h.memory.id not in refused]
             chosen, profile, left_out = select_memories(
                 hits,
                 facts,

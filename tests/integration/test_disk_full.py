@@ -78,8 +78,9 @@ def _run(disk: Disk | None, data: Path, count: int) -> dict[str, Any]:
 
 @pytest.fixture
 def tmpfs(tmp_path: Path) -> Iterator[Disk]:
-    """A real 400 MiB tmpfs (no root needed: tests/disks.py)."""
-    disk = make_disk(tmp_path / "disk", "size=400m")
+    """A real 512 MiB tmpfs (no root needed: tests/disks.py): room for the embedded store's
+    memory-mapped files (each payload index reserves a few MiB) and its 100 MiB headroom."""
+    disk = make_disk(tmp_path / "disk", "size=512m")
     try:
         yield disk
     finally:
@@ -151,7 +152,7 @@ def test_a_tiny_disk_refuses_to_open_instead_of_crashing(tmpfs: Disk, tmp_path: 
 
 @pytest.fixture
 def small_disk(tmpfs: Disk) -> Disk:
-    """An 8 MiB tmpfs of its own (notes need little; filling 400 MiB would be slow)."""
+    """An 8 MiB tmpfs of its own (notes need little; filling 512 MiB would be slow)."""
     return tmpfs.mount("small", "size=8m")
 
 
@@ -319,7 +320,7 @@ NO_INODES = textwrap.dedent("""
 def test_consolidate_and_close_on_a_full_disk_raise_the_products_errors_and_lose_nothing(
     tmpfs: Disk,
 ) -> None:
-    disk = tmpfs.mount("few-inodes", "size=400m,nr_inodes=3000")
+    disk = tmpfs.mount("few-inodes", "size=512m,nr_inodes=3000")
     out = _json_of(disk.python(NO_INODES, str(disk.path)))
     for call in ("consolidate", "close"):
         raised = out[call]["raised"]

@@ -186,3 +186,20 @@ def test_a_standing_reading_that_dates_a_plan_is_an_episode() -> None:
     # the caller's tags decide, whatever the text says
     tagged = {**check_up, "fact_by": "tags"}
     assert "fact_class" not in dated_fields(tagged)
+
+
+def test_the_optional_model_check_judges_the_dated_episodes_too(tmp_path: Path) -> None:
+    from langchain_core.messages import AIMessage
+
+    from tests.scripted import ScriptedChatModel
+
+    retrieval = RetrievalConfig(llm_check=True, llm_check_band=(0.0, 1.0))
+    with PraxMemory(MemoryConfig(data_dir=tmp_path, retrieval=retrieval)) as memory:
+        memory.remember(USER, MEMORIES["kansai"][0], created_at=NOW - timedelta(days=3))
+        message = "Block out my calendar for next week."
+        kept = ScriptedChatModel(script=[AIMessage('{"use": [0]}')])
+        ctx = assemble_context(memory, USER, message, now=NOW, check_model=kept)
+        assert [h.memory.content for h in ctx.memories] == [MEMORIES["kansai"][0]]
+        dropped = ScriptedChatModel(script=[AIMessage('{"use": []}')])
+        ctx = assemble_context(memory, USER, message, now=NOW, check_model=dropped)
+        assert not ctx.memories and not ctx.dated and "kept 0 of 1" in ctx.checked
