@@ -5,7 +5,8 @@ on 9 December", and no embedding puts them close; a good assistant checks the di
 same. Each memory records, when it is written, the days its text names
 (:func:`dated_fields`: ``when_start`` / ``when_end``, epoch seconds, read by
 :func:`langgraph_prax_memory._when.spans_of` relative to the memory's creation time). A
-request that names a span (:func:`request_spans`) selects the user's episodes dated in it
+request that names a span (:func:`~langgraph_prax_memory._when.spans_of` read at its
+``now``) selects the user's episodes dated in it
 with one engine filter (:func:`dated_filter`); for a span in the past ("the people who wrote
 to me yesterday") an episode that names no day counts when it was recorded in the span;
 for spans of at most two weeks, routines on their weekdays count too (``weekdays``).
@@ -52,7 +53,7 @@ class _Recalls(Protocol):
     ) -> RecallResult: ...
 
 
-__all__ = ["DATED_FIELDS", "dated_episodes", "dated_fields", "dated_filter", "request_spans"]
+__all__ = ["DATED_FIELDS", "dated_episodes", "dated_fields", "dated_filter"]
 
 #: The payload fields of a memory's dated span (epoch seconds, ``[start, end)``) and of
 #: the weekdays of its routine.
@@ -92,18 +93,13 @@ def dated_fields(payload: Mapping[str, Any]) -> dict[str, Any]:
     by_text = payload.get("fact_by") == "text"
     if by_text and (
         (payload.get("fact_class") == SMALL_TALK and any(not s.here_and_now for s in spans))
-        or (payload.get("fact_class") == STANDING and dates_an_episode(text, said))
+        or (payload.get("fact_class") == STANDING and dates_an_episode(text, said, spans))
     ):
         confidence = payload.get("fact_confidence")
         kind = "plan" if span.end > said else "event"
         dated = FactClass(EPISODE, kind, float(confidence or 0.5), "date")
         out.update(dated.payload())
     return out
-
-
-def request_spans(message: str, now: datetime) -> list[Span]:
-    """The spans of days a request names (read relative to ``now``)."""
-    return spans_of(message, now)
 
 
 def dated_filter(user_id: str, spans: Sequence[Span], now: datetime) -> models.Filter:
@@ -194,7 +190,7 @@ def dated_episodes(
         >>> [h.memory.content for h in hits], [str(s) for s in spans]
         (['User flies to Kansai on 9 December.'], ['2026-12-07..2026-12-13'])
     """
-    spans = request_spans(message, now)
+    spans = spans_of(message, now)
     if not spans or limit <= 0:
         return [], spans
     where = dated_filter(user_id, spans, now)

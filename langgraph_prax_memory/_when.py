@@ -20,6 +20,7 @@ Dates are UTC calendar days: a span is ``[start, end)`` at midnight UTC.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
@@ -306,6 +307,13 @@ def spans_of(text: str, ref: datetime) -> list[Span]:
         >>> spans_of("User plays cricket on Saturday mornings.", ref)
         []
     """
+    try:
+        return _spans(text, ref)
+    except (ValueError, OverflowError):  # a span past the calendar's ends (year 1, 9999)
+        return []
+
+
+def _spans(text: str, ref: datetime) -> list[Span]:
     day = ref.astimezone(UTC).date()
     past = bool(_PAST.search(text)) and not _FUTURE.search(text)
     found: list[tuple[int, Span]] = []
@@ -497,13 +505,14 @@ def names_a_day(text: str) -> bool:
     return any(not s.here_and_now for s in spans_of(text, datetime.now(UTC)))
 
 
-def dates_an_episode(text: str, ref: datetime) -> bool:
+def dates_an_episode(text: str, ref: datetime, spans: Sequence[Span] | None = None) -> bool:
     """Whether ``text``, said at ``ref``, dates a plan or an event near that moment.
 
     A day or span other than the here and now, not the start of a state ("since March"),
     not a yearly date (a birthday), beginning between 45 days before and half a year after
     ``ref``: "check-up on the 17th", "exams in June", "blood test last week". Dates further
-    back are the history of a standing fact ("married in June 2019").
+    back are the history of a standing fact ("married in June 2019"). ``spans``: the text's
+    spans when the caller has read them already (``spans_of(text, ref)``).
 
     Example:
         >>> at = datetime(2027, 3, 10, tzinfo=UTC)
@@ -518,7 +527,7 @@ def dates_an_episode(text: str, ref: datetime) -> bool:
     said = _midnight(ref.astimezone(UTC).date())
     return any(
         said - 45 * _DAY <= s.start <= said + 183 * _DAY
-        for s in spans_of(text, ref)
+        for s in (spans_of(text, ref) if spans is None else spans)
         if not (s.here_and_now or s.since)
     )
 

@@ -157,3 +157,10 @@ def test_a_state_since_a_recent_day_is_not_an_episode() -> None:
     assert not dates_an_episode("User has been vegan since November.", REF)
     assert not dates_an_episode("User has lived in Leeds since last week.", REF)
     assert dates_an_episode("User moved to Leeds last week.", REF)
+
+
+def test_the_calendars_ends_read_no_span_and_raise_nothing() -> None:
+    end = datetime(9999, 12, 20, tzinfo=UTC)
+    assert spans_of("next month", end) == []
+    assert [str(s) for s in spans_of("on 19 December", end)] == ["9999-12-19"]
+    assert spans_of("last month", datetime(1, 1, 5, tzinfo=UTC)) == []

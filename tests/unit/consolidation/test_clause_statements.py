@@ -161,3 +161,15 @@ def test_a_models_answer_cannot_set_the_pipelines_fields() -> None:
     fact = parse_extraction(answer).facts[0]
     assert fact.content == "User lives in Porto."
     assert fact.statements == [] and fact.replaces_ids == []
+
+
+def test_a_clause_that_names_a_day_is_never_dropped_as_small_talk() -> None:
+    content = "User teaches maths at Hillcrest, the mocks are on 14 January."
+    statements = ["User teaches maths at Hillcrest.", "The mocks are on 14 January."]
+    # read as small talk, yet it dates an event: kept; "this year" is the here and now
+    assert plan_statements(content, statements, [EVENT, CHAT], drop_confidence=0.75) == (
+        [content],
+        0,
+    )
+    lovely = ["User teaches maths at Hillcrest.", "The kids are lovely this year."]
+    assert plan_statements("x", lovely, [EVENT, CHAT], drop_confidence=0.75)[1] == 1
