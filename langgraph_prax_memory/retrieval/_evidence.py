@@ -25,6 +25,14 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 import numpy as np
 
 from langgraph_prax_memory.facts import query_names, question_names, subject_of
+from langgraph_prax_memory.retrieval._persons import (
+    Asked,
+    Person,
+    about_other_person,
+    asked_people,
+    person_of,
+    words_after,
+)
 
 __all__ = [
     "MIN_MEMORIES",
@@ -269,36 +277,58 @@ def partial_cosines(
 
 
 @functools.lru_cache(maxsize=8192)
-def _subject(content: str) -> str | None:
-    """:func:`subject_of`, once per memory text (candidates come back question after question)."""
-    return subject_of(content)
+def _person(content: str) -> tuple[Person | None, frozenset[str]]:
+    """:func:`person_of` and the memory's other words, once per memory text."""
+    person = person_of(content)
+    return person, frozenset(words_after(content, person) if person is not None else ())
+
+
+def _shown(content: str, person: Person) -> str:
+    words = content.strip().split()[: max(1, person.end)]
+    return " ".join(words).rstrip(".,;:!?").replace("\u2019", "'")
 
 
 def off_subject(
-    text: str, contents: Mapping[str, str], terms: Mapping[str, Collection[str]]
+    text: str, contents: Mapping[str, str], terms: Mapping[str, Collection[str]] | None = None
 ) -> dict[str, str]:
-    """Memories about another named person than the one(s) the question asks about.
+    """Memories about another person than the one(s) the question asks about.
 
-    ``contents``: each candidate memory's text by id; ``terms``: its keyword terms (to see
-    whether it mentions an asked name anywhere). Returns an explanation by id.
+    ``contents``: each candidate memory's text by id. A memory is about the person it opens
+    with, or about the person of that one's life it names ("Ingrid's husband Per ...": Per,
+    another person than Ingrid); see :mod:`._persons`. The question asks about the persons it
+    names that some memory is about, or whom one names ("Ingrid's husband"); in the first
+    person also about the user (:func:`asked_names`). A memory answers for none of them
+    unless it mentions one. ``terms`` is not read (the words after who the memory is about
+    are). Returns an explanation by id.
 
     Example:
         >>> off_subject("What is Carol allergic to?",
-        ...             {"1": "Carol is allergic to nuts.", "2": "Noah is allergic to pollen."},
-        ...             {"1": {"carol", "allerg", "nut"}, "2": {"noah", "allerg", "pollen"}})
+        ...             {"1": "Carol is allergic to nuts.", "2": "Noah is allergic to pollen."})
         {'2': 'about Noah, the question asks about carol'}
+        >>> off_subject("What does Ingrid do?",
+        ...             {"1": "Ingrid is a ferry engineer.", "2": "Ingrid's husband Per teaches."})
+        {'2': "about Ingrid's husband Per, the question asks about ingrid"}
     """
-    subjects = {mid: _subject(content) for mid, content in contents.items()}
-    asked = asked_names(text, [s for s in subjects.values() if s])
+    persons = {mid: _person(content) for mid, content in contents.items()}
+    owners = [p.owner for p, _ in persons.values() if p is not None]
+    named: dict[str, set[tuple[str, tuple[str, str | None]]]] = {}
+    for p, _ in persons.values():
+        if p is not None and p.relation is not None and p.name is not None:
+            named.setdefault(p.name, set()).add((p.owner, p.relation))
+    asked = asked_people(text, set(owners) | set(named))
     if not asked:
         return {}
+    # a question in the first person also asks about the user (the commonest subject)
+    if question_names(text)[1] and owners:
+        top, count = Counter(owners).most_common(1)[0]
+        if count * 3 >= len(owners):
+            asked = Asked(asked.names | {top}, asked.relations, asked.people_words)
     out: dict[str, str] = {}
-    for mid, subject in subjects.items():
-        if subject is None or subject in asked:
+    for mid, (person, words) in persons.items():
+        if person is None or not about_other_person(person, words, asked, named):
             continue
-        if any(name in terms.get(mid, ()) for name in asked):
-            continue
-        shown = contents[mid].strip().split()[0].rstrip(".,;:!?").replace("\u2019", "'")
-        shown = shown.removesuffix("'s")
-        out[mid] = f"about {shown}, the question asks about {', '.join(sorted(asked))}"
+        wanted = sorted(asked.names) + sorted(f"{o}'s {r[1] or r[0]}" for o, r in asked.relations)
+        out[mid] = (
+            f"about {_shown(contents[mid], person)}, the question asks about {', '.join(wanted)}"
+        )
     return out

@@ -380,7 +380,8 @@ def assemble_hits(
         payloads,
         now=now,
         halflife_days=halflife_days,
-        k=k,
+        # memories about someone else go after the others before the list is cut to k
+        k=len(fused) if off else k,
         decay_mode=decay_mode,
         recency_weight=recency_weight,
         importance_weight=iw,
@@ -423,6 +424,7 @@ def assemble_hits(
             )
     if off:  # about someone else: after every memory about whom the question asks
         ranked = [t for t in ranked if t[0].id not in off] + [t for t in ranked if t[0].id in off]
+        ranked = ranked[:k]
     model_scale = CosineScale(
         unrelated=unrelated_cosine,
         floor=min_cosine if min_cosine is not None else 0.3,
