@@ -33,12 +33,17 @@ optimises its segments in the background after every 10k written points; figures
 once it is idle. Quality is measured elsewhere (benchmarks/personal_memory.py,
 benchmarks/locomo.py, benchmarks/context.py); this script measures time only.
 
+``--query-threads N``: ONNX threads of one run of the model (``MEMORY_EMBEDDING_QUERY_THREADS``,
+default 1); 0: ONNX Runtime's default (every core, batches run whole: the behaviour before
+2026-12-06). Recall, the floor and SqliteStore embed their questions with the same model
+object, so the setting moves all three.
+
 ``--reinforce``: the latency part's recalls strengthen their hits as an agent's do
 (``reinforce=True``; the background write is waited for after each, outside the timing), so
 each recall follows a reinforcing write.
 
 Run: .venv/bin/python -m benchmarks.recall_latency [--sizes 10000 100000] [--queries 60]
-     [--thread-queries 60] [--ingest 2000] [--repeat 1] [--reinforce]
+     [--thread-queries 60] [--ingest 2000] [--repeat 1] [--reinforce] [--query-threads 1]
 """
 
 from __future__ import annotations
@@ -228,12 +233,18 @@ def thread_ratios(memory: PraxMemory, model: PackagedMiniLMEmbeddings, n: int) -
     return out
 
 
-def ingest_ratios(n: int, repeat: int, model: PackagedMiniLMEmbeddings, root: Path) -> list:
+def ingest_ratios(
+    n: int, repeat: int, model: PackagedMiniLMEmbeddings, root: Path, per_run: int | None
+) -> list:
     """(remember_many, store.batch) ratios: the model's time over ours on the same texts."""
     chunk = 500
     many, batch = [], []
+    # the memory's own model runs as the benchmark's (None: every core per run, as before)
+    threads = per_run or os.cpu_count() or 1
     for r in range(repeat):
-        memory = PraxMemory(MemoryConfig(data_dir=root / f"ingest-{r}"))
+        memory = PraxMemory(
+            MemoryConfig(data_dir=root / f"ingest-{r}", embedding_query_threads=threads)
+        )
         store = PraxMemoryStore(memory)
         try:
             # both warm: the memory's own model loaded, its store open and classes upgraded
@@ -273,12 +284,22 @@ def main() -> None:
     parser.add_argument(
         "--reinforce", action="store_true", help="latency recalls reinforce their hits"
     )
+    parser.add_argument(
+        "--query-threads",
+        type=int,
+        default=1,
+        help="ONNX threads of one run of the model (0: every core, the old behaviour)",
+    )
     args = parser.parse_args()
-    print(f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}")
+    per_run = args.query_threads or None
+    print(
+        f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}, "
+        f"ONNX threads per run: {per_run or 'every core'}, load {os.getloadavg()[0]:.1f}"
+    )
     rows, threads = [], None
     with tempfile.TemporaryDirectory(prefix="prax-bench-latency-") as tmp:
         root = Path(tmp)
-        model = PackagedMiniLMEmbeddings(root / "models")
+        model = PackagedMiniLMEmbeddings(root / "models", query_threads=per_run)
         for size in args.sizes:
             got = latency(size, args.queries, model, root, args.reinforce)
             memory = got.pop("memory")
@@ -288,7 +309,10 @@ def main() -> None:
             finally:
                 memory.close()
             rows.append(got)
-        ingest = ingest_ratios(args.ingest, args.repeat, model, root) if args.ingest else None
+        ingest = (
+            ingest_ratios(args.ingest, args.repeat, model, root, per_run) if args.ingest else None
+        )
+    print(f"load {os.getloadavg()[0]:.1f} at the end")
 
     def ms(got: dict, name: str) -> str:
         if name not in got:

@@ -305,7 +305,16 @@ class MemoryConfig(BaseSettings):
     embedding_threads: int | None = Field(
         None, gt=0, validation_alias=AliasChoices("MEMORY_EMBEDDING_THREADS")
     )
-    """``MEMORY_EMBEDDING_THREADS``: ONNX threads of the local model (all cores when unset)."""
+    """``MEMORY_EMBEDDING_THREADS``: cores a batch of texts uses in the local model (all cores
+    when unset): ``MEMORY_EMBEDDING_THREADS // MEMORY_EMBEDDING_QUERY_THREADS`` runs side by
+    side."""
+
+    embedding_query_threads: int = Field(
+        1, gt=0, validation_alias=AliasChoices("MEMORY_EMBEDDING_QUERY_THREADS")
+    )
+    """``MEMORY_EMBEDDING_QUERY_THREADS``: ONNX threads of one run of the local model, such as
+    one question's embedding (1: a dozen tokens gain little from more, and the other cores
+    stay free for recall's keyword side and for other callers)."""
 
     knowledge_hybrid_enabled: bool = Field(
         True, validation_alias=AliasChoices("KNOWLEDGE_HYBRID_ENABLED")

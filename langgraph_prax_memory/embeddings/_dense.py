@@ -53,8 +53,10 @@ class PackagedMiniLMEmbeddings(LocalEmbeddings):
         384
     """
 
-    def __init__(self, model_dir: str | Path, *, threads: int | None = None) -> None:
-        super().__init__(PACKAGED_MODEL, model_dir, threads=threads)
+    def __init__(
+        self, model_dir: str | Path, *, threads: int | None = None, query_threads: int | None = 1
+    ) -> None:
+        super().__init__(PACKAGED_MODEL, model_dir, threads=threads, query_threads=query_threads)
 
 
 class FastEmbedEmbeddings(Embeddings):
@@ -423,7 +425,9 @@ def create_dense_embeddings(
     model = config.resolved_embedding_model
     width = PROVIDER_DIMENSIONS[provider]
     threads = config.embedding_threads
-    offline = PackagedMiniLMEmbeddings(packaged_dir, threads=threads)
+    # one question's run on one core by default (MEMORY_EMBEDDING_QUERY_THREADS)
+    per_run = config.embedding_query_threads
+    offline = PackagedMiniLMEmbeddings(packaged_dir, threads=threads, query_threads=per_run)
     chosen: Embeddings
     endpoint: str | None = None
     if provider == "openai":
@@ -440,7 +444,7 @@ def create_dense_embeddings(
             where = config.models_dir
             if config.enabled:
                 where = require_pulled(spec, where, model_dirs(config)).parent
-            chosen = LocalEmbeddings(spec, where, threads=threads)
+            chosen = LocalEmbeddings(spec, where, threads=threads, query_threads=per_run)
     else:
         where = config.models_dir
         if config.enabled:

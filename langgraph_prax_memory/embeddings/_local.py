@@ -6,12 +6,22 @@ from the installed PyPI files) or a pulled one's (``prax-memory models pull NAME
 against its pinned checksums first (:mod:`._cache`). Nothing is downloaded: a model that is not
 pulled is an error naming the command that fetches it. Questions and stored texts get the
 model's own prefixes here, since fastembed adds none to a custom model.
+
+Each ONNX run is single-threaded by default (``query_threads``): a question of a dozen tokens
+gains little from a second core, and the core it leaves free runs recall's keyword side, or
+another caller's recall, meanwhile (ONNX Runtime's intra-op threads also spin between runs,
+burning a core a loaded machine needs). A batch of texts is cut into parts run side by side,
+one per ``threads`` cores: the model gives every text the same vector whatever its batch and
+thread count (to the last bit), so only the time changes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +67,13 @@ def _register(spec: LocalModelSpec) -> None:
         _registered.add(spec.fastembed_name)
 
 
+def _cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 class LocalEmbeddings(Embeddings):
     """A catalog model run in-process by fastembed, as a LangChain ``Embeddings``.
 
@@ -68,8 +85,13 @@ class LocalEmbeddings(Embeddings):
         spec: The catalog entry (:func:`~._catalog.find_model`).
         models_dir: The model cache a pulled model is in (the packaged model's folder is
             linked there too).
-        threads: ONNX Runtime threads (all cores when ``None``).
+        threads: Cores a batch of texts uses (all the process may use when ``None``): it
+            runs as ``threads // query_threads`` parts side by side.
         batch_size: Texts per inference batch.
+        query_threads: ONNX Runtime threads of one run, such as one question's embedding
+            (``MEMORY_EMBEDDING_QUERY_THREADS``, 1 by default). ``None``: ``threads`` (all
+            cores when that is ``None`` too), and batches run whole (the behaviour before
+            2026-12-06).
 
     Example:
         >>> from langgraph_prax_memory.embeddings._catalog import find_model
@@ -85,6 +107,7 @@ class LocalEmbeddings(Embeddings):
         *,
         threads: int | None = None,
         batch_size: int = 64,
+        query_threads: int | None = 1,
     ) -> None:
         self.spec = spec
         self.model_name = spec.name
@@ -92,6 +115,9 @@ class LocalEmbeddings(Embeddings):
         self._models_dir = Path(models_dir)
         self._threads = threads
         self._batch_size = batch_size
+        # ONNX threads of each run (None: ONNX Runtime's default, every core)
+        self._run_threads = query_threads or threads
+        self._runs: ThreadPoolExecutor | None = None  # a batch's other parts
         self._model: Any = None
         self._folder: Path | None = None
         self._fingerprint: str | None = None
@@ -127,7 +153,7 @@ class LocalEmbeddings(Embeddings):
                 try:
                     self._model = TextEmbedding(
                         self.spec.fastembed_name,
-                        threads=self._threads,
+                        threads=self._run_threads,
                         specific_model_path=str(folder),
                     )
                 except Exception as exc:
@@ -144,11 +170,35 @@ class LocalEmbeddings(Embeddings):
                 self._folder = folder
             return self._model
 
+    def parts(self, n: int) -> int:
+        """How many runs side by side embed ``n`` texts (1: the calling thread alone)."""
+        cores = self._threads or _cores()
+        return max(1, min(n, cores // (self._run_threads or cores)))
+
+    def _run(self, model: Any, texts: list[str]) -> list[list[float]]:
+        arrays = model.embed(texts, batch_size=self._batch_size)
+        return [np.asarray(a, dtype=np.float32).tolist() for a in arrays]
+
     def _embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        arrays = self._get().embed(texts, batch_size=self._batch_size)
-        return [np.asarray(a, dtype=np.float32).tolist() for a in arrays]
+        model = self._get()
+        parts = self.parts(len(texts))
+        if parts == 1:
+            return self._run(model, texts)
+        size = math.ceil(len(texts) / parts)
+        chunks = [texts[i : i + size] for i in range(0, len(texts), size)]
+        with self._lock:
+            if self._runs is None:  # as many threads as the most parts a batch is cut into
+                most = self.parts(1 << 30)
+                self._runs = ThreadPoolExecutor(most - 1, thread_name_prefix="prax-embed")
+            runs = self._runs
+        # ONNX Runtime releases the GIL: the other parts run on the pool, the first here
+        others = [runs.submit(self._run, model, chunk) for chunk in chunks[1:]]
+        out = self._run(model, chunks[0])
+        for job in others:
+            out.extend(job.result())
+        return out
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed stored texts (with the model's passage prefix)."""
