@@ -30,9 +30,11 @@ from langgraph_prax_memory.retrieval._persons import (
     Person,
     about_other_person,
     asked_people,
+    named_readings,
     person_of,
     words_after,
 )
+from langgraph_prax_memory.vectors import StoredPoint
 
 __all__ = [
     "MIN_MEMORIES",
@@ -40,6 +42,8 @@ __all__ = [
     "QuestionTerms",
     "without_shared_names",
     "asked_names",
+    "best_of",
+    "people_of",
     "off_subject",
     "partial_cosines",
     "query_names",
@@ -332,3 +336,37 @@ def off_subject(
             f"about {_shown(contents[mid], person)}, the question asks about {', '.join(wanted)}"
         )
     return out
+
+
+def people_of(text: str, contents: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Other readings of a question for the dense arm, each with the name it puts in.
+
+    The persons it names by a relation, called by the name the user's memories give them
+    (:func:`._persons.named_readings`): the dense arm reads each one too, that name taken out
+    of its meaning as a shared name is (:func:`partial_cosines`), and each memory keeps its
+    best reading (:func:`best_of`).
+
+    Example:
+        >>> people_of("Where does Ingrid's son live?", {"1": "Ingrid's son Ola is four."})
+        [('Where does Ola live?', 'Ola')]
+    """
+    if "'" not in text and "\u2019" not in text:  # no possessive: no relation named
+        return []
+    people = {mid: _person(content)[0] for mid, content in contents.items()}
+    return named_readings(text, people, contents)
+
+
+def best_of(*arms: Sequence[StoredPoint]) -> list[StoredPoint]:
+    """One dense arm from several readings of a question: each memory's best score, best first.
+
+    Example:
+        >>> a, b = StoredPoint("1", {}, 0.2), StoredPoint("2", {}, 0.5)
+        >>> [p.id for p in best_of([a, b], [StoredPoint("1", {}, 0.7)])]
+        ['1', '2']
+    """
+    best: dict[str, StoredPoint] = {}
+    for points in arms:
+        for p in points:
+            if p.id not in best or (p.score or 0.0) > (best[p.id].score or 0.0):
+                best[p.id] = p
+    return sorted(best.values(), key=lambda p: -(p.score or 0.0))

@@ -38,7 +38,15 @@ from dataclasses import dataclass
 
 from langgraph_prax_memory.facts import question_names, subject_of
 
-__all__ = ["Asked", "Person", "about_other_person", "asked_people", "person_of", "words_after"]
+__all__ = [
+    "Asked",
+    "Person",
+    "about_other_person",
+    "asked_people",
+    "named_readings",
+    "person_of",
+    "words_after",
+]
 
 # word -> (kind, specific person or None for the generic word of the kind)
 _KINDS: dict[str, tuple[str, ...]] = {
@@ -242,12 +250,21 @@ def asked_people(text: str, known: Collection[str]) -> Asked:
 def words_after(content: str, person: Person) -> set[str]:
     """The memory's words after those saying who it is about, case-folded and bare.
 
+    A generic relation word in the possessive names a kind of thing, not a person of her
+    life ("a children's ward"), and is left out.
+
     Example:
         >>> sorted(words_after("Ingrid's husband Per teaches woodwork.",
         ...                    person_of("Ingrid's husband Per teaches woodwork.")))
         ['teaches', 'woodwork']
+        >>> sorted(words_after("Maria works on a children's ward.", Person("maria")))
+        ['a', 'on', 'ward', 'works']
     """
-    return {_bare(w) for w in _WORD.findall(content)[person.end :]}
+    return {
+        _bare(w)
+        for w in _WORD.findall(content)[person.end :]
+        if not (_possessive(w) and RELATIONS.get(_bare(w), ("", ""))[1] is None)
+    }
 
 
 def _same_relation(a: tuple[str, str | None], b: tuple[str, str | None]) -> bool:
@@ -297,3 +314,51 @@ def about_other_person(
         if person.relation is not None and person.owner == name and asked.people_words:
             return False  # "Who brought Nomvula up?": the people of her life
     return True
+
+
+def named_readings(
+    text: str, people: Mapping[str, Person | None], contents: Mapping[str, str]
+) -> list[tuple[str, str]]:
+    """The question read with a person it names by a relation called by that person's name.
+
+    "What diet does Ingrid's daughter follow?" over memories saying "Ingrid's daughter Sigrid
+    ..." also asks "What diet does Sigrid follow?": a memory about Sigrid that never says
+    whose daughter she is ("Sigrid is vegan") answers it. ``people``: who each memory of
+    ``contents`` is about (:func:`person_of`). A relation the memories give no name, or
+    more than one, gives no reading. Each reading comes with the name it put in.
+
+    Example:
+        >>> contents = {"1": "Ingrid's daughter Sigrid studies medicine.", "2": "Sigrid is vegan."}
+        >>> people = {k: person_of(v) for k, v in contents.items()}
+        >>> named_readings("What diet does Ingrid's daughter follow?", people, contents)
+        [('What diet does Sigrid follow?', 'Sigrid')]
+    """
+    names: dict[tuple[str, tuple[str, str | None]], set[str]] = {}
+    surface: dict[str, str] = {}
+    for mid, p in people.items():
+        if p is not None and p.relation is not None and p.name is not None:
+            names.setdefault((p.owner, p.relation), set()).add(p.name)
+            for w in _WORD.findall(contents[mid]):
+                if _bare(w) == p.name:
+                    surface.setdefault(p.name, w.replace("\u2019", "'").removesuffix("'s"))
+    if not names:
+        return []
+    spans = list(_WORD.finditer(text))
+    words = [m.group(0) for m in spans]
+    out = []
+    for i in range(1, len(words)):
+        got = _asked_relation(words, i)
+        if got is None:
+            continue
+        owner, relation, after = got
+        known = {n for (o, r), ns in names.items() if o == owner and _same_relation(r, relation)
+                 for n in ns}  # fmt: skip
+        if len(known) != 1:
+            continue
+        name = surface.get(next(iter(known)), next(iter(known)).capitalize())
+        last = words[after - 1]
+        said = name
+        if _possessive(last):  # "Tomasz's father's job" -> "Zbigniew's job"
+            said += last[len(last.replace("\u2019", "'").removesuffix("'s")) :]
+        out.append((text[: spans[i].start()] + said + text[spans[after - 1].end() :], name))
+    return out

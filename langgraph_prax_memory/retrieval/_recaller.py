@@ -7,6 +7,7 @@ rerank.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import threading
 import time
@@ -24,8 +25,10 @@ from langgraph_prax_memory.retrieval._calibration import CosineScale
 from langgraph_prax_memory.retrieval._evidence import (
     MIN_MEMORIES,
     QuestionTerms,
+    best_of,
     off_subject,
     partial_cosines,
+    people_of,
     query_names,
     term_weights,
     without_shared_names,
@@ -439,6 +442,12 @@ class Recaller:
             except Exception as exc:  # an arm never fails the recall
                 logger.warning("retrieval arm graph failed: %s", exc)
                 errors["graph"] = f"{type(exc).__name__}: {exc}"
+        if "dense" in arms and ("'" in text or "\u2019" in text):  # a possessive: issue 37
+            # "Ingrid's daughter" is Sigrid when her memories say so: read that way too
+            texts = {p.id: str(p.payload.get("content") or "") for a in arms.values() for p in a}
+            for said, name in people_of(text, texts):
+                read = functools.partial(self.dense_arm, user_id, said, n, flt, [name])
+                arms["dense"] = best_of(arms["dense"], _settle("dense", read, {}) or [])
         if left_out or sole:  # a write between the checks and a search: as if it came after
             arms = {
                 a: [

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory, PraxMemoryStore
-from langgraph_prax_memory.retrieval._evidence import off_subject
+from langgraph_prax_memory.retrieval._evidence import off_subject, people_of
 from langgraph_prax_memory.retrieval._persons import asked_people, person_of
 
 
@@ -68,6 +68,27 @@ def test_family_members_are_other_persons() -> None:
     assert "mentions" not in off_subject("Who takes Lea to school?", contents)
     # who-questions ask for the people of her life
     assert "daughter" not in off_subject("Who does Maria live with?", contents)
+    # "a children's ward" is a kind of ward, not her children
+    ward = {"ward": "Maria works on a children's ward.", "son": "Maria's son Tim is two."}
+    assert "ward" in off_subject("Does Maria's son have allergies?", ward)
+
+
+def test_a_relation_is_also_read_by_the_name_the_memories_give() -> None:
+    contents = {
+        "husband": "Maria's husband Jonas drives trains.",
+        "father": "Tomasz's father Zbigniew welded ships.",
+        "son": "Maria's son Tim is two.",
+        "other_son": "Maria's son Ben is five.",
+    }
+    assert people_of("Which club does Maria's husband support?", contents) == [
+        ("Which club does Jonas support?", "Jonas")
+    ]
+    assert people_of("What was Tomasz's father's job?", contents) == [
+        ("What was Zbigniew's job?", "Zbigniew")
+    ]
+    # two sons by name: the question does not say which
+    assert people_of("How old is Maria's son?", contents) == []
+    assert people_of("What does Maria do?", contents) == []
 
 
 PEOPLE = [
@@ -83,6 +104,8 @@ PEOPLE = [
     ("m10", "Maria's mother Helga lives in Dresden."),
     ("m11", "Maria is learning Spanish for a trip to Valencia."),
     ("m12", "Maria has a cat called Pixel."),
+    ("m13", "Lea has been vegetarian since she was four."),
+    ("m14", "Jonas supports Union Berlin."),
 ]
 
 
@@ -134,3 +157,13 @@ def test_a_question_about_her_is_not_about_her_family(store: PraxMemoryStore) ->
     scores = _scores(store, "What does Maria do for a living?")
     assert max(scores, key=lambda k: scores[k]) == "m01"
     assert scores["m03"] < 0.5, scores  # her husband's job is his
+
+
+def test_a_question_about_her_husband_finds_him_by_name(store: PraxMemoryStore) -> None:
+    # "Jonas supports Union Berlin" never says he is her husband: the question is also read
+    # as "Which football club does Jonas support?" (Jonas left out of its meaning)
+    scores = _scores(store, "Which football club does Maria's husband support?")
+    assert scores.get("m14", 0.0) >= 0.5, scores
+    scores = _scores(store, "What diet does Maria's daughter follow?")
+    assert max(scores, key=lambda k: scores[k]) == "m13", scores
+    assert scores.get("m02", 0.0) < 0.5 and scores.get("m07", 0.0) < 0.5, scores
