@@ -17,7 +17,11 @@ Each persona is written untagged through ``PraxMemoryStore.put(("memories", user
 * **unrelated ≥ 0.5** — ``store.search`` scores of the non-gold memories of the question's
   person that reach 0.5 (the floor of a relevant hit); target: none.
 
-Run: .venv/bin/python -m benchmarks.named_person [--json PATH|-] [-v]
+A second set, ``benchmarks/data/named_person_questions_heldout.json`` (two personas, written
+before the evidence rules of docs/retrieval.md, "Family members of the person are other
+persons", were tuned, and kept aside while tuning them): ``--data`` that file.
+
+Run: .venv/bin/python -m benchmarks.named_person [--data PATH] [--json PATH|-] [-v]
 """
 
 from __future__ import annotations
