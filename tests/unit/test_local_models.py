@@ -88,3 +88,34 @@ def test_no_hand_written_onnx_inference_is_left_in_the_package() -> None:
         if pattern.search(p.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+def test_a_batch_cut_into_parts_gets_the_vectors_of_one_run(tmp_path: Path) -> None:
+    # each ONNX run on one thread, a batch cut into parts side by side (issue 41): the model
+    # gives every text the same vector whatever its batch and its thread count
+    whole = PackagedMiniLMEmbeddings(tmp_path, threads=2, query_threads=None)
+    cut = PackagedMiniLMEmbeddings(tmp_path, threads=3, query_threads=1)
+    assert (whole.parts(7), cut.parts(7), cut.parts(2), cut.parts(1)) == (1, 3, 2, 1)
+    texts = [f"memory {i}: " + "the user keeps notes about a project " * i for i in range(7)]
+    assert np.array_equal(
+        np.array(whole.embed_documents(texts)), np.array(cut.embed_documents(texts))
+    )
+    assert whole.embed_query("which theme?") == cut.embed_query("which theme?")
+    # one text, or one run as wide as the cores: the calling thread alone
+    assert PackagedMiniLMEmbeddings(tmp_path, threads=4, query_threads=2).parts(10) == 2
+    assert PackagedMiniLMEmbeddings(tmp_path, threads=2, query_threads=2).parts(10) == 1
+
+
+def test_the_threads_of_a_run_are_read_when_the_embedder_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    emb = create_dense_embeddings(MemoryConfig(data_dir=tmp_path, embedding_threads=4))
+    assert isinstance(emb.primary, LocalEmbeddings)
+    assert emb.primary.parts(10) == 4  # one thread a run by default: four runs side by side
+    monkeypatch.setenv("MEMORY_EMBEDDING_QUERY_THREADS", "2")
+    monkeypatch.setenv("MEMORY_EMBEDDING_THREADS", "4")
+    config = MemoryConfig(data_dir=tmp_path)
+    assert config.embedding_query_threads == 2
+    emb = create_dense_embeddings(config)
+    assert isinstance(emb.primary, LocalEmbeddings)
+    assert emb.primary.parts(10) == 2
