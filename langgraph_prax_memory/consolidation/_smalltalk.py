@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph_prax_memory._when import names_a_day
 from langgraph_prax_memory.errors import EmbeddingError
-from langgraph_prax_memory.facts import SMALL_TALK, SMALL_TALK_CONFIDENCE, resolve_class
+from langgraph_prax_memory.facts import (
+    SMALL_TALK,
+    SMALL_TALK_CONFIDENCE,
+    resolve_class,
+    stands_alone,
+)
 
 if TYPE_CHECKING:
     from langgraph_prax_memory._parts import MemoryParts
@@ -262,4 +267,25 @@ def without_small_talk(
             logger.info("not stored (small talk): %r", str(item.get("content", ""))[:80])
             continue
         keep.append(item)
+    return _standing_alone(keep, result)
+
+
+def _standing_alone(
+    items: list[dict[str, Any]], result: ConsolidationResult
+) -> list[dict[str, Any]]:
+    """The facts that say what they are about (:func:`~langgraph_prax_memory.facts.stands_alone`).
+
+    A memory is read later, without its conversation: "User can paste it in slack" or "It's
+    on the tip of User's tongue" point at what only the conversation named, so they are not
+    stored (counted with ``small_talk_dropped``). A statement that names a day is kept.
+    """
+    texts = [str(i.get("content", "")) for i in items]
+    alone = stands_alone(texts)
+    keep = []
+    for item, text, ok in zip(items, texts, alone, strict=True):
+        if ok or names_a_day(text):
+            keep.append(item)
+            continue
+        result.small_talk_dropped += 1
+        logger.info("not stored (points at what it does not say): %r", text[:80])
     return keep

