@@ -142,7 +142,9 @@ class MemoryClasses:
         with self._lock:
             if self._facts is None:
                 dense = self.ltm.dense
-                self._facts = FactClassifier(dense.embed_documents, dense.model_name)
+                self._facts = FactClassifier(
+                    dense.embed_documents, dense.model_name, grammar=self.ltm.config.class_grammar
+                )
             return self._facts
 
     def attributes(self) -> AttributeModel:

@@ -316,6 +316,13 @@ class MemoryConfig(BaseSettings):
     one question's embedding (1: a dozen tokens gain little from more, and the other cores
     stay free for recall's keyword side and for other callers)."""
 
+    class_grammar: bool = Field(True, validation_alias=AliasChoices("MEMORY_CLASS_GRAMMAR"))
+    """``MEMORY_CLASS_GRAMMAR``: the memory classes read the grammar of a statement (which
+    main clause holds now; whether a fact says what it is about): docs/context.md, "Memory
+    classes", step 5. It costs about 1 ms a statement the classifier calls an episode and
+    about 1.2 s to load the parser, once per process. Off: the classifier alone decides and
+    consolidation keeps facts that point at what they do not say."""
+
     knowledge_hybrid_enabled: bool = Field(
         True, validation_alias=AliasChoices("KNOWLEDGE_HYBRID_ENABLED")
     )

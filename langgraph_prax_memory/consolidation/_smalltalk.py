@@ -267,7 +267,7 @@ def without_small_talk(
             logger.info("not stored (small talk): %r", str(item.get("content", ""))[:80])
             continue
         keep.append(item)
-    return _standing_alone(keep, result)
+    return _standing_alone(keep, result) if parts.ltm.config.class_grammar else keep
 
 
 def _standing_alone(

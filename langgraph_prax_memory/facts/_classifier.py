@@ -329,6 +329,8 @@ class FactClassifier:
             classifier's weights are trained on that model's vectors, once, then cached).
         model_name: The model's name (part of the cache key, with a fingerprint vector).
         cache: Whether to read and write the on-disk cache.
+        grammar: Whether a statement read as an episode is read again for a main clause that
+            holds now (:mod:`._grammar`; ``MEMORY_CLASS_GRAMMAR``).
 
     Example:
         >>> from tests.fakes import HashEmbeddings  # doctest: +SKIP
@@ -344,7 +346,9 @@ class FactClassifier:
         model_name: str,
         *,
         cache: bool = True,
+        grammar: bool = True,
     ) -> None:
+        self.grammar = grammar
         self._embed = embed
         self._model_name = model_name
         self._cache = cache
@@ -484,7 +488,8 @@ class FactClassifier:
             x = _features(np.empty((0, 0)), [texts[i] for i in rest])
             for i, scores in zip(rest, x @ cue_weights, strict=True):
                 out[i], kinds[i] = _decide(scores, by="cues"), _standing_kind(scores)
-        return _reread(texts, [c for c in out if c is not None], kinds)
+        decided = [c for c in out if c is not None]
+        return _reread(texts, decided, kinds) if self.grammar else decided
 
 
 def _standing_kind(scores: np.ndarray) -> str:

@@ -206,3 +206,25 @@ def test_a_statement_stands_alone_by_any_of_its_main_clauses() -> None:
         "So the Clio's gone, sold it to a neighbour for 900.",
     ]
     assert stands_alone(texts) == [True, True]
+
+
+def test_the_grammar_can_be_turned_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORY_CLASS_GRAMMAR", "false")
+    memory = PraxMemory(MemoryConfig(data_dir=tmp_path / "data"))
+    try:
+        assert memory.config.class_grammar is False
+        found = memory.ltm.classes.classifier().classify(
+            ["Got divorced and now shares custody of the twins with her ex."]
+        )
+        assert found[0].by != "grammar"
+
+        from langgraph_prax_memory.consolidation import Consolidator, TraceLogSource
+
+        trace = tmp_path / "pointing.log"
+        trace.write_text("user: I can forward it to the team\n", encoding="utf-8")
+        result = Consolidator(memory).run("g-off", TraceLogSource(trace))
+        raw = [m.content for m in memory.ltm.list_memories("g-off") if m.summary_level == "raw"]
+        assert result.small_talk_dropped == 0
+        assert any("forward it" in c for c in raw), raw
+    finally:
+        memory.close()
