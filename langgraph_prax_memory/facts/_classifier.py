@@ -32,12 +32,13 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
 import numpy as np
 
-from langgraph_prax_memory._when import names_a_day
+from langgraph_prax_memory._when import dates_an_episode
 from langgraph_prax_memory.facts._cue_words import INTERJECTIONS, PAST, STATIVE_AUX
 from langgraph_prax_memory.facts._grammar import holds_now
 
@@ -503,7 +504,8 @@ def _may_hold_now(text: str, decided: FactClass) -> bool:
     """Whether the grammar may still find a standing fact the classifier did not call one.
 
     An episode, or small talk called only because standing fell below its bar; not a text
-    dated, anchored, about the here and now, in the future, or a question or interjection.
+    that dates an episode near now (a long-ago year is a standing fact's history), anchored,
+    about the here and now, in the future, or a question or interjection.
     """
     if decided.fact_class == STANDING:
         return False
@@ -512,7 +514,7 @@ def _may_hold_now(text: str, decided: FactClass) -> bool:
     cues = cue_features(text)
     if any(cues[i] for i in (_ANCHOR, _NOW_CUE, _FUTURE_CUE, _TALK_CUE)):
         return False
-    return not names_a_day(text)
+    return not dates_an_episode(text, datetime.now(UTC))  # a long-ago date is history
 
 
 def _reread(

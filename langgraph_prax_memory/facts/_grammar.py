@@ -10,11 +10,12 @@ embedding leans towards the event; the grammar says what holds now.
 
 A standing fact is a statement whose main assertion holds at the time of speaking, of the
 person or of what is theirs. :func:`holds_now` says whether one of a statement's main
-clauses (the root and the verbs coordinated with it) is in the present — a present simple
-("leases", "doesn't drink"), a present copula or passive ("is limited", "is not allowed"),
-a present modal of ability or obligation ("can only manage", "must avoid") — with the
-person as its subject ("User", a pronoun, a name, a bare note without a subject) or
-something the person has ("User's dog Mole", "The user's shop"). Not a present progressive
+clauses (the root and the verbs coordinated or juxtaposed with it) is in the present — a
+present simple ("leases", "doesn't drink"), a present copula or passive ("is limited", "is
+not allowed"), a present modal of ability or obligation ("can only manage", "must avoid"),
+a perfect that runs up to now ("hasn't smoked since 2015") — with the person as its subject
+("User", a pronoun, a name, a bare note without a subject) or something the person has
+("User's dog Mole", "The user's shop"). Not a present progressive
 ("is flying to Osaka"), a perfect of an event ("the cataracts have not changed": the
 result of a check-up), an intention ("plans to"), a future or conditional modal, a subject
 that is only a pronoun pointing elsewhere ("it", "that"), or a thing without an owner
@@ -156,8 +157,8 @@ def _of_the_person(subject: Any) -> bool:
         return True  # a note without its subject: "Doesn't drink any more"
     if subject.lower_ in _POINTING:
         return False
-    if subject.lower_ in _PERSONAL or subject.pos_ == "PROPN":
-        return True
+    if subject.lower_ in _PERSONAL or (subject.pos_ == "PROPN" and subject.text[:1].isupper()):
+        return True  # a name is written with a capital ("honey" is not one)
     return any(c.dep_ == "poss" for c in subject.children)  # "User's dog", "my mum"
 
 
@@ -166,15 +167,46 @@ def _main_verbs(doc: Any) -> list[Any]:
         t
         for t in doc
         if t.pos_ in ("VERB", "AUX")
-        and (t.dep_ == "ROOT" or (t.dep_ == "conj" and t.head.dep_ == "ROOT"))
+        and (t.dep_ == "ROOT" or (t.dep_ in ("conj", "parataxis") and t.head.dep_ == "ROOT"))
     ]
+
+
+#: What a duration is measured in ("for the past four years", "for ages").
+_DURATIONS = frozenset(
+    ["years", "year", "months", "month", "weeks", "decades", "decade", "ages", "while", "life"]
+)
+
+
+def _up_to_now(verb: Any) -> bool:
+    """Whether a perfect runs up to now: "since ...", "for years", "always", "never".
+
+    The continuative perfect ("hasn't touched a cigarette since", "has lived with them since
+    she broke her hip", "has been restoring a boat for four years", "has never flown") asserts
+    a state that holds now; the perfect of a result ("the cataracts have not changed") does not.
+    """
+    for child in verb.children:
+        if child.lower_ in ("since", "always", "ever", "never"):
+            return True
+        marks = (g.lower_ for g in child.children if g.dep_ == "mark")
+        if child.dep_ == "advcl" and "since" in marks:
+            return True
+        if (
+            child.dep_ == "prep"
+            and child.lower_ == "for"
+            and any(g.lower_ in _DURATIONS for g in child.subtree)
+        ):
+            return True
+    return False
 
 
 def _holds_now(doc: Any) -> bool:
     for verb in _main_verbs(doc):
-        while _tense(verb) == "present" and any(c.dep_ == "ccomp" for c in verb.children):
-            verb = next(c for c in verb.children if c.dep_ == "ccomp")  # "says (that) ..."
-        if _tense(verb) != "present":
+        said = [c for c in verb.children if c.dep_ == "ccomp" and c.i > verb.i]
+        while _tense(verb) == "present" and said:  # "says (that) ...": what is said
+            verb = said[0]
+            said = [c for c in verb.children if c.dep_ == "ccomp" and c.i > verb.i]
+        tense = _tense(verb)
+        if tense != "present" and not (tense == "perfect" and _up_to_now(verb)):
             continue
         if verb.lower_ in _INTENDING and any(c.dep_ == "xcomp" for c in verb.children):
             continue

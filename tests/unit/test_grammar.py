@@ -34,6 +34,12 @@ HOLDS_NOW = [
     "The user's flat has a shared garden, so she grows herbs.",
     # a present verb of saying, read through to what is said
     "User says her knees are fine on the bike.",
+    # a perfect that runs up to now
+    "User hasn't eaten pork since her trip to the abattoir.",
+    "User's uncle has lived with them since the flood.",
+    "User has been building a kit car for three years.",
+    # a clause juxtaposed with the first
+    "User's scooter was stolen last spring, he takes the tram now.",
 ]
 NOT_NOW = [
     "User's sister slipped on the stairs and sprained her ankle.",  # past events only
@@ -84,6 +90,12 @@ def test_the_classifier_reads_a_state_told_with_its_history_as_standing(mem: Pra
     found = mem.ltm.classes.classifier().classify(texts)
     assert [(c.fact_class, c.by) for c in found] == [(STANDING, "grammar")] * 2
     assert all(c.kind != "small_talk" for c in found)
+
+
+def test_a_long_ago_date_is_a_standing_facts_history(mem: PraxMemory) -> None:
+    texts = ["User retired from nursing in 2019 after 30 years and now sings in a choir."]
+    found = mem.ltm.classes.classifier().classify(texts)
+    assert [c.fact_class for c in found] == [STANDING]
 
 
 def test_a_dated_or_anchored_statement_stays_an_episode(mem: PraxMemory) -> None:
