@@ -68,7 +68,9 @@ logger = logging.getLogger(__name__)
 _CHUNK = 256
 #: Collection metadata key recording that every memory has its class (:meth:`upgrade`).
 CLASSES_KEY = "prax_fact_classes"
-CLASSES_VERSION = 2  # 2: memories also record the days they name (the dated tier)
+#: 2: memories also record the days they name (the dated tier); 3: a memory the text reading
+#: called an episode or small talk is read again for a main clause that holds now (the grammar)
+CLASSES_VERSION = 3
 
 
 def _term_text(payload: dict[str, Any]) -> str:
@@ -364,6 +366,37 @@ class MemoryClasses:
             store.run_write("dated update", write)
         return len(updates)
 
+    def _reread_stored(self, store: QdrantVectorStore, user_id: str) -> int:
+        """Read again the memories the text reading did not call standing (``CLASSES_VERSION`` 3).
+
+        Memories classified before the grammar of what holds now (docs/context.md, "Memory
+        classes", step 5) keep their class unless the grammar makes them standing; only those
+        are written. Returns how many were.
+        """
+        if not self.ltm.config.class_grammar:
+            return 0
+        by_text = models.FieldCondition(key="fact_by", match=models.MatchValue(value="text"))
+        standing = models.FieldCondition(key="fact_class", match=models.MatchValue(value=STANDING))
+        points = store.scroll(
+            user_id,
+            flt=user_filter(user_id, by_text, must_not=[standing]),
+            limit=10**9,
+            with_vector=True,
+        )
+        updates: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(points), _CHUNK):
+            chunk = points[start : start + _CHUNK]
+            texts = [str(p.payload.get("content") or "") for p in chunk]
+            found = self.classifier().classify(texts, [p.extras.get("vector") for p in chunk])
+            for point, fact in zip(chunk, found, strict=True):
+                if fact.by == "grammar":
+                    updates[point.id] = fact.payload()
+        ops = payloads_plan(user_id, updates)
+        if ops:
+            write = functools.partial(store.client.batch_update_points, store.collection, ops)
+            store.run_write("class update", write)
+        return len(updates)
+
     def upgrade(
         self, store: QdrantVectorStore | None = None, *, progress: ProgressCallback | None = None
     ) -> int:
@@ -372,7 +405,9 @@ class MemoryClasses:
         The migration of issue 37 (docs/context.md, "Memory classes"): each user's points
         without a ``fact_class`` are classified from their text and stored dense vector
         (:meth:`annotate`; the caller's tags and importance count as at write time), those
-        classified before the dated tier record the days they name, then the collection
+        classified before the dated tier record the days they name, those the text reading
+        did not call standing are read again for the grammar of what holds now, then the
+        collection
         records :data:`CLASSES_VERSION` so later opens skip the scan. An
         interrupted run resumes where it stopped (only unclassified points are read).
         ``progress(done, None, "memories")`` is told after each user.
@@ -395,6 +430,7 @@ class MemoryClasses:
                 vecs = [p.extras.get("vector") for p in chunk]
                 done += self._classify_stored(store, user, chunk, vecs)
             self._date_stored(store, user)
+            self._reread_stored(store, user)
             notify(progress, done, None, "memories")
         store.merge_metadata({CLASSES_KEY: CLASSES_VERSION})
         if done:

@@ -240,3 +240,25 @@ def test_the_grammar_can_be_turned_off(tmp_path: Path, monkeypatch: pytest.Monke
         assert any("forward it" in c for c in raw), raw
     finally:
         memory.close()
+
+
+def test_memories_classified_before_the_grammar_are_read_again_on_upgrade(
+    tmp_path: Path,
+) -> None:
+    from langgraph_prax_memory._classes import CLASSES_KEY, CLASSES_VERSION
+
+    memory = PraxMemory(MemoryConfig(data_dir=tmp_path / "data", class_grammar=False))
+    state = memory.remember("g-up", "Got divorced and now shares custody of the twins with her ex.")
+    event = memory.remember("g-up", "User's neighbour lent him a ladder and helped fix the gutter.")
+    before = memory.get("g-up", state)
+    assert before is not None and before.fact_class != STANDING
+    memory.ltm.store().merge_metadata({CLASSES_KEY: 2})  # as the release before the grammar
+    memory.close()
+
+    with PraxMemory(MemoryConfig(data_dir=tmp_path / "data")) as upgraded:
+        store = upgraded.ltm.store()
+        upgraded.ltm.classes.upgrade_once(store)
+        after, other = upgraded.get("g-up", state), upgraded.get("g-up", event)
+        assert after is not None and (after.fact_class, after.fact_by) == (STANDING, "grammar")
+        assert other is not None and other.fact_class == EPISODE
+        assert store.metadata()[CLASSES_KEY] == CLASSES_VERSION
