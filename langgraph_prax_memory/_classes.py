@@ -389,8 +389,13 @@ class MemoryClasses:
             texts = [str(p.payload.get("content") or "") for p in chunk]
             found = self.classifier().classify(texts, [p.extras.get("vector") for p in chunk])
             for point, fact in zip(chunk, found, strict=True):
-                if fact.by == "grammar":
-                    updates[point.id] = fact.payload()
+                if fact.by != "grammar":
+                    continue
+                # dated as at its writing: a plan near then stays an episode (read with now)
+                payload = {**point.payload, **fact.payload()}
+                payload.update(dated_fields(payload))
+                if payload.get("fact_by") == "grammar":
+                    updates[point.id] = {f: payload[f] for f in CLASS_FIELDS}
         ops = payloads_plan(user_id, updates)
         if ops:
             write = functools.partial(store.client.batch_update_points, store.collection, ops)

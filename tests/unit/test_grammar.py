@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import shutil
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -250,6 +251,13 @@ def test_memories_classified_before_the_grammar_are_read_again_on_upgrade(
     memory = PraxMemory(MemoryConfig(data_dir=tmp_path / "data", class_grammar=False))
     state = memory.remember("g-up", "Got divorced and now shares custody of the twins with her ex.")
     event = memory.remember("g-up", "User's neighbour lent him a ladder and helped fix the gutter.")
+    # a plan near when it was said, a year before the upgrade: it stays an episode
+    said = datetime.now(UTC) - timedelta(days=365)
+    plan = memory.remember(
+        "g-up",
+        f"User's MOT test is booked for {(said + timedelta(days=10)):%Y-%m-%d}.",
+        created_at=said,
+    )
     before = memory.get("g-up", state)
     assert before is not None and before.fact_class != STANDING
     memory.ltm.store().merge_metadata({CLASSES_KEY: 2})  # as the release before the grammar
@@ -261,4 +269,6 @@ def test_memories_classified_before_the_grammar_are_read_again_on_upgrade(
         after, other = upgraded.get("g-up", state), upgraded.get("g-up", event)
         assert after is not None and (after.fact_class, after.fact_by) == (STANDING, "grammar")
         assert other is not None and other.fact_class == EPISODE
+        dated = upgraded.get("g-up", plan)
+        assert dated is not None and dated.fact_class == EPISODE
         assert store.metadata()[CLASSES_KEY] == CLASSES_VERSION
