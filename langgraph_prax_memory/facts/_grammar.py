@@ -117,6 +117,15 @@ def _load(folder: Path) -> Any:
     return spacy.load(folder, exclude=["ner", "lemmatizer", "senter"])
 
 
+def _parsed(texts: Sequence[str]) -> list[Any] | None:
+    """The parses of ``texts`` (each cut at 2,000 characters); ``None`` without a parser."""
+    nlp = _parser() if texts else None
+    if nlp is None:
+        return None if texts else []
+    with _lock:  # one pipeline, not documented as thread-safe
+        return list(nlp.pipe([t[:2000] for t in texts]))
+
+
 def _tense(verb: Any) -> str | None:
     """``"present"``, ``"past"``, ``"modal"``, ``"progressive"``, ``"perfect"`` or ``None``."""
     aux = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
@@ -224,14 +233,8 @@ def holds_now(texts: Sequence[str]) -> list[bool]:
         ...            "Doesn't drink any more, doctor's orders."])
         [True, False, True]
     """
-    if not texts:
-        return []
-    nlp = _parser()
-    if nlp is None:
-        return [False] * len(texts)
-    with _lock:  # one pipeline, not documented as thread-safe
-        docs = list(nlp.pipe([t[:2000] for t in texts]))
-    return [_holds_now(d) for d in docs]
+    docs = _parsed(texts)
+    return [False] * len(texts) if docs is None else [_holds_now(d) for d in docs]
 
 
 #: Dependents that make a clause of an "it" subject an extraposition or a time expression
@@ -308,11 +311,7 @@ def stands_alone(texts: Sequence[str]) -> list[bool]:
         ...               "It's been three years since User moved to Lisbon."])
         [False, True, True]
     """
-    if not texts:
-        return []
-    nlp = _parser()
-    if nlp is None:
+    docs = _parsed(texts)
+    if docs is None:
         return [True] * len(texts)
-    with _lock:
-        docs = list(nlp.pipe([t[:2000] for t in texts]))
     return [_says_what_it_is_about(doc) if len(doc) else True for doc in docs]
