@@ -27,6 +27,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks._common import write_json
 from langgraph_prax_memory.embeddings import PackagedMiniLMEmbeddings
 from langgraph_prax_memory.facts import EPISODE, SMALL_TALK, STANDING, FactClassifier
 
@@ -105,11 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for sid, truth, got, by, text in runs[True]["wrong"]:
             console.print(f"{sid} {truth} -> {got} ({by}): {text}")
     if args.json:
-        doc = json.dumps({str(g): runs[g] for g in runs}, indent=1, default=str)
-        if args.json == "-":
-            print(doc)
-        else:
-            Path(args.json).write_text(doc + "\n")
+        write_json(args.json, {str(g): runs[g] for g in runs})
     return 0
 
 

@@ -272,3 +272,16 @@ def test_memories_classified_before_the_grammar_are_read_again_on_upgrade(
         dated = upgraded.get("g-up", plan)
         assert dated is not None and dated.fact_class == EPISODE
         assert store.metadata()[CLASSES_KEY] == CLASSES_VERSION
+
+
+def test_a_fact_that_points_but_names_a_day_is_kept() -> None:
+    from langgraph_prax_memory.consolidation._models import ConsolidationResult
+    from langgraph_prax_memory.consolidation._smalltalk import _standing_alone
+
+    items = [
+        {"content": "User can drop it off on Friday 11 December."},
+        {"content": "User keeps losing it."},
+    ]
+    result = ConsolidationResult(user_id="g-day", started_at=datetime.now(UTC))
+    assert _standing_alone(items, result) == items[:1]
+    assert result.small_talk_dropped == 1
