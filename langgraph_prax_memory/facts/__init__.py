@@ -32,7 +32,7 @@ from langgraph_prax_memory.facts._classifier import (
     cue_features,
     training_statements,
 )
-from langgraph_prax_memory.facts._grammar import stands_alone
+from langgraph_prax_memory.facts._grammar import holds_now, stands_alone
 from langgraph_prax_memory.facts._names import (
     query_names,
     question_names,
@@ -52,6 +52,7 @@ __all__ = [
     "class_of_kind",
     "cross_validated_bars",
     "cue_features",
+    "holds_now",
     "query_names",
     "question_names",
     "resolve_class",

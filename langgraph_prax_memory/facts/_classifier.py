@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
@@ -80,7 +80,7 @@ _DATA = Path(__file__).with_name("statements.txt")
 #: Weights trained before release, one ``<digest>.npz`` per (model, statements, features).
 SHIPPED_WEIGHTS = Path(__file__).with_name("weights")
 _PROBE = "fact classifier fingerprint"
-_CACHE_VERSION = "6"  # bump when the features change
+_CACHE_VERSION = "7"  # bump when the features change
 _RIDGE = 1.0  # L2 penalty of the ridge classifier (the embedding rows have unit length)
 _CUE_WEIGHT = 1.0  # scale of the cue block beside the unit-length embedding
 
@@ -258,9 +258,17 @@ def cue_features(text: str) -> list[float]:
     recurring = {b for a, b in pairs if a in _RECURRING or a == "other"} | {
         a for a, b in pairs if b in _PARTS_OF_DAYS
     }
+    # a day after "since" starts what still holds ("going to Aldi since Christmas", "vegan
+    # since March"): the start of a state, not an episode's date
+    started = {b for a, b in pairs if a == "since"} | {
+        c for a, b, c in zip(words, words[1:], words[2:], strict=False) if a == "since"
+    }
     named = any(
-        w in _WEEKDAYS or w in _MONTHS or w in _FEASTS for w in words if w not in recurring
+        w in _WEEKDAYS or w in _MONTHS or w in _FEASTS
+        for w in words
+        if w not in recurring and w not in started
     ) or any(a == "new" and b == "year" and "every" not in toks for a, b in pairs)
+    relative = relative and not any(a == "since" for a in words)
     anchor = named or relative or dated or near_past
     # "been going to the gym since May" is a habit's history, not a plan
     habit = {b for a, b in pairs if a in ("been", "keep", "keeps", "kept")}
@@ -293,8 +301,16 @@ def cue_features(text: str) -> list[float]:
 _N_CUES = len(cue_features(""))
 
 
-def _features(vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
-    cues = np.array([cue_features(t) for t in texts], dtype=np.float64) * _CUE_WEIGHT
+def _cue_rows(texts: Sequence[str]) -> np.ndarray:
+    """:func:`cue_features` of each text, one row each (``(0, _N_CUES)`` for no text)."""
+    return np.array([cue_features(t) for t in texts], dtype=np.float64).reshape(-1, _N_CUES)
+
+
+def _features(
+    vectors: np.ndarray, texts: Sequence[str], cue_rows: np.ndarray | None = None
+) -> np.ndarray:
+    """The classifier's inputs; ``cue_rows``: the texts' :func:`_cue_rows` if already read."""
+    cues = (_cue_rows(texts) if cue_rows is None else cue_rows) * _CUE_WEIGHT
     if vectors.size == 0:
         return np.hstack([cues, np.ones((len(texts), 1))])
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -477,48 +493,55 @@ class FactClassifier:
         ]
         out: list[FactClass | None] = [None] * len(texts)
         kinds: dict[int, str] = {}  # each text's likeliest standing kind
+        cues = _cue_rows(texts)  # read once: the features and the grammar's pre-check
         if full:  # one product for every text with its vector
             assert weights is not None
             x = _features(
-                np.asarray([rows[i] for i in full], dtype=np.float64), [texts[i] for i in full]
+                np.asarray([rows[i] for i in full], dtype=np.float64),
+                [texts[i] for i in full],
+                cues[full],
             )
             for i, scores in zip(full, x @ weights, strict=True):
                 out[i], kinds[i] = _decide(scores), _standing_kind(scores)
         rest = [i for i in range(len(texts)) if out[i] is None]
         if rest:
-            x = _features(np.empty((0, 0)), [texts[i] for i in rest])
+            x = _features(np.empty((0, 0)), [texts[i] for i in rest], cues[rest])
             for i, scores in zip(rest, x @ cue_weights, strict=True):
                 out[i], kinds[i] = _decide(scores, by="cues"), _standing_kind(scores)
         decided = [c for c in out if c is not None]
-        return _reread(texts, decided, kinds) if self.grammar else decided
+        return _reread(texts, decided, kinds, cues) if self.grammar else decided
 
 
 def _standing_kind(scores: np.ndarray) -> str:
-    return max(STANDING_KINDS, key=lambda k: float(scores[KINDS.index(k)]))
+    return STANDING_KINDS[max(range(len(STANDING_KINDS)), key=lambda j: float(scores[j]))]
 
 
 _ANCHOR, _NOW_CUE, _FUTURE_CUE, _TALK_CUE = 0, 2, 3, 7  # positions in cue_features
 
 
-def _may_hold_now(text: str, decided: FactClass) -> bool:
+def _may_hold_now(
+    text: str, decided: FactClass, cues: Sequence[float] | None = None, now: datetime | None = None
+) -> bool:
     """Whether the grammar may still find a standing fact the classifier did not call one.
 
     An episode, or small talk called only because standing fell below its bar; not a text
     that dates an episode near now (a long-ago year is a standing fact's history), anchored,
-    about the here and now, in the future, or a question or interjection.
+    about the here and now, in the future, or a question or interjection. ``cues``: the
+    text's :func:`cue_features` when the caller has read them; ``now``: the moment read.
     """
     if decided.fact_class == STANDING:
         return False
     if decided.fact_class == SMALL_TALK and decided.confidence > 0.5:
         return False  # the classifier's small talk: what it says, not how it is said
-    cues = cue_features(text)
+    if cues is None:
+        cues = cue_features(text)
     if any(cues[i] for i in (_ANCHOR, _NOW_CUE, _FUTURE_CUE, _TALK_CUE)):
         return False
-    return not dates_an_episode(text, datetime.now(UTC))  # a long-ago date is history
+    return not dates_an_episode(text, now or datetime.now(UTC))  # a long-ago date is history
 
 
 def _reread(
-    texts: Sequence[str], decided: list[FactClass], kinds: dict[int, str]
+    texts: Sequence[str], decided: list[FactClass], kinds: dict[int, str], cues: Any = None
 ) -> list[FactClass]:
     """The classifier's decisions, with the statements whose main clause holds now standing.
 
@@ -528,7 +551,13 @@ def _reread(
     or of theirs (:func:`~langgraph_prax_memory.facts._grammar.holds_now`): ``fact_by``
     ``"grammar"``, as sure as the standing bar.
     """
-    maybe = [i for i, (t, c) in enumerate(zip(texts, decided, strict=True)) if _may_hold_now(t, c)]
+    rows = _cue_rows(texts) if cues is None else cues  # as classify read them
+    now = datetime.now(UTC)  # one moment for the batch
+    maybe = [
+        i
+        for i, (t, c) in enumerate(zip(texts, decided, strict=True))
+        if _may_hold_now(t, c, rows[i], now)
+    ]
     if not maybe:
         return decided
     out = list(decided)
@@ -552,17 +581,13 @@ STANDING_CONFIDENCE = 0.6
 SMALL_TALK_CONFIDENCE = 0.75
 
 
+#: The positions in :data:`KINDS` of each class's kinds, in order.
+_KINDS_OF: Final = {c: [i for i, k in enumerate(KINDS) if class_of_kind(k) == c] for c in CLASSES}
+
+
 def _decide(scores: np.ndarray, by: str = "text", bar: float | None = None) -> FactClass:
-    best = {
-        c: max(float(scores[i]) for i, k in enumerate(KINDS) if class_of_kind(k) == c)
-        for c in CLASSES
-    }
-    kind_of = {
-        c: KINDS[
-            max((i for i, k in enumerate(KINDS) if class_of_kind(k) == c), key=lambda i: scores[i])
-        ]
-        for c in CLASSES
-    }
+    best = {c: max(float(scores[i]) for i in _KINDS_OF[c]) for c in CLASSES}
+    kind_of = {c: KINDS[max(_KINDS_OF[c], key=lambda i: scores[i])] for c in CLASSES}
     fact_class = max(CLASSES, key=lambda c: best[c])
     runner_up = max(v for c, v in best.items() if c != fact_class)
     confidence = float(1.0 / (1.0 + np.exp(-4.0 * (best[fact_class] - runner_up))))

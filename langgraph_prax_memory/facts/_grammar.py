@@ -172,11 +172,21 @@ def _of_the_person(subject: Any) -> bool:
 
 
 def _main_verbs(doc: Any) -> list[Any]:
+    """The root, the verbs coordinated or juxtaposed with it, and a clause before it.
+
+    A clause the parser hangs as the complement of a *later* root is said first and stands
+    as a main clause: a comma splice ("User always edits in vim, so please give them vim
+    keybindings") or a fronted report ("User is vegan, she says").
+    """
     return [
         t
         for t in doc
         if t.pos_ in ("VERB", "AUX")
-        and (t.dep_ == "ROOT" or (t.dep_ in ("conj", "parataxis") and t.head.dep_ == "ROOT"))
+        and (
+            t.dep_ == "ROOT"
+            or (t.dep_ in ("conj", "parataxis") and t.head.dep_ == "ROOT")
+            or (t.dep_ == "ccomp" and t.head.dep_ == "ROOT" and t.i < t.head.i)
+        )
     ]
 
 
@@ -192,6 +202,9 @@ def _up_to_now(verb: Any) -> bool:
     The continuative perfect ("hasn't touched a cigarette since", "has lived with them since
     she broke her hip", "has been restoring a boat for four years", "has never flown") asserts
     a state that holds now; the perfect of a result ("the cataracts have not changed") does not.
+    A "since" phrase the parser hangs on a noun of the clause ("has been going to Aldi for the
+    big shop since Christmas") counts, one inside another clause ("has lost the ring she had
+    since school") does not.
     """
     for child in verb.children:
         if child.lower_ in ("since", "always", "ever", "never"):
@@ -205,7 +218,37 @@ def _up_to_now(verb: Any) -> bool:
             and any(g.lower_ in _DURATIONS for g in child.subtree)
         ):
             return True
-    return False
+    return any(
+        t.lower_ == "since" and t.dep_ == "prep" and _in_clause(t, verb) for t in verb.subtree
+    )
+
+
+def _in_clause(token: Any, verb: Any) -> bool:
+    """Whether ``token`` belongs to the clause of ``verb`` (no other clause in between)."""
+    while token.i != verb.i:
+        if token.dep_ in _CLAUSAL or token.dep_ in ("conj", "parataxis"):
+            return False
+        if token.head.i == token.i:
+            return False
+        token = token.head
+    return True
+
+
+#: Verbs of becoming, as past participles ("has gone vegan", "has become a vegetarian").
+_BECOMING = frozenset(["become", "gone", "got", "gotten", "turned", "grown"])
+
+
+def _result_holds(verb: Any) -> bool:
+    """Whether a perfect of becoming names the state it left ("has gone fully plant-based").
+
+    A change of state told in the perfect asserts its result now: "User has gone vegan" says
+    that User is vegan. Only a verb of becoming with a predicative complement (an adjective
+    or a noun: "has become a vegetarian", "hair has gone grey"); the perfect of any other
+    event ("the cataracts have not changed") asserts no state.
+    """
+    return verb.lower_ in _BECOMING and any(
+        c.dep_ in ("acomp", "attr", "oprd") for c in verb.children
+    )
 
 
 def _holds_now(doc: Any) -> bool:
@@ -215,7 +258,9 @@ def _holds_now(doc: Any) -> bool:
             verb = said[0]
             said = [c for c in verb.children if c.dep_ == "ccomp" and c.i > verb.i]
         tense = _tense(verb)
-        if tense != "present" and not (tense == "perfect" and _up_to_now(verb)):
+        if tense != "present" and not (
+            tense == "perfect" and (_up_to_now(verb) or _result_holds(verb))
+        ):
             continue
         if verb.lower_ in _INTENDING and any(c.dep_ == "xcomp" for c in verb.children):
             continue
@@ -224,8 +269,10 @@ def _holds_now(doc: Any) -> bool:
     return False
 
 
-def holds_now(texts: Sequence[str]) -> list[bool]:
+def holds_now(texts: Sequence[str], *, unparsed: bool = False) -> list[bool]:
     """Whether each statement asserts, in a main clause, something that holds now of its person.
+
+    ``unparsed``: the answer for every statement when the parser cannot load.
 
     Example:
         >>> holds_now(["User had his stomach removed years ago and can only eat small meals.",
@@ -234,7 +281,7 @@ def holds_now(texts: Sequence[str]) -> list[bool]:
         [True, False, True]
     """
     docs = _parsed(texts)
-    return [False] * len(texts) if docs is None else [_holds_now(d) for d in docs]
+    return [unparsed] * len(texts) if docs is None else [_holds_now(d) for d in docs]
 
 
 #: Dependents that make a clause of an "it" subject an extraposition or a time expression

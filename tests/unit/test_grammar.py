@@ -17,7 +17,7 @@ import pytest
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.errors import ConfigError
-from langgraph_prax_memory.facts import EPISODE, STANDING, training_statements
+from langgraph_prax_memory.facts import EPISODE, STANDING, cue_features, training_statements
 from langgraph_prax_memory.facts import _grammar as grammar
 from langgraph_prax_memory.facts._grammar import GRAMMAR_WEIGHTS, holds_now, stands_alone
 
@@ -41,6 +41,13 @@ HOLDS_NOW = [
     "User has been building a kit car for three years.",
     # a clause juxtaposed with the first
     "User's scooter was stolen last spring, he takes the tram now.",
+    # a perfect of becoming: its result holds now
+    "User has turned teetotal after the wedding.",
+    "User's beard has gone completely white.",
+    # a "since" the parser hangs on a noun of the clause
+    "User has been going to Lidl for the weekly shop since Christmas.",
+    # a clause said before the root it is hung on (a comma splice)
+    "User always cycles to the studio, so please suggest routes without hills.",
 ]
 NOT_NOW = [
     "User's sister slipped on the stairs and sprained her ankle.",  # past events only
@@ -51,6 +58,8 @@ NOT_NOW = [
     "It is much better than the old one.",  # a subject that points elsewhere
     "The delivery fee is twelve euros.",  # a thing of no one's
     "User said the film was long.",  # a past verb of saying
+    "User has painted the fence green.",  # the perfect of an event, not of becoming
+    "User has lost the watch they had since school.",  # "since" in another clause
 ]
 
 
@@ -285,3 +294,19 @@ def test_a_fact_that_points_but_names_a_day_is_kept() -> None:
     result = ConsolidationResult(user_id="g-day", started_at=datetime.now(UTC))
     assert _standing_alone(items, result) == items[:1]
     assert result.small_talk_dropped == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "anchored"),
+    [
+        ("User has been going to Aldi for the big shop since Christmas.", False),
+        ("User has been vegan since March.", False),
+        ("User has lived in Leith since last year.", False),
+        ("User went to Aldi at Christmas.", True),
+        ("User flew to Lisbon last year.", True),
+    ],
+)
+def test_a_day_after_since_starts_a_state_it_does_not_date_an_episode(
+    text: str, anchored: bool
+) -> None:
+    assert bool(cue_features(text)[0]) is anchored
