@@ -309,10 +309,13 @@ def _fact(
     sentence = _without_trailing_question(sentence)
     if sentence.endswith("?") or len(re.findall(r"\w+", sentence)) < 3:
         return None  # "I'm diabetic." is three words
-    if not _FIRST_PERSON.search(sentence) and not changed:
+    # the speaker's statements, their dropped subjects put back ("exported everything into
+    # Bitwarden and deleted the old account" is the speaker's)
+    said = [with_subject(c) for c in statement_clauses(sentence)]
+    if not changed and not any(_FIRST_PERSON.search(c) for c in said):
         return None
     things = [e.name for e in named if e.type != "person"]
-    clauses = own_statements([with_subject(c) for c in statement_clauses(sentence)])
+    clauses = own_statements(said)
     # a sentence is judged clause by clause: "been on my feet all day, I'm a receptionist
     # at a vet surgery" keeps the receptionist and loses the day
     kept = [
@@ -335,7 +338,7 @@ def _fact(
         tags = ["preference"]
     elif _CONTEXT.search(sentence):
         importance = 0.55
-    elif _FIRST_PERSON.search(sentence):
+    elif any(_FIRST_PERSON.search(c) for c in clauses):
         importance = 0.45  # something about the speaker that is not small talk
     else:
         return None

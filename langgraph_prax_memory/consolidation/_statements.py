@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from langgraph_prax_memory._when import names_a_day
+from langgraph_prax_memory.consolidation._smalltalk import small_talk_to_drop
 from langgraph_prax_memory.errors import EmbeddingError
 from langgraph_prax_memory.facts import (
     SMALL_TALK,
@@ -87,10 +88,14 @@ def plan_statements(
     classes: Sequence[FactClass | None],
     *,
     drop_confidence: float,
+    drops: Sequence[bool] | None = None,
 ) -> tuple[list[str], int]:
     """The memories to store for one sentence, and how many of its clauses were small talk.
 
-    Pure: ``classes`` holds the class of each statement (None: not judged, kept).
+    Pure: ``classes`` holds the class of each statement (None: not judged, kept); ``drops``,
+    when given, says which statements are small talk to leave out (consolidation's
+    :func:`~langgraph_prax_memory.consolidation._smalltalk.small_talk_to_drop`), instead of
+    small talk as sure as ``drop_confidence``.
 
     Example:
         >>> plan_statements(
@@ -105,9 +110,11 @@ def plan_statements(
         return [content], 0
     kept: list[tuple[str, FactClass | None]] = []
     dropped = 0
-    for text, found in zip(statements, classes, strict=True):
+    for i, (text, found) in enumerate(zip(statements, classes, strict=True)):
         if (
-            found is not None
+            drops[i]
+            if drops is not None and len(drops) == len(statements)
+            else found is not None
             and found.fact_class == SMALL_TALK
             and found.confidence >= drop_confidence
             and not names_a_day(text)  # a dated plan or event is never small talk
@@ -171,6 +178,7 @@ def by_statement(
     except EmbeddingError as exc:
         logger.debug("statements kept whole: %s", exc)
         found = [None] * len(texts)
+    drops = small_talk_to_drop(texts, found, grammar=parts.ltm.config.class_grammar)
     out: list[dict[str, Any]] = []
     at = 0
     for item in items:
@@ -180,9 +188,14 @@ def by_statement(
             out.append(base)
             continue
         classes = found[at : at + len(statements)]
+        dropping = drops[at : at + len(statements)]
         at += len(statements)
         contents, dropped = plan_statements(
-            str(item["content"]), statements, classes, drop_confidence=drop_confidence
+            str(item["content"]),
+            statements,
+            classes,
+            drop_confidence=drop_confidence,
+            drops=dropping,
         )
         if dropped:
             result.small_talk_dropped += dropped

@@ -132,3 +132,21 @@ def test_a_standing_clause_that_names_its_own_thing_stands_alone() -> None:
         drop_confidence=0.75,
     )
     assert out == ["User is a nurse in Hull.", "The weather's grim."]
+
+
+@pytest.mark.parametrize(
+    ("turn", "said"),
+    [
+        ("moved the whole team over to Linear last month",
+         "User moved the whole team over to Linear last month."),
+        ("imported every recipe into Paprika over the weekend",
+         "User imported every recipe into Paprika over the weekend."),
+    ],
+)  # fmt: skip
+def test_a_turn_without_its_subject_is_the_speakers_statement(turn: str, said: str) -> None:
+    """The subject people drop in chat is the speaker's: the turn is theirs to remember.
+
+    Fails when the first-person check reads the turn before its subject is put back.
+    """
+    facts = RuleBasedExtractor().extract([f"user: {turn}"]).facts
+    assert said in [f.content for f in facts]
