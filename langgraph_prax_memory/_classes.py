@@ -156,7 +156,10 @@ class MemoryClasses:
             with self._lock:
                 if self._attributes is None:
                     self._attributes = AttributeModel(
-                        self.ltm.dense.embed_documents, floor, self.ltm.sparse.tokens
+                        self.ltm.dense.embed_documents,
+                        floor,
+                        self.ltm.sparse.tokens,
+                        self.ltm.retrieval_config.unrelated_cosine,
                     )
         return self._attributes
 
@@ -232,10 +235,12 @@ class MemoryClasses:
                 [str(c.payload.get("content", "")) for c in near],
                 [c.extras["vector"] for c in near],
             )
+            scores = [float(c.score or 0.0) for c in near]
+            others = model.runner_ups([str(c.payload.get("content", "")) for c in near], scores)
             victims = [
                 cand.id
-                for cand, r in zip(near, theirs, strict=True)
-                if model.replaces(new, _statement(cand.payload, r), float(cand.score or 0.0))
+                for cand, r, score, other in zip(near, theirs, scores, others, strict=True)
+                if model.replaces(new, _statement(cand.payload, r), score, other)
             ]
             if victims:
                 until = to_utc(when)

@@ -33,6 +33,7 @@ from typing import Final
 
 import numpy as np
 
+from langgraph_prax_memory.facts._attribute_catalogue import ATTRIBUTES, ENDS, STATES, Attribute
 from langgraph_prax_memory.facts._names import subject_of
 
 __all__ = ["ATTRIBUTES", "Attribute", "AttributeModel", "Reading", "Statement"]
@@ -82,214 +83,6 @@ _OTHER_PEOPLE = frozenset(
         "cousins",
     ]
 )
-
-STATES: Final = "states"
-ENDS: Final = "ends"
-
-
-@dataclass(frozen=True)
-class Attribute:
-    """An attribute of a person: its name, whether it holds one value, its templates."""
-
-    name: str
-    single: bool
-    states: tuple[str, ...]
-    values: tuple[str, ...]
-    ends: tuple[str, ...] = ()
-
-
-#: The attributes the memory knows. Templates are written in the voices memories come in.
-ATTRIBUTES: Final[tuple[Attribute, ...]] = (
-    Attribute(
-        "home",
-        True,
-        (
-            "User lives in {X}.",
-            "I live in {X}.",
-            "User's home is in {X}.",
-            "User moved to {X}.",
-            "User is based in {X} now.",
-            "We just moved into a new flat in {X}.",
-        ),
-        ("Glasgow", "Osaka", "the suburbs of Lyon"),
-    ),
-    Attribute(
-        "employer",
-        True,
-        (
-            "User works at {X}.",
-            "I work for {X}.",
-            "User's employer is {X}.",
-            "User started a new job at {X}.",
-            "User joined {X} last month.",
-        ),
-        ("Siemens", "a small bakery", "the city council"),
-        (
-            "User quit the job at {X}.",
-            "User left {X}.",
-            "User was laid off from {X}.",
-            "I handed in my notice at {X}.",
-        ),
-    ),
-    Attribute(
-        "partner",
-        True,
-        (
-            "User's partner is {X}.",
-            "User is dating {X}.",
-            "My girlfriend is {X}.",
-            "User is married to {X}.",
-            "User's boyfriend {X} moved in with them.",
-        ),
-        ("Sam", "Priya", "Jonas"),
-        (
-            "User broke up with {X}.",
-            "User and {X} split up.",
-            "User is divorced from {X}.",
-            "I'm single again since {X} and I separated.",
-        ),
-    ),
-    Attribute(
-        "diet",
-        True,
-        (
-            "User is {X}.",
-            "I eat a {X} diet.",
-            "User has gone {X}.",
-            "User follows a {X} diet now.",
-        ),
-        ("vegetarian", "vegan", "pescatarian", "keto"),
-        ("User eats meat again.", "I gave up being {X}."),
-    ),
-    Attribute(
-        "editor",
-        True,
-        ("User's code editor is {X}.", "I write code in {X}.", "User switched to {X} for coding."),
-        ("VS Code", "Vim", "Emacs"),
-    ),
-    Attribute(
-        "operating_system",
-        True,
-        ("User's laptop runs {X}.", "I use {X} as my operating system.", "User moved to {X}."),
-        ("Linux", "macOS", "Windows 11"),
-    ),
-    Attribute(
-        "phone",
-        True,
-        ("User's phone is a {X}.", "I have an {X}.", "User got a new {X} phone."),
-        ("iPhone 15", "Pixel 8", "Samsung Galaxy"),
-    ),
-    Attribute(
-        "manager",
-        True,
-        ("User's manager is {X}.", "User reports to {X}.", "My boss is {X}."),
-        ("Deepa", "Mark Olsen"),
-    ),
-    Attribute(
-        "timezone",
-        True,
-        ("User is in the {X} time zone.", "User's timezone is {X}."),
-        ("Central European", "Pacific"),
-    ),
-    Attribute(
-        "usual_drink",
-        True,
-        (
-            "User drinks {X} every morning.",
-            "User's usual drink is {X}.",
-            "I always order {X}.",
-        ),
-        ("black coffee", "green tea", "an oat flat white"),
-        ("User stopped drinking {X}.", "I quit {X}."),
-    ),
-    Attribute(
-        "commute",
-        True,
-        ("User commutes by {X}.", "User gets to work by {X}.", "I take the {X} to the office."),
-        ("bike", "train", "car"),
-    ),
-    Attribute(
-        "car",
-        True,
-        ("User drives a {X}.", "User's car is a {X}.", "I bought a {X}."),
-        ("Toyota Corolla", "Tesla Model 3"),
-        ("User sold the {X}.",),
-    ),
-    Attribute(
-        "gym",
-        True,
-        ("User trains at {X}.", "User's gym is {X}.", "I have a membership at {X}."),
-        ("PureGym", "the YMCA"),
-        ("User cancelled the {X} membership.",),
-    ),
-    Attribute(
-        "bank",
-        True,
-        ("User banks with {X}.", "User's bank is {X}.", "I moved my account to {X}."),
-        ("Monzo", "HSBC"),
-    ),
-    Attribute(
-        "doctor",
-        True,
-        ("User's GP is Dr {X}.", "User's doctor is {X}.", "I see Dr {X} at the practice."),
-        ("Patel", "Okafor"),
-    ),
-    Attribute(
-        "child_school",
-        True,
-        ("User's son goes to {X}.", "User's daughter attends {X}.", "The kids are at {X}."),
-        ("St Mary's primary", "Hillside Academy"),
-    ),
-    # many-valued: a new value adds, nothing is replaced
-    Attribute(
-        "hobby",
-        False,
-        ("User enjoys {X}.", "User took up {X}.", "I've got into {X} lately."),
-        ("pottery", "bouldering", "birdwatching"),
-    ),
-    Attribute(
-        "language",
-        False,
-        ("User speaks {X}.", "User is learning {X}.", "I'm taking {X} classes."),
-        ("Spanish", "Japanese"),
-    ),
-    Attribute(
-        "pet",
-        False,
-        ("User has a dog called {X}.", "User adopted a cat named {X}.", "Our new puppy is {X}."),
-        ("Biscuit", "Miso"),
-        ("User's dog {X} died.", "Our cat {X} passed away."),
-    ),
-    Attribute(
-        "allergy",
-        False,
-        ("User is allergic to {X}.", "I can't eat {X}.", "User has a {X} allergy."),
-        ("peanuts", "penicillin", "shellfish"),
-    ),
-    Attribute(  # a tool per project, per task: many at once
-        "tool",
-        False,
-        (
-            "User decided to use {X} for the new project.",
-            "User is using {X} for a side project.",
-            "I picked {X} for the data pipeline.",
-        ),
-        ("Rust", "Postgres", "Terraform"),
-    ),
-    Attribute(
-        "taste",
-        False,
-        ("User's favourite {X} is blue.", "User likes {X} a lot.", "I'm really into {X}."),
-        ("colour", "jazz", "spicy food"),
-    ),
-    Attribute(
-        "friend",
-        False,
-        ("User's friend {X} is a nurse.", "I met a new friend, {X}.", "{X} is User's best friend."),
-        ("Omar", "Lena"),
-    ),
-)
-
 
 def _names(text: str) -> frozenset[str]:
     """The names a statement mentions: capitalised words past its first ("User" aside).
@@ -389,6 +182,7 @@ class AttributeModel:
         floor: The least cosine to the nearest template for a statement to have an
             attribute (the model's relevance floor, ``min_cosine``).
         tokens: The keyword tokenizer (the sparse encoder's), for values.
+        unrelated: The cosine the model gives unrelated texts (``unrelated_cosine``).
 
     Example:
         >>> model = AttributeModel(embed, 0.3, tokens)  # doctest: +SKIP
@@ -401,9 +195,14 @@ class AttributeModel:
         embed: Callable[[list[str]], list[list[float]]],
         floor: float,
         tokens: Callable[[str], Sequence[str]],
+        unrelated: float = 0.0,
     ) -> None:
         self._embed = embed
         self.floor = floor
+        #: How much nearer than any other of the person's facts an old fact must be for a
+        #: statement to replace it by nearness alone: half the span from the model's
+        #: unrelated level to its relevance floor (0.15 for all-MiniLM-L6-v2's 0 and 0.3).
+        self.margin = max(0.0, (floor - unrelated) / 2.0)
         self._tokens = tokens
         self._lock = threading.Lock()
         self._matrix: np.ndarray | None = None
@@ -523,24 +322,34 @@ class AttributeModel:
             return len(words) < 2 or words[1].casefold() not in _OTHER_PEOPLE
         return True
 
-    def replaces(self, new: Statement, old: Statement, cosine: float) -> bool:
+    def replaces(
+        self, new: Statement, old: Statement, cosine: float, runner_up: float | None = None
+    ) -> bool:
         """Whether the newer statement ``new`` retires the older standing fact ``old``.
 
-        Pure (the readings are the statements' own; ``cosine`` is theirs). Two ways, both
-        only between statements about the person, never from a plan or small talk, never
-        within a many-valued attribute (hobbies, languages, pets, allergies, friends):
+        Pure (the readings are the statements' own; ``cosine`` is theirs; ``runner_up`` is
+        the cosine of ``new`` to the nearest *other* current standing fact of the person,
+        ``None`` when there is none). Two ways, both only between statements about the
+        person, never from a plan or small talk, never within a many-valued attribute
+        (hobbies, languages, pets, allergies, friends):
 
-        * **by attribute** — both read as one single-valued attribute (``new`` firmly when
-          it is an event) and are about the same thing (near each other, or one reads its
-          attribute as surely as templates read as their siblings), with values apart; or
-          ``new`` *ends* the value ``old`` states (or every value, when it names none);
+        * **by attribute** — both read as one single-valued attribute, with values apart (or
+          ``new`` *ends* the value ``old`` states, or every value when it names none), and
+          the reading is sure: each reads its attribute as surely as the attribute's
+          templates read as their siblings (:attr:`sibling`); or ``new`` does (it is the
+          one that says a value changed) and ``old`` is the person's fact nearest to it; or
+          ``old`` stands out (below);
         * **by nearness** — an attribute no template names ("my weekly shop is at Tesco" /
           "been going to Aldi for the big shop"): ``new`` is a standing fact or an event
-          that reads as a change (:meth:`changes`), the two are
-          at least as near as :attr:`same_thing` (nearer than 95 % of template pairs of two
-          different attributes), and they name no name in common (the same name again
-          with more detail, "my husband Graham cooks", is no change), unless ``new`` ends
-          it.
+          that reads as a change (:meth:`changes`), the two are at least as near as
+          :attr:`same_thing`, ``old`` stands out, and they name no name in common (the same
+          name again with more detail, "my husband Graham cooks", is no change), unless
+          ``new`` ends it.
+
+        ``old`` *stands out* when it is nearer to ``new`` than any other fact of the person
+        by :attr:`margin`: a new value replaces *one* value, so the statement it replaces is
+        the one it is about, not one of many it resembles ("User is a Labour voter" is about
+        as near "User is left-handed" as "User is an only child": it replaces neither).
         """
         if new.fact_class == "small_talk" or new.kind == "plan" or old.fact_class != "standing":
             return False
@@ -551,25 +360,51 @@ class AttributeModel:
             return False  # an addition to a many-valued attribute: it only grows
         if orr is not None and orr.polarity != STATES:
             return False  # the old one records an end itself: nothing left to retire
-        firm = nr is not None and (new.fact_class == "standing" or nr.similarity >= self.sibling)
-        # about the same thing: near each other, or one reads its attribute as surely as the
-        # attribute's templates read as each other
-        same = cosine >= self.floor or any(
-            r is not None and r.similarity >= self.sibling for r in (nr, orr)
-        )
-        if firm and same and nr is not None and orr is not None and nr.attribute == orr.attribute:
-            new_value = self.value_terms(nr.attribute, new.terms)
-            old_value = self.value_terms(orr.attribute, old.terms)
-            if nr.polarity == ENDS:
-                return not new_value or bool(new_value & old_value)
-            if new_value and old_value:
-                return not new_value & old_value  # another value, or the same one again
+        stands_out = runner_up is None or cosine - runner_up >= self.margin
+        if nr is not None and orr is not None and nr.attribute == orr.attribute:
+            sure = [r.similarity >= self.sibling for r in (nr, orr)]
+            nearest = runner_up is None or cosine > runner_up
+            if all(sure) or (cosine >= self.floor and (stands_out or (sure[0] and nearest))):
+                # a value is what the statement names ("Globex", "Leith"), else its terms
+                # without the attribute's own words ("vegan")
+                new_value = _names(new.text) or self.value_terms(nr.attribute, new.terms)
+                old_value = _names(old.text) or self.value_terms(orr.attribute, old.terms)
+                if nr.polarity == ENDS:
+                    return not new_value or bool(new_value & old_value)
+                if new_value and old_value:
+                    return not new_value & old_value  # another value, or the same again
         if orr is not None and not orr.single:
             return False  # a value of a many-valued attribute leaves only when it is ended
-        if cosine < self.same_thing or not (new.fact_class == "standing" or new.change):
+        if cosine < self.same_thing or not stands_out:
+            return False  # not near enough, or near it as near others: not about it
+        if not (new.fact_class == "standing" or new.change):
             return False  # an event that changed nothing ("had an interview at Google")
         shared = _names(new.text) & _names(old.text)
         return not shared or (nr is not None and nr.polarity == ENDS)
+
+    @staticmethod
+    def runner_ups(texts: Sequence[str], cosines: Sequence[float]) -> list[float | None]:
+        """For each candidate, the cosine of the nearest *other* one that names no name of it.
+
+        The person's current standing facts near a new statement (``texts``, their cosines
+        to it): what each must stand out from in :meth:`replaces`. Two facts that name the
+        same name ("User's partner is Graham", "User's husband Graham cooks") state the same
+        value: neither hides the other.
+
+        Example:
+            >>> AttributeModel.runner_ups(
+            ...     ["User's partner is Graham.", "Graham cooks for User.", "User is tall."],
+            ...     [0.6, 0.5, 0.3])
+            [0.3, 0.3, 0.6]
+        """
+        names = [_names(t) | {n for n in (subject_of(t),) if n} for t in texts]
+        return [
+            max(
+                (c for j, c in enumerate(cosines) if j != i and not names[i] & names[j]),
+                default=None,
+            )
+            for i in range(len(texts))
+        ]
 
     def value_terms(self, attribute: str, terms: Collection[str]) -> frozenset[str]:
         """A statement's value: its terms without the attribute's frame words (and "user")."""
