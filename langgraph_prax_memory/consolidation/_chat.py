@@ -7,6 +7,9 @@ tbh"). Two closed classes of chat words are normalized before the rules read a t
 * **the first-person pronoun** as typed: a lone ``i`` is ``I``, ``im`` and ``ive`` are
   ``I'm`` and ``I've``, ``id`` before a verb people say after "I'd" ("id rather") is
   ``I'd`` (``ill`` is left alone: "I'm ill");
+* **time words as typed**: "rn" is "right now", "atm" "at the moment", "tmrw" / "tmr"
+  "tomorrow", "2day" "today", "2nite" / "tonite" "tonight" (the rules read the here and now
+  from these words);
 * **discourse particles**: laughter ("lol", "haha", "lmao"), asides ("tbh", "ngl", "btw",
   "imo", "fwiw") and emoji carry no content of a fact, and they make a statement look like
   small talk to the class classifier ("I live in lisbon and the flat has no aircon lol"):
@@ -27,6 +30,17 @@ _I_D = re.compile(
     r"(?<![\w'’])id(?=\s+(?:rather|like|love|prefer|been|never|say|go|need|want|better|have)\b)",
     re.I,
 )
+_TIME_WORDS = {
+    "rn": "right now",
+    "atm": "at the moment",
+    "tmrw": "tomorrow",
+    "tmr": "tomorrow",
+    "tmw": "tomorrow",
+    "2day": "today",
+    "2nite": "tonight",
+    "tonite": "tonight",
+}
+_TYPED_TIME = re.compile(r"(?<![\w'’-])(" + "|".join(_TIME_WORDS) + r")(?![\w'’-])", re.I)
 _PARTICLES = re.compile(
     r"(?<![\w'’-])(?:lol+|lmf?ao+|rofl|(?:ha){2,}h?|(?:he){2,}|tbh|ngl|btw|imo|imho|fwiw|omg|"
     r"xd|smh|oh|ah|aw+|ugh|meh|welp)(?![\w'’-])",
@@ -40,7 +54,7 @@ _REPEATED = re.compile(r"([,;:])(?:\s*[,;:])+")
 
 
 def normalize_chat(text: str) -> str:
-    """A chat turn with the typed pronoun restored and discourse particles taken out.
+    """A chat turn with the typed pronoun and time words restored, discourse particles out.
 
     Example:
         >>> normalize_chat("lol fair. im vegetarian tbh, i live in lisbon haha")
@@ -51,6 +65,7 @@ def normalize_chat(text: str) -> str:
     out = _PRONOUN.sub("I", text)
     out = _CONTRACTED.sub(lambda m: "I'm" if m.group(1).lower() == "im" else "I've", out)
     out = _I_D.sub("I'd", out)
+    out = _TYPED_TIME.sub(lambda m: _TIME_WORDS[m.group(1).lower()], out)
     out = _PARTICLES.sub("", out)
     out = _EMOJI.sub("", out)
     out = _REPEATED.sub(r"\1", out)

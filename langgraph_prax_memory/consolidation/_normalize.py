@@ -77,9 +77,15 @@ _PAST_IRREGULAR = frozenset(
 )
 
 
+#: An adverb by its form ("literally", "honestly", "genuinely"): never a verb to conjugate.
+_MANNER = re.compile(r"[a-z]{2,}ly")
+
+
 def _conjugate(verb: str) -> str:
     """The third-person singular present of a base verb ("work" → "works")."""
     low = verb.lower()
+    if _MANNER.fullmatch(low) and low not in ("fly", "rely", "apply", "reply", "supply"):
+        return verb
     if low in _THIRD:
         out = _THIRD[low]
     elif low in _MODALS or low in _PAST_IRREGULAR or low.endswith("ed") or low.endswith("n't"):
@@ -142,7 +148,9 @@ def third_person(subject: str, sentence: str) -> str:
             out.append("they" if again else subject)
             named = True
             j = i + 1
-            while j < len(tokens) and tokens[j].lower() in _ADVERBS:
+            while j < len(tokens) and (
+                tokens[j].lower() in _ADVERBS or _MANNER.fullmatch(tokens[j].lower())
+            ):
                 out.append(tokens[j])
                 j += 1
             if j < len(tokens) and re.match(r"[A-Za-z]", tokens[j]):

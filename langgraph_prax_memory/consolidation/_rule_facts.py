@@ -192,6 +192,15 @@ _DROPPED_SUBJECT = re.compile(
 )
 
 
+#: A perfect with its subject and auxiliary dropped ("been a nurse for 11 years", "been
+#: running the same loop every sunday"), and an intention with them dropped ("gonna grab
+#: lunch", "about to head out"): the speaker's.
+_DROPPED_PERFECT = re.compile(r"^(?:(?:just|also|only|literally|basically)\s+)?been\b", re.I)
+_DROPPED_INTENT = re.compile(
+    r"^(?:(?:just|also|prob|probably)\s+)?(?:gonna|going to|about to|off to)\b", re.I
+)
+
+
 def with_subject(statement: str) -> str:
     """A first-person statement with its dropped subject put back ("I" before the verb).
 
@@ -204,10 +213,16 @@ def with_subject(statement: str) -> str:
         'Red wine gives me a headache'
         >>> with_subject("Solarized is my new favourite")
         'Solarized is my new favourite'
+        >>> with_subject("been vegetarian since college")
+        "I've been vegetarian since college"
     """
     text = statement.lstrip()
     if _DROPPED_SUBJECT.match(text):
         return f"I {text[:1].lower()}{text[1:]}"
+    if _DROPPED_PERFECT.match(text):  # "been vegetarian since college": "I've been ..."
+        return f"I've {text[:1].lower()}{text[1:]}"
+    if _DROPPED_INTENT.match(text):  # "gonna grab a cuppa": "I'm gonna ..."
+        return f"I'm {text[:1].lower()}{text[1:]}"
     return statement
 
 

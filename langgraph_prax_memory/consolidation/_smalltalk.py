@@ -122,6 +122,17 @@ _REQUEST = re.compile(
     re.I,
 )
 _SPEAKER_PREFIX = re.compile(r"^\s*[A-Za-z][\w .'@-]{0,40}?\s*:\s+")
+#: A question by its word order, whatever its punctuation ("where do I even get poppy
+#: seeds", "should I be worried"): a wh-word, or an auxiliary before its subject. "What I
+#: love is ..." (a wh-clause as subject) is a statement.
+_INTERROGATIVE = re.compile(
+    r"^(?:(?:so|ok|okay|also|and|but|hmm|right|anyway|wait|then|now)[,.\s]+)*"
+    r"(?:(?:what|where|when|why|how|which|who|whose)\b"
+    r"(?!\s+(?:I|we|my|User)\s+(?:\w+ly\s+)?(?:love|like|hate|want|need|mean|do|did|got)\b)"
+    r"|(?:should|shall|can|could|would|will|do|does|did|is|are|am|was|were|have|has|may|"
+    r"might|must)\s+(?:I|we|you|u|it|they|he|she|User)\b)",
+    re.I,
+)
 
 
 #: What makes a statement durable: a habit or a frequency, a span of time, a decision or a
@@ -250,8 +261,8 @@ def is_junk(text: str, *, entities: Sequence[str] = (), change: bool = False) ->
     body = _SPEAKER_PREFIX.sub("", text, count=1).strip()
     if not body:
         return True
-    if body.endswith("?"):
-        return True
+    if body.endswith("?") or _INTERROGATIVE.match(body) is not None:
+        return True  # a question, by its mark or its word order
     if _REQUEST.match(body) is not None:
         return True  # asked of the assistant, not said of the speaker
     if entities:

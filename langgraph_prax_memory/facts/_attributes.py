@@ -84,6 +84,7 @@ _OTHER_PEOPLE = frozenset(
     ]
 )
 
+
 def _names(text: str) -> frozenset[str]:
     """The names a statement mentions: capitalised words past its first ("User" aside).
 

@@ -150,3 +150,67 @@ def test_a_turn_without_its_subject_is_the_speakers_statement(turn: str, said: s
     """
     facts = RuleBasedExtractor().extract([f"user: {turn}"]).facts
     assert said in [f.content for f in facts]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "where do I even get saffron round here",  # a wh-question without its mark
+        "should I be worried about the noise from the boiler",  # an auxiliary before "I"
+        "so how do people keep basil alive",
+    ],
+)
+def test_a_question_by_its_word_order_is_not_a_fact(line: str) -> None:
+    assert is_junk(line)
+
+
+def test_a_wh_clause_as_subject_is_a_statement() -> None:
+    assert not is_junk("What I love most is sea swimming in October")
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("i only have pasta in here rn", "I only have pasta in here right now"),
+        ("exam tmrw and i havent started", "exam tomorrow and I havent started"),
+        ("working late 2nite", "working late tonight"),
+    ],
+)  # fmt: skip
+def test_time_words_as_typed_are_read(typed: str, read: str) -> None:
+    assert normalize_chat(typed) == read
+
+
+@pytest.mark.parametrize(
+    ("said", "with_it"),
+    [
+        ("been a welder at the shipyard for nine years", "I've been a welder at the shipyard "
+         "for nine years"),
+        ("been cycling to work every day since march", "I've been cycling to work every day "
+         "since march"),
+        ("gonna grab a sandwich", "I'm gonna grab a sandwich"),
+    ],
+)  # fmt: skip
+def test_a_dropped_perfect_or_intention_is_the_speakers(said: str, with_it: str) -> None:
+    assert with_subject(said) == with_it
+
+
+def test_an_adverb_in_ly_is_not_conjugated() -> None:
+    from langgraph_prax_memory.consolidation._normalize import third_person
+
+    assert third_person("User", "I genuinely love cold water swimming") == (
+        "User genuinely loves cold water swimming."
+    )
+    assert third_person("User", "I fly to Oslo for work") == "User flies to Oslo for work."
+
+
+def test_a_fact_said_as_a_dropped_perfect_is_extracted() -> None:
+    facts = (
+        RuleBasedExtractor()
+        .extract(
+            [
+                "user: long week. been a welder at the shipyard for nine years and it never gets easier"
+            ]
+        )
+        .facts
+    )
+    assert any("welder" in f.content for f in facts), [f.content for f in facts]
