@@ -20,6 +20,7 @@ from langgraph_prax_memory.facts import (
     SMALL_TALK_CONFIDENCE,
     FactClass,
     holds_now,
+    reported_views,
     resolve_class,
     stands_alone,
 )
@@ -171,6 +172,10 @@ _TRANSIENT = re.compile(
     r"last night|this week|one sec)\b"
     r"|\b(?:I|we)(?:'m| am|'re| are|'ll| will|'ve| have)?\s+(?:just|gonna|going to|about to|"
     r"off to|heading|have to|got to|gotta|need to|need a|be right|was just)\b"
+    # the perfect of hot news, whoever did it ("my neighbour has just started mowing"), and
+    # a dropped "I'm" before "just back" / "just home"
+    r"|\b(?:has|have|'s|'ve)\s+just\s+\w+(?:ed|en|t|ne|un|ung)\b"
+    r"|^just\s+(?:back|home|in|up|out|off)\b"
     r"|^(?:I|we)(?:'m| am|'re| are)\s+(?:\w+ly\s+|so\s+|just\s+)?(?:eating|drinking|having|"
     r"grabbing|making|cooking|watching|waiting|sitting|standing|walking|heading|leaving|going|"
     r"coming|logging|checking|reading|sleeping|napping|resting|chilling|relaxing|cleaning|"
@@ -263,6 +268,8 @@ def is_junk(text: str, *, entities: Sequence[str] = (), change: bool = False) ->
         return True
     if body.endswith("?") or _INTERROGATIVE.match(body) is not None:
         return True  # a question, by its mark or its word order
+    if body[:1] in "'\"‘“":
+        return True  # about quoted words ("'can't be bothered' is perfect"), not the speaker
     if _REQUEST.match(body) is not None:
         return True  # asked of the assistant, not said of the speaker
     if entities:
@@ -319,7 +326,12 @@ def without_small_talk(
 def _standing_alone(
     items: list[dict[str, Any]], result: ConsolidationResult
 ) -> list[dict[str, Any]]:
-    """The facts that say what they are about (:func:`~langgraph_prax_memory.facts.stands_alone`).
+    """The facts that say what they are about, and are of the person.
+
+    :func:`~langgraph_prax_memory.facts.stands_alone`; and a report of another person's words
+    or view of something else (:func:`~langgraph_prax_memory.facts.reported_views`: "User's
+    friend says dark mode saves battery") is not stored, or only what it tells of the
+    person's life ("User's husband gary reckons ..." → "User's husband is Gary.").
 
     A memory is read later, without its conversation: "User can paste it in slack" or "It's
     on the tip of User's tongue" point at what only the conversation named, so they are not
@@ -327,8 +339,17 @@ def _standing_alone(
     """
     texts = [str(i.get("content", "")) for i in items]
     alone = stands_alone(texts)
+    views = reported_views(texts)
     keep = []
-    for item, text, ok in zip(items, texts, alone, strict=True):
+    for item, text, ok, view in zip(items, texts, alone, views, strict=True):
+        if view is not None:  # another's words about something else: not of the person
+            if view:  # what the report tells of the person's life: who said it
+                keep.append({**item, "content": view})
+                logger.info("stored %r of a report (%r)", view, text[:80])
+                continue
+            result.small_talk_dropped += 1
+            logger.info("not stored (another's view of something else): %r", text[:80])
+            continue
         if ok or names_a_day(text):
             keep.append(item)
             continue

@@ -32,7 +32,7 @@ from langgraph_prax_memory.facts._classifier import (
     cue_features,
     training_statements,
 )
-from langgraph_prax_memory.facts._grammar import holds_now, stands_alone
+from langgraph_prax_memory.facts._grammar import holds_now, reported_views, stands_alone
 from langgraph_prax_memory.facts._names import (
     query_names,
     question_names,
@@ -55,6 +55,7 @@ __all__ = [
     "holds_now",
     "query_names",
     "question_names",
+    "reported_views",
     "resolve_class",
     "stands_alone",
     "subject_of",

@@ -42,7 +42,7 @@ from typing import Any
 
 from langgraph_prax_memory.errors import ConfigError
 
-__all__ = ["GRAMMAR_MODEL", "GRAMMAR_WEIGHTS", "holds_now", "stands_alone"]
+__all__ = ["GRAMMAR_MODEL", "GRAMMAR_WEIGHTS", "holds_now", "reported_views", "stands_alone"]
 
 logger = logging.getLogger(__name__)
 
@@ -362,3 +362,100 @@ def stands_alone(texts: Sequence[str]) -> list[bool]:
     if docs is None:
         return [True] * len(texts)
     return [_says_what_it_is_about(doc) if len(doc) else True for doc in docs]
+
+
+#: Verbs of saying and thinking, as written: what follows them is someone's words or view.
+_SAYING = frozenset(
+    ["say", "says", "said", "reckon", "reckons", "reckoned", "think", "thinks", "thought",
+     "believe", "believes", "believed", "claim", "claims", "claimed", "insist", "insists",
+     "insisted", "swear", "swears", "swore", "tell", "tells", "told", "argue", "argues",
+     "argued", "reckoning", "saying", "keeps", "mention", "mentions", "mentioned"]
+)  # fmt: skip
+
+
+def _reporter(verb: Any) -> Any:
+    """The subject of a verb of saying when it is another person than the memory's own."""
+    subject = _subject(verb)
+    if subject is None or subject.lower_ in _PERSONAL or subject.lower_ in _POINTING:
+        return None
+    if any(c.dep_ == "poss" for c in subject.children) or subject.pos_ == "PROPN":
+        return subject  # "User's friend", "User's husband Gary", "Sam"
+    return None
+
+
+def _of_the_world(clause: Any) -> bool:
+    """Whether a reported clause is about something else than a person ("the coach")."""
+    subject = _subject(clause)
+    if subject is None or subject.lower_ in _PERSONAL or subject.pos_ == "PROPN":
+        return False
+    return not any(c.dep_ == "poss" for c in subject.children)  # "User's car" is theirs
+
+
+def _relation_named(reporter: Any) -> str | None:
+    """The reporter's relation and name as a fact ("User's husband is Gary."), or ``None``.
+
+    The parser reads the name as the head ("gary", the relation a compound of it) or as an
+    apposition of the relation ("brother", "Tomasz" in apposition).
+    """
+    owner = next((c for c in reporter.children if c.dep_ == "poss"), None)
+    if owner is None:
+        return None
+    if reporter.pos_ == "PROPN":
+        relation = next((c for c in reporter.children if c.dep_ == "compound"), None)
+        name = reporter
+    else:
+        relation = reporter
+        name = next((c for c in reporter.children if c.dep_ == "appos"), None)
+    if relation is None or name is None or relation.pos_ != "NOUN" or not relation.is_lower:
+        return None
+    if name.pos_ != "PROPN":
+        return None
+    return f"{owner.text}'s {relation.lower_} is {name.text[:1].upper()}{name.text[1:]}."
+
+
+def _asks(verb: Any) -> bool:
+    """Whether a main clause is a question by its word order ("is that right")."""
+    subject = _subject(verb)
+    return verb.pos_ == "AUX" and subject is not None and subject.i > verb.i
+
+
+def _report(doc: Any) -> str | None:
+    verbs = [v for v in _main_verbs(doc) if not _asks(v)]  # "..., is that right"
+    if not verbs:
+        return None
+    kept: list[str] = []
+    for verb in verbs:
+        said = [c for c in verb.children if c.dep_ == "ccomp" and c.i > verb.i]
+        reporter = _reporter(verb)
+        if verb.lower_ not in _SAYING or reporter is None or not said:
+            return None  # a clause of the person's own
+        if not all(_of_the_world(c) for c in said):
+            return None  # what is said is of a person ("the doctor says I'm prediabetic")
+        named = _relation_named(reporter)
+        if named is not None:
+            kept.append(named)
+    return " ".join(dict.fromkeys(kept))
+
+
+def reported_views(texts: Sequence[str]) -> list[str | None]:
+    """Which statements only report another person's words or view of something else.
+
+    "User's friend says dark mode saves battery", "User's colleague said the coach should
+    resign": each main clause is a verb of saying or thinking whose subject is another person
+    and what is said is about neither a person nor anything of theirs. Such a statement is
+    not a fact of the person; what it does tell of their life is the reporter, when it is
+    named through its relation ("User's husband gary reckons ..." tells "User's husband is
+    Gary."). For each text: ``None`` when it is not such a report, else what it tells of the
+    person's life (``""``: nothing). What is said of a person stays a fact ("User's doctor
+    says they are prediabetic"). Without the parser, nothing is a report.
+
+    Example:
+        >>> reported_views(["User's friend says dark mode saves battery.",
+        ...                 "User's husband Gary reckons the manager should be sacked.",
+        ...                 "User's doctor says they are prediabetic."])
+        ['', "User's husband is Gary.", None]
+    """
+    docs = _parsed(texts)
+    if docs is None:
+        return [None] * len(texts)
+    return [_report(doc) if len(doc) else None for doc in docs]

@@ -19,7 +19,12 @@ from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.errors import ConfigError
 from langgraph_prax_memory.facts import EPISODE, STANDING, cue_features, training_statements
 from langgraph_prax_memory.facts import _grammar as grammar
-from langgraph_prax_memory.facts._grammar import GRAMMAR_WEIGHTS, holds_now, stands_alone
+from langgraph_prax_memory.facts._grammar import (
+    GRAMMAR_WEIGHTS,
+    holds_now,
+    reported_views,
+    stands_alone,
+)
 
 HOLDS_NOW = [
     # a past event and the present state it left
@@ -310,3 +315,38 @@ def test_a_day_after_since_starts_a_state_it_does_not_date_an_episode(
     text: str, anchored: bool
 ) -> None:
     assert bool(cue_features(text)[0]) is anchored
+
+
+@pytest.mark.parametrize(
+    ("text", "view"),
+    [
+        ("User's cousin says oat milk is worse for the planet.", ""),
+        ("User's flatmate thinks the landlord will sell up.", ""),
+        ("User's brother Tomasz thinks the referee was bent.", "User's brother is Tomasz."),
+        ("User's dentist says they grind their teeth at night.", None),  # of a person
+        ("User thinks the sequel was better.", None),  # the person's own view
+        ("User's sister lives in Perth.", None),  # no report
+    ],
+)
+def test_a_report_of_anothers_view_of_something_else_is_not_a_fact(
+    text: str, view: str | None
+) -> None:
+    assert reported_views([text]) == [view]
+
+
+def test_consolidation_keeps_of_a_report_only_who_made_it(mem: PraxMemory, tmp_path: Path) -> None:
+    """Fails when another person's view of the world is stored as a fact of the person."""
+    from langgraph_prax_memory.consolidation import Consolidator, TraceLogSource
+
+    trace = tmp_path / "reports.log"
+    trace.write_text(
+        "user: my cousin says oat milk is worse for the planet, is that right\n"
+        "user: my brother Tomasz thinks the referee was bent lol\n"
+        "user: I'm allergic to kiwi, by the way\n",
+        encoding="utf-8",
+    )
+    Consolidator(mem).run("g-reports", TraceLogSource(trace))
+    raw = [m.content for m in mem.ltm.list_memories("g-reports") if m.summary_level == "raw"]
+    assert any("kiwi" in c for c in raw), raw
+    assert not any("oat milk" in c or "referee" in c for c in raw), raw
+    assert any("Tomasz" in c for c in raw), raw

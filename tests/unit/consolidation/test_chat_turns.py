@@ -204,13 +204,18 @@ def test_an_adverb_in_ly_is_not_conjugated() -> None:
 
 
 def test_a_fact_said_as_a_dropped_perfect_is_extracted() -> None:
-    facts = (
-        RuleBasedExtractor()
-        .extract(
-            [
-                "user: long week. been a welder at the shipyard for nine years and it never gets easier"
-            ]
-        )
-        .facts
-    )
+    turn = "user: long week. been a welder at the shipyard for nine years and it never ends"
+    facts = RuleBasedExtractor().extract([turn]).facts
     assert any("welder" in f.content for f in facts), [f.content for f in facts]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "my neighbour has just started drilling again",  # hot news, whoever did it
+        "just back from the school run",  # a dropped "I'm"
+        "'sorry for the radio silence' is perfect, thanks",  # about quoted words
+    ],
+)
+def test_the_moment_and_quoted_words_are_not_facts(line: str) -> None:
+    assert is_junk(line)
