@@ -39,6 +39,8 @@ _W = f"(?:(?![{_CJK}])[^\\W_]|[{_MARKS}])"
 # whole, parts added); or a run of CJK characters.
 _TOKEN = re.compile(f"(?P<cjk>[{_CJK}]+)|(?P<word>{_W}+(?:[-_.']{_W}+)*)")
 _LATIN_MARKS = re.compile("(?<=[a-z])[\u0300-\u036f]+")
+_POSSESSIVE = re.compile(r"'s$")
+_PARTS = re.compile(r"[-_.]")
 
 
 def _fold(word: str) -> str:
@@ -76,12 +78,13 @@ def tokenize(text: str) -> list[str]:
         if cjk:
             out.extend(_bigrams(cjk))
             continue
-        token = _fold(re.sub(r"'s$", "", match.group("word")).replace("'", ""))
+        word = match.group("word")
+        token = _fold(_POSSESSIVE.sub("", word).replace("'", "") if "'" in word else word)
         if token in STOP_WORDS:
             continue
         out.append(token)
-        if any(sep in token for sep in "-_."):
-            out.extend(p for p in re.split(r"[-_.]", token) if p and p not in STOP_WORDS)
+        if "-" in token or "_" in token or "." in token:
+            out.extend(p for p in _PARTS.split(token) if p and p not in STOP_WORDS)
     return out
 
 
