@@ -25,7 +25,7 @@ from langgraph_prax_memory._dated import dated_episodes
 from langgraph_prax_memory._untrusted import quote_for_prompt
 from langgraph_prax_memory._validation import to_utc, utcnow
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
-from langgraph_prax_memory.models import MemoryHit
+from langgraph_prax_memory.models import Memory, MemoryHit
 from langgraph_prax_memory.prompts.context_check import ContextJudgement, context_check_messages
 from langgraph_prax_memory.retrieval import json_object, text_of
 from langgraph_prax_memory.stm import StmEntry
@@ -151,12 +151,39 @@ class MemoryContext:
         return "\n".join(out)
 
 
+#: The importance a tagged constraint carries (the seed's "critical" facts: allergies, a
+#: condition, what someone cannot eat), given in the profile tier's order to a standing
+#: health fact read from its text when its writer said nothing of its importance.
+_CONSTRAINT_IMPORTANCE = 0.9
+
+
+def _profile_weight(m: Memory) -> float:
+    """A memory's importance as the profile tier orders it.
+
+    Its own, but a standing health fact classified from its text (not by its writer's tags)
+    at the neutral importance 0.5 — ``remember(text)``, ``store.put(..., {"content": ...})``
+    — counts as a tagged constraint does: what could harm the person comes first, whatever
+    the request (docs/context.md, "The profile tier").
+    """
+    if (
+        m.importance == 0.5
+        and m.fact_class == "standing"
+        and m.fact_kind == "health"
+        and m.fact_by in ("text", "grammar")
+    ):
+        return _CONSTRAINT_IMPORTANCE
+    return m.importance
+
+
 def _profile_order(facts: Sequence[MemoryHit], weight: float) -> list[MemoryHit]:
     """Standing facts by calibrated relevance to the request plus ``weight`` × importance."""
     own = {h.memory.id: (h.score if h.relevance is None else h.relevance) for h in facts}
     return sorted(
         facts,
-        key=lambda h: (-(own[h.memory.id] + weight * (h.memory.importance - 0.5)), h.memory.id),
+        key=lambda h: (
+            -(own[h.memory.id] + weight * (_profile_weight(h.memory) - 0.5)),
+            h.memory.id,
+        ),
     )
 
 

@@ -147,6 +147,34 @@ def test_small_talk_and_episodes_stay_out_of_the_profile(real: PraxMemory) -> No
     assert standing == ["User's brother Callum lives in Aberdeen."]
 
 
+PROFILE_FACTS = [
+    "User works as a sound engineer at a theatre.",
+    "User's partner is called Imogen.",
+    "User lives in a flat in Leith.",
+    "User plays bass in a covers band.",
+    "User drives an old Volvo estate.",
+    "User collects vinyl records.",
+]
+
+
+@pytest.mark.parametrize(("importance", "first"), [(None, True), (0.3, False)])
+def test_an_untagged_health_fact_leads_the_profile_as_a_tagged_constraint_would(
+    real: PraxMemory, importance: float | None, first: bool
+) -> None:
+    """Fails when the profile tier orders an untagged allergy by its faint relevance alone."""
+    from langgraph_prax_memory.context import assemble_context
+
+    user = f"u-constraint-{importance}"
+    real.remember_many(user, PROFILE_FACTS)
+    allergy = "User is allergic to sesame."
+    if importance is None:
+        real.remember(user, allergy)  # the writer said nothing of its importance
+    else:
+        real.remember(user, allergy, importance=importance)  # the writer said: less
+    ctx = assemble_context(real, user, "Write me a haiku about autumn.", profile_chars=60)
+    assert ([h.memory.content for h in ctx.profile][:1] == [allergy]) is first
+
+
 def test_a_90_day_gap_loses_no_standing_fact_and_episodes_decay(real: PraxMemory) -> None:
     user = "u-decay"
     long_ago = utcnow() - timedelta(days=90)
