@@ -79,12 +79,21 @@ _PAST_IRREGULAR = frozenset(
 
 #: An adverb by its form ("literally", "honestly", "genuinely"): never a verb to conjugate.
 _MANNER = re.compile(r"[a-z]{2,}ly")
+#: The verbs that end like one ("I rely on", "I apply for").
+_VERBS_IN_LY = frozenset(
+    _words("rely apply reply supply imply comply multiply ally bully rally tally sully")
+)
+
+
+def _adverb_by_form(word: str) -> bool:
+    low = word.lower()
+    return _MANNER.fullmatch(low) is not None and low not in _VERBS_IN_LY
 
 
 def _conjugate(verb: str) -> str:
     """The third-person singular present of a base verb ("work" → "works")."""
     low = verb.lower()
-    if _MANNER.fullmatch(low) and low not in ("fly", "rely", "apply", "reply", "supply"):
+    if _adverb_by_form(low):
         return verb
     if low in _THIRD:
         out = _THIRD[low]
@@ -148,9 +157,7 @@ def third_person(subject: str, sentence: str) -> str:
             out.append("they" if again else subject)
             named = True
             j = i + 1
-            while j < len(tokens) and (
-                tokens[j].lower() in _ADVERBS or _MANNER.fullmatch(tokens[j].lower())
-            ):
+            while j < len(tokens) and (tokens[j].lower() in _ADVERBS or _adverb_by_form(tokens[j])):
                 out.append(tokens[j])
                 j += 1
             if j < len(tokens) and re.match(r"[A-Za-z]", tokens[j]):

@@ -344,7 +344,13 @@ def _standing_alone(
     for item, text, ok, view in zip(items, texts, alone, views, strict=True):
         if view is not None:  # another's words about something else: not of the person
             if view:  # what the report tells of the person's life: who said it
-                keep.append({**item, "content": view})
+                words = set(re.findall(r"\w+", view.lower()))
+                names = [
+                    n
+                    for n in item.get("_names", [])
+                    if set(re.findall(r"\w+", str(n).lower())) <= words
+                ]
+                keep.append({**item, "content": view, "_names": names})
                 logger.info("stored %r of a report (%r)", view, text[:80])
                 continue
             result.small_talk_dropped += 1

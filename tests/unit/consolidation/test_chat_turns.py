@@ -201,6 +201,7 @@ def test_an_adverb_in_ly_is_not_conjugated() -> None:
         "User genuinely loves cold water swimming."
     )
     assert third_person("User", "I fly to Oslo for work") == "User flies to Oslo for work."
+    assert third_person("User", "I rely on my bike") == "User relies on their bike."
 
 
 def test_a_fact_said_as_a_dropped_perfect_is_extracted() -> None:
