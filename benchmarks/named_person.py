@@ -13,7 +13,8 @@ Each persona is written untagged through ``PraxMemoryStore.put(("memories", user
 * **non-gold relevant** — memories ``recall_detailed(user, question, k=10)`` marks ``relevant``
   (what the context block would inject) that are not gold; target ≤ 1 per question;
 * **gold kept** — gold memories marked relevant / gold memories; target: as before issue 37
-  (0.951);
+  (0.951 on this set; a data file's ``gold_before`` gives its own, measured on the code before
+  issue 37);
 * **unrelated ≥ 0.5** — ``store.search`` scores of the non-gold memories of the question's
   person that reach 0.5 (the floor of a relevant hit); target: none.
 
@@ -102,9 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="prax-named-") as tmp:
         out = run(data, Path(tmp), verbose=args.verbose)
+    before = float(data.get("gold_before", GOLD_BEFORE))
     ok = {
         "relevant": out["non_gold_relevant_per_question"] <= 1.0,
-        "gold": out["gold_kept"] >= GOLD_BEFORE,
+        "gold": out["gold_kept"] >= before,
         "unrelated": out["unrelated_high"] == 0,
     }
     print_table(
@@ -113,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         [
             ["non-gold memories recalled as relevant, per question", "≤ 1",
              f"{out['non_gold_relevant_per_question']:.2f} {'✓' if ok['relevant'] else '✗'}"],
-            ["gold kept (recalled as relevant)", f"≥ {GOLD_BEFORE} (before issue 37)",
+            ["gold kept (recalled as relevant)", f"≥ {before:.3f} (before issue 37)",
              f"{out['gold_kept']:.3f} {'✓' if ok['gold'] else '✗'}"],
             ["store.search scores ≥ 0.5 of non-gold memories", "0",
              f"{out['unrelated_high']} of {out['unrelated_pairs']} "
