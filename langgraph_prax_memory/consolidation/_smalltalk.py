@@ -20,6 +20,7 @@ from langgraph_prax_memory.facts import (
     SMALL_TALK_CONFIDENCE,
     FactClass,
     holds_now,
+    passing_impressions,
     reported_views,
     resolve_class,
     stands_alone,
@@ -331,7 +332,10 @@ def _standing_alone(
     :func:`~langgraph_prax_memory.facts.stands_alone`; and a report of another person's words
     or view of something else (:func:`~langgraph_prax_memory.facts.reported_views`: "User's
     friend says dark mode saves battery") is not stored, or only what it tells of the
-    person's life ("User's husband gary reckons ..." → "User's husband is Gary.").
+    person's life ("User's husband gary reckons ..." → "User's husband is Gary."); nor is
+    an impression of the moment told by a simile
+    (:func:`~langgraph_prax_memory.facts.passing_impressions`: "User's eyes feel like
+    sandpaper").
 
     A memory is read later, without its conversation: "User can paste it in slack" or "It's
     on the tip of User's tongue" point at what only the conversation named, so they are not
@@ -340,8 +344,13 @@ def _standing_alone(
     texts = [str(i.get("content", "")) for i in items]
     alone = stands_alone(texts)
     views = reported_views(texts)
+    passing = passing_impressions(texts)
     keep = []
-    for item, text, ok, view in zip(items, texts, alone, views, strict=True):
+    for item, text, ok, view, impression in zip(items, texts, alone, views, passing, strict=True):
+        if impression:  # "User's eyes feel like sandpaper": the moment, by a simile
+            result.small_talk_dropped += 1
+            logger.info("not stored (an impression of the moment): %r", text[:80])
+            continue
         if view is not None:  # another's words about something else: not of the person
             if view:  # what the report tells of the person's life: who said it
                 words = set(re.findall(r"\w+", view.lower()))

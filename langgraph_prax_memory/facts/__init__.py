@@ -32,7 +32,12 @@ from langgraph_prax_memory.facts._classifier import (
     cue_features,
     training_statements,
 )
-from langgraph_prax_memory.facts._grammar import holds_now, reported_views, stands_alone
+from langgraph_prax_memory.facts._grammar import (
+    holds_now,
+    passing_impressions,
+    reported_views,
+    stands_alone,
+)
 from langgraph_prax_memory.facts._names import (
     query_names,
     question_names,
@@ -53,6 +58,7 @@ __all__ = [
     "cross_validated_bars",
     "cue_features",
     "holds_now",
+    "passing_impressions",
     "query_names",
     "question_names",
     "reported_views",

@@ -42,7 +42,14 @@ from typing import Any
 
 from langgraph_prax_memory.errors import ConfigError
 
-__all__ = ["GRAMMAR_MODEL", "GRAMMAR_WEIGHTS", "holds_now", "reported_views", "stands_alone"]
+__all__ = [
+    "GRAMMAR_MODEL",
+    "GRAMMAR_WEIGHTS",
+    "holds_now",
+    "passing_impressions",
+    "reported_views",
+    "stands_alone",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -251,6 +258,20 @@ def _result_holds(verb: Any) -> bool:
     )
 
 
+#: Verbs of perception and seeming, as written: with a "like" simile they give an impression.
+_SEEMING = frozenset(
+    ["feel", "feels", "felt", "sound", "sounds", "sounded", "look", "looks", "looked", "smell",
+     "smells", "smelt", "smelled", "taste", "tastes", "tasted", "seem", "seems", "seemed"]
+)  # fmt: skip
+
+
+def _impression(verb: Any) -> bool:
+    """Whether a clause gives an impression by a simile ("User's eyes feel like sandpaper")."""
+    return verb.lower_ in _SEEMING and any(
+        c.dep_ == "prep" and c.lower_ == "like" for c in verb.children
+    )
+
+
 def _holds_now(doc: Any) -> bool:
     for verb in _main_verbs(doc):
         said = [c for c in verb.children if c.dep_ == "ccomp" and c.i > verb.i]
@@ -264,6 +285,8 @@ def _holds_now(doc: Any) -> bool:
             continue
         if verb.lower_ in _INTENDING and any(c.dep_ == "xcomp" for c in verb.children):
             continue
+        if _impression(verb):
+            continue  # how something strikes the person now, not what it is
         if _of_the_person(_subject(verb)):
             return True
     return False
@@ -459,3 +482,27 @@ def reported_views(texts: Sequence[str]) -> list[str | None]:
     if docs is None:
         return [None] * len(texts)
     return [_report(doc) if len(doc) else None for doc in docs]
+
+
+def passing_impressions(texts: Sequence[str]) -> list[bool]:
+    """Whether each statement only tells an impression of the moment, by a simile.
+
+    "User's eyes feel like sandpaper", "User's laptop fan sounds like a jet engine": each main
+    clause is a verb of perception or seeming with a "like" simile — how something strikes
+    the person as they speak, not a fact of them to keep. A statement with another main
+    clause ("..., they have had dry eye since the surgery") is not one. Without the parser,
+    nothing is.
+
+    Example:
+        >>> passing_impressions(["User's eyes feel like sandpaper.",
+        ...                      "User feels like a new person and sleeps well."])
+        [True, False]
+    """
+    docs = _parsed(texts)
+    if docs is None:
+        return [False] * len(texts)
+    out = []
+    for doc in docs:
+        verbs = [v for v in _main_verbs(doc) if not _asks(v)]
+        out.append(bool(verbs) and all(_impression(v) for v in verbs))
+    return out

@@ -22,6 +22,7 @@ from langgraph_prax_memory.facts import _grammar as grammar
 from langgraph_prax_memory.facts._grammar import (
     GRAMMAR_WEIGHTS,
     holds_now,
+    passing_impressions,
     reported_views,
     stands_alone,
 )
@@ -350,3 +351,18 @@ def test_consolidation_keeps_of_a_report_only_who_made_it(mem: PraxMemory, tmp_p
     assert any("kiwi" in c for c in raw), raw
     assert not any("oat milk" in c or "referee" in c for c in raw), raw
     assert any("Tomasz" in c for c in raw), raw
+
+
+@pytest.mark.parametrize(
+    ("text", "passing"),
+    [
+        ("User's knees feel like jelly after the stairs.", True),
+        ("User's boiler sounds like a washing machine on spin.", True),
+        ("User feels like a new person since the operation and sleeps through the night.", False),
+        ("User's flat has a lovely view of the docks.", False),
+    ],
+)
+def test_an_impression_told_by_a_simile_is_the_moment(text: str, passing: bool) -> None:
+    assert passing_impressions([text]) == [passing]
+    if passing:
+        assert holds_now([text]) == [False]  # an impression does not hold as a fact
