@@ -125,12 +125,13 @@ _REQUEST = re.compile(
 )
 _SPEAKER_PREFIX = re.compile(r"^\s*[A-Za-z][\w .'@-]{0,40}?\s*:\s+")
 #: A question by its word order, whatever its punctuation ("where do I even get poppy
-#: seeds", "should I be worried"): a wh-word, or an auxiliary before its subject. "What I
-#: love is ..." (a wh-clause as subject) is a statement.
+#: seeds", "should I be worried"): a wh-word not followed by a subject, or an auxiliary
+#: before its subject. A wh-word followed by its subject opens a clause of a statement
+#: ("when I was a kid I lived in Lagos", "what I love is ...").
 _INTERROGATIVE = re.compile(
     r"^(?:(?:so|ok|okay|also|and|but|hmm|right|anyway|wait|then|now)[,.\s]+)*"
     r"(?:(?:what|where|when|why|how|which|who|whose)\b"
-    r"(?!\s+(?:I|we|my|User)\s+(?:\w+ly\s+)?(?:love|like|hate|want|need|mean|do|did|got)\b)"
+    r"(?!\s+(?:I|we|my|our|you|he|she|they|it|User)\b)"
     r"|(?:should|shall|can|could|would|will|do|does|did|is|are|am|was|were|have|has|may|"
     r"might|must)\s+(?:I|we|you|u|it|they|he|she|User)\b)",
     re.I,

@@ -164,8 +164,15 @@ def test_a_question_by_its_word_order_is_not_a_fact(line: str) -> None:
     assert is_junk(line)
 
 
-def test_a_wh_clause_as_subject_is_a_statement() -> None:
-    assert not is_junk("What I love most is sea swimming in October")
+@pytest.mark.parametrize(
+    "line",
+    [
+        "What I love most is sea swimming in October",  # a wh-clause as subject
+        "When I was a kid I lived in Lagos with my gran",  # a wh-clause of time
+    ],
+)
+def test_a_wh_word_followed_by_its_subject_opens_a_statement(line: str) -> None:
+    assert not is_junk(line)
 
 
 @pytest.mark.parametrize(
