@@ -212,7 +212,7 @@ class AttributeModel:
         #: The median cosine of a template to its nearest sibling (set when first read).
         self.sibling = 1.0
         #: The cosine above which two statements are about the same thing (set when first
-        #: read): the 99th percentile of templates of two different attributes.
+        #: read): the 95th percentile of templates of two different attributes.
         self.same_thing = 1.0
         self._frames = template_words(tokens)
         self._events: np.ndarray | None = None
