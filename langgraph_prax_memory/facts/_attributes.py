@@ -237,7 +237,7 @@ class AttributeModel:
                     for i, (a, _) in enumerate(self._labels)
                 ]
                 self.sibling = float(np.median(nearest))
-                # how near two statements of *different* attributes come: the 99th
+                # how near two statements of *different* attributes come: the 95th
                 # percentile over every pair of templates of two attributes. Statements at
                 # least that near are about the same thing (issue 38: attributes no
                 # template names, "my weekly shop at Tesco" / "going to Aldi for the shop")
