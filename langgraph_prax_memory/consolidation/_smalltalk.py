@@ -20,17 +20,21 @@ from langgraph_prax_memory.facts import (
     SMALL_TALK_CONFIDENCE,
     FactClass,
     holds_now,
-    passing_impressions,
-    reported_views,
+    read_statements,
     resolve_class,
-    stands_alone,
 )
 
 if TYPE_CHECKING:
     from langgraph_prax_memory._parts import MemoryParts
     from langgraph_prax_memory.consolidation._models import ConsolidationResult
 
-__all__ = ["is_junk", "is_transient", "small_talk_to_drop", "without_small_talk"]
+__all__ = [
+    "is_junk",
+    "is_transient",
+    "names_in",
+    "small_talk_to_drop",
+    "without_small_talk",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +42,17 @@ logger = logging.getLogger(__name__)
 #: a fact dropped is lost, small talk kept only costs a line, so the bar is the lowest at
 #: which small talk is called with a cross-validated precision of 0.98 (SMALL_TALK_CONFIDENCE).
 DROP_CONFIDENCE = SMALL_TALK_CONFIDENCE
+
+
+def names_in(content: str, names: Sequence[str]) -> list[str]:
+    """The ``names`` whose every word ``content`` holds (a memory links only what it names).
+
+    Example:
+        >>> names_in("User's husband is Gary.", ["Gary", "the manager"])
+        ['Gary']
+    """
+    words = set(re.findall(r"\w+", content.lower()))
+    return [n for n in names if set(re.findall(r"\w+", str(n).lower())) <= words]
 
 
 def small_talk_to_drop(
@@ -343,23 +358,16 @@ def _standing_alone(
     stored (counted with ``small_talk_dropped``). A statement that names a day is kept.
     """
     texts = [str(i.get("content", "")) for i in items]
-    alone = stands_alone(texts)
-    views = reported_views(texts)
-    passing = passing_impressions(texts)
     keep = []
-    for item, text, ok, view, impression in zip(items, texts, alone, views, passing, strict=True):
-        if impression:  # "User's eyes feel like sandpaper": the moment, by a simile
+    for item, text, read in zip(items, texts, read_statements(texts), strict=True):
+        ok, view = read.alone, read.view
+        if read.impression:  # "User's eyes feel like sandpaper": the moment, by a simile
             result.small_talk_dropped += 1
             logger.info("not stored (an impression of the moment): %r", text[:80])
             continue
         if view is not None:  # another's words about something else: not of the person
             if view:  # what the report tells of the person's life: who said it
-                words = set(re.findall(r"\w+", view.lower()))
-                names = [
-                    n
-                    for n in item.get("_names", [])
-                    if set(re.findall(r"\w+", str(n).lower())) <= words
-                ]
+                names = names_in(view, item.get("_names", []))
                 keep.append({**item, "content": view, "_names": names})
                 logger.info("stored %r of a report (%r)", view, text[:80])
                 continue

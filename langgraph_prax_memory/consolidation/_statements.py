@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from langgraph_prax_memory._when import names_a_day
-from langgraph_prax_memory.consolidation._smalltalk import small_talk_to_drop
+from langgraph_prax_memory.consolidation._smalltalk import names_in, small_talk_to_drop
 from langgraph_prax_memory.errors import EmbeddingError
 from langgraph_prax_memory.facts import (
     SMALL_TALK,
@@ -202,10 +202,6 @@ def by_statement(
             logger.info(
                 "%d clause(s) of %r not stored (small talk)", dropped, str(base["content"])[:80]
             )
-        for content in contents:
-            words = set(re.findall(r"\w+", content.lower()))
-            names = [
-                n for n in base.get("_names", []) if set(re.findall(r"\w+", n.lower())) <= words
-            ]
-            out.append({**base, "content": content, "_names": names})
+        names = base.get("_names", [])
+        out += [{**base, "content": c, "_names": names_in(c, names)} for c in contents]
     return out

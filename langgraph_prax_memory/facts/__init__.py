@@ -33,8 +33,10 @@ from langgraph_prax_memory.facts._classifier import (
     training_statements,
 )
 from langgraph_prax_memory.facts._grammar import (
+    StatementGrammar,
     holds_now,
     passing_impressions,
+    read_statements,
     reported_views,
     stands_alone,
 )
@@ -54,6 +56,7 @@ __all__ = [
     "FactClassifier",
     "Reading",
     "Statement",
+    "StatementGrammar",
     "class_of_kind",
     "cross_validated_bars",
     "cue_features",
@@ -61,6 +64,7 @@ __all__ = [
     "passing_impressions",
     "query_names",
     "question_names",
+    "read_statements",
     "reported_views",
     "resolve_class",
     "stands_alone",

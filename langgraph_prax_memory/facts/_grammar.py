@@ -37,6 +37,7 @@ import importlib.util
 import logging
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,9 @@ __all__ = [
     "GRAMMAR_MODEL",
     "GRAMMAR_WEIGHTS",
     "holds_now",
+    "StatementGrammar",
     "passing_impressions",
+    "read_statements",
     "reported_views",
     "stands_alone",
 ]
@@ -381,10 +384,7 @@ def stands_alone(texts: Sequence[str]) -> list[bool]:
         ...               "It's been three years since User moved to Lisbon."])
         [False, True, True]
     """
-    docs = _parsed(texts)
-    if docs is None:
-        return [True] * len(texts)
-    return [_says_what_it_is_about(doc) if len(doc) else True for doc in docs]
+    return [r.alone for r in read_statements(texts)]
 
 
 #: Verbs of saying and thinking, as written: what follows them is someone's words or view.
@@ -478,10 +478,7 @@ def reported_views(texts: Sequence[str]) -> list[str | None]:
         ...                 "User's doctor says they are prediabetic."])
         ['', "User's husband is Gary.", None]
     """
-    docs = _parsed(texts)
-    if docs is None:
-        return [None] * len(texts)
-    return [_report(doc) if len(doc) else None for doc in docs]
+    return [r.view for r in read_statements(texts)]
 
 
 def passing_impressions(texts: Sequence[str]) -> list[bool]:
@@ -498,11 +495,43 @@ def passing_impressions(texts: Sequence[str]) -> list[bool]:
         ...                      "User feels like a new person and sleeps well."])
         [True, False]
     """
+    return [r.impression for r in read_statements(texts)]
+
+
+def _impressed(doc: Any) -> bool:
+    verbs = [v for v in _main_verbs(doc) if not _asks(v)]
+    return bool(verbs) and all(_impression(v) for v in verbs)
+
+
+@dataclass(frozen=True)
+class StatementGrammar:
+    """What the grammar reads of a statement kept from a conversation (one parse).
+
+    ``alone``: :func:`stands_alone`; ``view``: :func:`reported_views`; ``impression``:
+    :func:`passing_impressions`.
+    """
+
+    alone: bool = True
+    view: str | None = None
+    impression: bool = False
+
+
+def read_statements(texts: Sequence[str]) -> list[StatementGrammar]:
+    """:func:`stands_alone`, :func:`reported_views` and :func:`passing_impressions` at once.
+
+    Each text is parsed once (consolidation asks all three of every fact it keeps). Without
+    the parser, every statement stands alone, reports nothing and is no impression.
+
+    Example:
+        >>> [r.impression for r in read_statements(["User's eyes feel like sandpaper."])]
+        [True]
+    """
     docs = _parsed(texts)
     if docs is None:
-        return [False] * len(texts)
-    out = []
-    for doc in docs:
-        verbs = [v for v in _main_verbs(doc) if not _asks(v)]
-        out.append(bool(verbs) and all(_impression(v) for v in verbs))
-    return out
+        return [StatementGrammar()] * len(texts)
+    return [
+        StatementGrammar(_says_what_it_is_about(d), _report(d), _impressed(d))
+        if len(d)
+        else StatementGrammar()
+        for d in docs
+    ]

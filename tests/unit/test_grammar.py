@@ -366,3 +366,17 @@ def test_an_impression_told_by_a_simile_is_the_moment(text: str, passing: bool) 
     assert passing_impressions([text]) == [passing]
     if passing:
         assert holds_now([text]) == [False]  # an impression does not hold as a fact
+
+
+def test_one_parse_reads_what_the_three_checks_read() -> None:
+    texts = [
+        "User can paste it in slack.",
+        "User's cousin says oat milk is worse for the planet.",
+        "User's knees feel like jelly after the stairs.",
+        "User's sister lives in Perth.",
+    ]
+    read = grammar.read_statements(texts)
+    assert [r.alone for r in read] == stands_alone(texts) == [False, True, True, True]
+    assert [r.view for r in read] == reported_views(texts) == [None, "", None, None]
+    passing = [False, False, True, False]
+    assert [r.impression for r in read] == passing_impressions(texts) == passing
