@@ -89,7 +89,11 @@ def _term_text(payload: dict[str, Any]) -> str:
 
 
 def _statement(
-    payload: dict[str, Any], reading: Reading | None, *, change: bool = False
+    payload: dict[str, Any],
+    reading: Reading | None,
+    *,
+    change: bool = False,
+    their_end: bool = False,
 ) -> Statement:
     """A stored memory as the attribute model weighs a replacement."""
     return Statement(
@@ -99,6 +103,7 @@ def _statement(
         kind=payload.get("fact_kind"),
         terms=frozenset(payload.get("terms") or ()),
         change=change,
+        their_end=their_end,
     )
 
 
@@ -208,8 +213,9 @@ class MemoryClasses:
         batch = set(ids) | set(never)
         retired: list[tuple[str, str]] = []
         changes = model.changes([p.extras["vector"] for p in new_points])
-        for point, reading, change in zip(new_points, readings, changes, strict=True):
-            new = _statement(point.payload, reading, change=change)
+        their = model.their_ends([str(p.payload.get("content", "")) for p in new_points])
+        for point, reading, change, end in zip(new_points, readings, changes, their, strict=True):
+            new = _statement(point.payload, reading, change=change, their_end=end)
             if new.fact_class == SMALL_TALK or new.kind == "plan":
                 continue  # small talk and plans change nothing
             if point.payload.get(HISTORY_FIELD) is not None:

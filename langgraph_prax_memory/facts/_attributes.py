@@ -85,6 +85,15 @@ _OTHER_PEOPLE = frozenset(
 )
 
 
+#: A possessive of the other person: what a statement with it ends is theirs ("Tom quit his
+#: job", "Ana broke up with her boyfriend"), not their relation to the person.
+_THEIR_OWN = re.compile(r"\b(?:his|her)\b", re.I)
+
+
+#: Where a statement's first clause ends.
+_CLAUSE_END = re.compile(r"\s*[,;:]\s*|\s+(?:and|but|so|because)\s+", re.I)
+
+
 def _names(text: str) -> frozenset[str]:
     """The names a statement mentions: capitalised words past its first ("User" aside).
 
@@ -147,6 +156,9 @@ class Statement:
     terms: frozenset[str]
     #: Whether the statement reads as a change of what the person has (:meth:`changes`).
     change: bool = False
+    #: Whether its subject is another person whose own clause reads as an end and a change
+    #: ("Graham's moved out and ...": :meth:`AttributeModel.their_clause`).
+    their_end: bool = False
 
 
 def _sentences() -> list[tuple[str, str, str]]:
@@ -347,6 +359,12 @@ class AttributeModel:
           name again with more detail, "my husband Graham cooks", is no change), unless
           ``new`` ends it.
 
+        An end may be told of the other person of a relation ``old`` names ("Tom moved out"
+        of "User's husband Tom cooks", "Priya retired" of "User's manager Priya"): the
+        person's relation ends, though the statement's subject is the other one; not when
+        the end is of something of theirs ("Tom quit his job", "Ana broke up with her
+        boyfriend").
+
         ``old`` *stands out* when it is nearer to ``new`` than any other fact of the person
         by :attr:`margin`: a new value replaces *one* value, so the statement it replaces is
         the one it is about, not one of many it resembles ("User is a Labour voter" is about
@@ -355,7 +373,19 @@ class AttributeModel:
         if new.fact_class == "small_talk" or new.kind == "plan" or old.fact_class != "standing":
             return False
         nr, orr = new.reading, old.reading
-        if not (self.about_the_person(new.text) and self.about_the_person(old.text)):
+        # the other person of a relation the old fact names, as the subject of its end
+        # ("Graham's moved out" of "User's husband Graham cooks", "Gareth's leaving do was on
+        # Friday" of "User's boss Gareth"): the person's relation ends, told of the other one
+        subject = subject_of(new.text)
+        ends_theirs = (
+            new.their_end
+            and subject is not None
+            and subject in _names(old.text)
+            and _THEIR_OWN.search(new.text) is None  # "Ana broke up with her boyfriend"
+        )
+        if not (
+            (ends_theirs or self.about_the_person(new.text)) and self.about_the_person(old.text)
+        ):
             return False
         if nr is not None and not nr.single and nr.polarity == STATES:
             return False  # an addition to a many-valued attribute: it only grows
@@ -378,10 +408,48 @@ class AttributeModel:
             return False  # a value of a many-valued attribute leaves only when it is ended
         if cosine < self.same_thing or not stands_out:
             return False  # not near enough, or near it as near others: not about it
-        if not (new.fact_class == "standing" or new.change):
+        if not (new.fact_class == "standing" or new.change or ends_theirs):
             return False  # an event that changed nothing ("had an interview at Google")
         shared = _names(new.text) & _names(old.text)
         return not shared or (nr is not None and nr.polarity == ENDS)
+
+    def their_ends(self, texts: Sequence[str]) -> list[bool]:
+        """For each statement, whether another person's own clause in it ends a relation.
+
+        Its subject a name, and that name's clause (:meth:`their_clause`: "Graham's moved
+        out") read as an end and as a change on its own. One batch embedding, of the
+        statements that open with a name only.
+        """
+        clauses = [self.their_clause(t) for t in texts]
+        todo = [c for c in clauses if c]
+        if not todo:
+            return [False] * len(texts)
+        vectors = self._embed(todo)
+        ends = iter(
+            r is not None and r.polarity == ENDS and change
+            for r, change in zip(self.read(todo, vectors), self.changes(vectors), strict=True)
+        )
+        return [next(ends) if c else False for c in clauses]
+
+    @staticmethod
+    def their_clause(text: str) -> str | None:
+        """The clause of a statement whose subject is another person: what they did.
+
+        ``None`` when the statement is about the person (or opens with no name). The clause
+        runs to the first break (a comma, a semicolon, "and", "but"): "Graham's moved out
+        and User has the house" is "Graham's moved out". Its reading decides
+        :attr:`Statement.their_end` (an end that is a change: "moved out", "left", "died";
+        not "cooked dinner", "praised the report").
+
+        Example:
+            >>> AttributeModel.their_clause("Graham's moved out and User has the house.")
+            "Graham's moved out"
+            >>> AttributeModel.their_clause("User moved to Leeds.") is None
+            True
+        """
+        if subject_of(text) is None:
+            return None
+        return _CLAUSE_END.split(text.strip(), maxsplit=1)[0].rstrip(" .!")
 
     @staticmethod
     def runner_ups(texts: Sequence[str], cosines: Sequence[float]) -> list[float | None]:

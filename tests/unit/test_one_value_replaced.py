@@ -92,3 +92,60 @@ def test_a_new_value_retires_the_fact_it_replaces(mem: PraxMemory, news: str, re
 )
 def test_a_statement_of_something_else_retires_nothing(mem: PraxMemory, news: str) -> None:
     assert _retired(mem, f"u-else-{abs(hash(news))}", news) == []
+
+
+# -- a relation ended, told of the other person (issue 38) ------------------------------------
+
+RELATIONS = [
+    "User's husband Tom does all the cooking.",
+    "User's manager Priya runs the Leeds office.",
+    "User's best friend is Ana.",
+    "User lives in York.",
+    "User is vegetarian.",
+    "User plays the cello.",
+    "User works at Aviva.",
+]
+
+
+def _retired_of(mem: PraxMemory, user: str, news: str) -> list[str]:
+    then = utcnow() - timedelta(days=30)
+    mem.remember_many(user, [{"content": c, "created_at": then} for c in RELATIONS])
+    ids = mem.remember_many(user, [news])
+    pairs = mem.ltm.classes.replace_by_attribute(user, ids)
+    return sorted(mem.ltm.get(user, old).content for old, _ in pairs)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("news", "retired"),
+    [
+        ("Tom moved out last month.", "User's husband Tom does all the cooking."),
+        ("Tom has left and User has the flat to themselves.",
+         "User's husband Tom does all the cooking."),
+        ("Priya left the company on Friday.", "User's manager Priya runs the Leeds office."),
+        ("Priya retired in March.", "User's manager Priya runs the Leeds office."),
+    ],
+)  # fmt: skip
+def test_the_other_person_of_a_relation_ending_it_retires_it(
+    mem: PraxMemory, news: str, retired: str
+) -> None:
+    """A relation ended ("Tom moved out") retires it, though the other person is the subject."""
+    assert _retired_of(mem, f"u-end-{abs(hash(news))}", news) == [retired]
+
+
+@pytest.mark.parametrize(
+    "news",
+    [
+        "Tom made a lovely curry on Sunday.",
+        "Tom went to Leeds for the weekend.",
+        "Priya praised User's report.",
+        "Priya is on holiday until Monday.",
+        "Ana moved to Berlin.",
+        "Ana broke up with her boyfriend.",
+        "Tom quit his job at the bank.",
+    ],
+)
+def test_what_the_other_person_did_or_ended_of_their_own_retires_nothing(
+    mem: PraxMemory, news: str
+) -> None:
+    """Another person's doings, and the end of something of theirs, leave the relation be."""
+    assert _retired_of(mem, f"u-theirs-{abs(hash(news))}", news) == []
