@@ -25,7 +25,6 @@ so the same model always gives the same classifier.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import logging
 import os
 import re
@@ -39,7 +38,7 @@ from typing import Any, Final
 import numpy as np
 
 from langgraph_prax_memory._when import dates_an_episode
-from langgraph_prax_memory.facts._cue_words import INTERJECTIONS, PAST, STATIVE_AUX
+from langgraph_prax_memory.facts._cues import cue_features, cue_rows
 from langgraph_prax_memory.facts._grammar import holds_now
 
 __all__ = [
@@ -143,174 +142,11 @@ def training_statements() -> list[tuple[str, str]]:
     return out
 
 
-# -- linguistic cues (closed classes of English words) -----------------------------------
-_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+(?::\d+)?(?:st|nd|rd|th)?|[?!]")
-_WEEKDAYS = frozenset(
-    ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend"]
-)
-_MONTHS = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ]
-)
-_DEICTIC_PAST = frozenset(["yesterday", "ago", "earlier", "recently", "lately"])
-_DEICTIC_NOW = frozenset(["today", "tonight", "moment"])  # "right now": see cue_features
-_LONG_PERIODS = frozenset(["years", "decades", "months"])
-_DEICTIC_FUTURE = frozenset(["tomorrow", "soon", "upcoming"])
-_RECURRING = frozenset(["every", "each"])
-_PARTS_OF_DAYS = frozenset(["mornings", "afternoons", "evenings", "nights"])
-_RELATIVE = frozenset(["last", "next", "this", "coming"])
-_PERIODS = (
-    frozenset(
-        [
-            "week",
-            "weekend",
-            "month",
-            "year",
-            "morning",
-            "evening",
-            "night",
-            "afternoon",
-            "summer",
-            "winter",
-            "spring",
-            "autumn",
-            "fall",
-            "holiday",
-            "holidays",
-            "term",
-            "season",
-        ]
-    )
-    | _WEEKDAYS
-)
-_HABITUAL = frozenset(
-    [
-        "every",
-        "each",
-        "usually",
-        "always",
-        "never",
-        "often",
-        "daily",
-        "weekly",
-        "monthly",
-        "nightly",
-        "regularly",
-        "sometimes",
-        "normally",
-        "generally",
-        "typically",
-        "mostly",
-    ]
-)
-_FUTURE = frozenset(
-    ["will", "shall", "gonna", "going", "plans", "planning", "intends", "hopes", "considering"]
-)
-#: An intention: "thinking of / about buying", "deciding whether".
-_INTENDING = frozenset(["thinking", "deciding", "debating"])
-#: Named days of the year that date an episode like a month does ("over Christmas").
-_FEASTS = frozenset(
-    ["christmas", "easter", "thanksgiving", "halloween", "diwali", "eid", "hanukkah", "ramadan"]
-)
-
-
-def cue_features(text: str) -> list[float]:
-    """The time-anchoring cues of a statement, each in [0, 1].
-
-    In order: a time anchor (a weekday, a month, a date, "yesterday", "last week"), a
-    past-deictic word, a present-deictic word ("today", "right now"), a future anchor
-    ("tomorrow", "next month", "will"), a habitual marker ("every", "usually"), the past
-    tense of a one-off action (an irregular past or a regular "-ed" verb after the
-    subject), a stative present ("is", "has", "lives"), an interjection or a question or
-    exclamation, and shortness (fewer than five words).
-
-    Example:
-        >>> cue_features("User ran the marathon last Sunday.")[:2]
-        [1.0, 0.0]
-    """
-    words = _WORD.findall(text.lower())
-    n = len(words)
-    toks = set(words)
-    pairs = set(itertools.pairwise(words))
-    relative = any(a in _RELATIVE and b in _PERIODS for a, b in pairs)
-    dated = any(w[:1].isdigit() and w[-2:] in ("st", "nd", "rd", "th") for w in words) or any(
-        (a == "the" and b[:1].isdigit()) for a, b in pairs
-    )
-    # a long-ago anchor ("five years ago", "since she was a child") is the history of a
-    # standing fact, not the date of an episode
-    distant = any(a in _LONG_PERIODS and b in ("ago", "old") for a, b in pairs) or "since" in toks
-    near_past = bool(toks & _DEICTIC_PAST) and not distant
-    # a weekday or month after "every" / "each", or before a plural part of the day, recurs
-    # ("visits them every December", "Mass on Sunday mornings"): a routine's time, not an
-    # episode's date
-    recurring = {b for a, b in pairs if a in _RECURRING or a == "other"} | {
-        a for a, b in pairs if b in _PARTS_OF_DAYS
-    }
-    # a day after "since" starts what still holds ("going to Aldi since Christmas", "vegan
-    # since March"): the start of a state, not an episode's date
-    started = {b for a, b in pairs if a == "since"} | {
-        c for a, b, c in zip(words, words[1:], words[2:], strict=False) if a == "since"
-    }
-    named = any(
-        w in _WEEKDAYS or w in _MONTHS or w in _FEASTS
-        for w in words
-        if w not in recurring and w not in started
-    ) or any(a == "new" and b == "year" and "every" not in toks for a, b in pairs)
-    relative = relative and not any(a == "since" for a in words)
-    anchor = named or relative or dated or near_past
-    # "been going to the gym since May" is a habit's history, not a plan
-    habit = {b for a, b in pairs if a in ("been", "keep", "keeps", "kept")}
-    future = (
-        bool((toks - habit) & (_DEICTIC_FUTURE | _FUTURE))
-        or any(a in ("next", "coming") and b in _PERIODS for a, b in pairs)
-        or any(a in _INTENDING and b in ("of", "about", "whether") for a, b in pairs)
-    )
-    # a regular past after the subject's first word ("User painted", "I booked"), or opening
-    # a note without its subject ("Tried the new bar"), not a participle of a state ("is
-    # married", "is retired")
-    regular_past = (bool(words) and words[0].endswith("ed") and len(words[0]) > 4) or any(
-        b.endswith("ed") and len(b) > 4 and a not in ("is", "are", "am", "was", "be", "been", "get")
-        for a, b in itertools.pairwise(words[:4])
-    )
-    return [
-        float(anchor),
-        float(near_past),
-        # "now" alone also marks a current standing state ("lives in Leith now")
-        float(bool(toks & _DEICTIC_NOW) or ("right", "now") in pairs),
-        float(future),
-        float(bool(toks & _HABITUAL)),
-        float(bool(toks & PAST) or regular_past),
-        float(bool(toks & STATIVE_AUX)),
-        float(bool(toks & INTERJECTIONS) or "?" in toks or "!" in toks),
-        float(n < 5),
-    ]
-
-
-_N_CUES = len(cue_features(""))
-
-
-def _cue_rows(texts: Sequence[str]) -> np.ndarray:
-    """:func:`cue_features` of each text, one row each (``(0, _N_CUES)`` for no text)."""
-    return np.array([cue_features(t) for t in texts], dtype=np.float64).reshape(-1, _N_CUES)
-
-
 def _features(
-    vectors: np.ndarray, texts: Sequence[str], cue_rows: np.ndarray | None = None
+    vectors: np.ndarray, texts: Sequence[str], read: np.ndarray | None = None
 ) -> np.ndarray:
-    """The classifier's inputs; ``cue_rows``: the texts' :func:`_cue_rows` if already read."""
-    cues = (_cue_rows(texts) if cue_rows is None else cue_rows) * _CUE_WEIGHT
+    """The classifier's inputs; ``read``: the texts' :func:`cue_rows` if already read."""
+    cues = (cue_rows(texts) if read is None else read) * _CUE_WEIGHT
     if vectors.size == 0:
         return np.hstack([cues, np.ones((len(texts), 1))])
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -493,7 +329,7 @@ class FactClassifier:
         ]
         out: list[FactClass | None] = [None] * len(texts)
         kinds: dict[int, str] = {}  # each text's likeliest standing kind
-        cues = _cue_rows(texts)  # read once: the features and the grammar's pre-check
+        cues = cue_rows(texts)  # read once: the features and the grammar's pre-check
         if full:  # one product for every text with its vector
             assert weights is not None
             x = _features(
@@ -525,9 +361,12 @@ def _may_hold_now(
     """Whether the grammar may still find a standing fact the classifier did not call one.
 
     An episode, or small talk called only because standing fell below its bar; not a text
-    that dates an episode near now (a long-ago year is a standing fact's history), anchored,
-    about the here and now, in the future, or a question or interjection. ``cues``: the
-    text's :func:`cue_features` when the caller has read them; ``now``: the moment read.
+    that dates an episode near now (what else it says is the episode's situation: "had a
+    stroke on Friday and is in ICU"), about the here and now, or a question or
+    interjection. Any other time anchor or time to come ("gave up driving last year",
+    "sits his exams next June") is weighed clause by clause (:func:`_dated_clause`): the
+    clause it dates holds nothing now, another may. ``cues``: the text's
+    :func:`cue_features` when the caller has read them; ``now``: the moment read.
     """
     if decided.fact_class == STANDING:
         return False
@@ -535,9 +374,28 @@ def _may_hold_now(
         return False  # the classifier's small talk: what it says, not how it is said
     if cues is None:
         cues = cue_features(text)
-    if any(cues[i] for i in (_ANCHOR, _NOW_CUE, _FUTURE_CUE, _TALK_CUE)):
+    if any(cues[i] for i in (_NOW_CUE, _TALK_CUE)):
         return False
-    return not dates_an_episode(text, now or datetime.now(UTC))  # a long-ago date is history
+    return not dates_an_episode(text, now or datetime.now(UTC))
+
+
+#: A time that points back at another clause's ("before then", "by then"): dated by it.
+_BACK_THEN = re.compile(r"\b(?:before|by|until|till|after|around)\s+then\b", re.I)
+
+
+def _dated_clause(now: datetime) -> Callable[[str], bool]:
+    """Whether a clause's own words date it: an anchor, a time to come, or a day near ``now``.
+
+    A long-ago date is a standing fact's history ("married in 2019"), not an episode's.
+    """
+
+    def dated(clause: str) -> bool:
+        if _BACK_THEN.search(clause):
+            return True  # "... on the 21st; User needs a present before then": that day's
+        cues = cue_features(clause)
+        return bool(cues[_ANCHOR] or cues[_FUTURE_CUE]) or dates_an_episode(clause, now)
+
+    return dated
 
 
 def _reread(
@@ -551,7 +409,7 @@ def _reread(
     or of theirs (:func:`~langgraph_prax_memory.facts._grammar.holds_now`): ``fact_by``
     ``"grammar"``, as sure as the standing bar.
     """
-    rows = _cue_rows(texts) if cues is None else cues  # as classify read them
+    rows = cue_rows(texts) if cues is None else cues  # as classify read them
     now = datetime.now(UTC)  # one moment for the batch
     maybe = [
         i
@@ -561,7 +419,8 @@ def _reread(
     if not maybe:
         return decided
     out = list(decided)
-    for i, yes in zip(maybe, holds_now([texts[i] for i in maybe]), strict=True):
+    found = holds_now([texts[i] for i in maybe], dated=_dated_clause(now))
+    for i, yes in zip(maybe, found, strict=True):
         if yes:
             out[i] = FactClass(STANDING, kinds[i], STANDING_CONFIDENCE, "grammar")
     return out

@@ -36,7 +36,7 @@ import hashlib
 import importlib.util
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -275,7 +275,20 @@ def _impression(verb: Any) -> bool:
     )
 
 
-def _holds_now(doc: Any) -> bool:
+def _clause_text(verb: Any) -> str:
+    """The words of ``verb``'s own clause with its open complements, in order.
+
+    An open complement ("needs *to buy a present before then*") shares the clause's
+    subject and time; no other clause's words are taken.
+    """
+    own = [t for t in verb.subtree if _in_clause(t, verb)]
+    for child in verb.children:
+        if child.dep_ == "xcomp":
+            own += [t for t in child.subtree if _in_clause(t, child)]
+    return " ".join(t.text for t in sorted(own, key=lambda t: t.i))
+
+
+def _holds_now(doc: Any, dated: Callable[[str], bool] | None = None) -> bool:
     for verb in _main_verbs(doc):
         said = [c for c in verb.children if c.dep_ == "ccomp" and c.i > verb.i]
         while _tense(verb) == "present" and said:  # "says (that) ...": what is said
@@ -290,15 +303,25 @@ def _holds_now(doc: Any) -> bool:
             continue
         if _impression(verb):
             continue  # how something strikes the person now, not what it is
+        if dated is not None and dated(_clause_text(verb)):
+            continue  # its own clause dates it ("has a check-up on the 17th")
         if _of_the_person(_subject(verb)):
             return True
     return False
 
 
-def holds_now(texts: Sequence[str], *, unparsed: bool = False) -> list[bool]:
+def holds_now(
+    texts: Sequence[str],
+    *,
+    unparsed: bool = False,
+    dated: Callable[[str], bool] | None = None,
+) -> list[bool]:
     """Whether each statement asserts, in a main clause, something that holds now of its person.
 
-    ``unparsed``: the answer for every statement when the parser cannot load.
+    ``unparsed``: the answer for every statement when the parser cannot load. ``dated``:
+    whether a clause's own words date it (a day, a time to come): such a clause holds
+    nothing now, though another clause of the statement may ("Her son is 17 and sits his
+    exams next June": "is 17" holds now). A time belongs to its clause.
 
     Example:
         >>> holds_now(["User had his stomach removed years ago and can only eat small meals.",
@@ -307,7 +330,7 @@ def holds_now(texts: Sequence[str], *, unparsed: bool = False) -> list[bool]:
         [True, False, True]
     """
     docs = _parsed(texts)
-    return [unparsed] * len(texts) if docs is None else [_holds_now(d) for d in docs]
+    return [unparsed] * len(texts) if docs is None else [_holds_now(d, dated) for d in docs]
 
 
 #: Dependents that make a clause of an "it" subject an extraposition or a time expression

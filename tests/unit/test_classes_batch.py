@@ -94,7 +94,7 @@ def test_the_grammars_pre_check_reads_the_cues_the_classifier_read(memory: PraxM
     finally:
         clf.grammar = True
     kinds = {i: "preference" for i in range(len(MIXED))}
-    cues = classifier._cue_rows(MIXED)
+    cues = classifier.cue_rows(MIXED)
     assert [list(r) for r in cues] == [classifier.cue_features(t) for t in MIXED]
     reused = classifier._reread(MIXED, plain, kinds, cues)
     afresh = classifier._reread(MIXED, plain, kinds)

@@ -125,6 +125,41 @@ def test_a_dated_or_anchored_statement_stays_an_episode(mem: PraxMemory) -> None
     assert all(c.by != "grammar" for c in found)
 
 
+def test_a_time_belongs_to_its_clause(mem: PraxMemory) -> None:
+    """A date long past dates its own clause; another clause of the statement may hold now."""
+    texts = [
+        "Gave up driving last year; gets about by bus and the odd taxi.",
+        "Had a hip replaced last year and walks with a stick.",
+    ]
+    found = mem.ltm.classes.classifier().classify(texts)
+    assert [(c.fact_class, c.by) for c in found] == [(STANDING, "grammar")] * 2
+
+
+def test_a_statement_dated_near_now_stays_an_episode_whatever_else_it_says(
+    mem: PraxMemory,
+) -> None:
+    texts = [
+        "Uncle Femi had a stroke on Friday and is in ICU in Lagos.",
+        "Her flight lands at 6:40 tomorrow and she needs a cab from the airport.",
+    ]
+    found = mem.ltm.classes.classifier().classify(texts)
+    assert [c.fact_class for c in found] == [EPISODE] * 2
+
+
+def test_a_clause_dated_by_its_own_words_or_by_then_holds_nothing_now() -> None:
+    from langgraph_prax_memory.facts._classifier import _dated_clause
+
+    dated = _dated_clause(datetime(2026, 12, 6, tzinfo=UTC))
+    texts = [
+        "Gave up driving in 2019; gets about by bus.",  # "gets about" holds now
+        "User has a check-up on the 17th.",  # its clause names a day
+        "Matilde's party was in 2019; User needs to buy a present before then.",  # then
+        "User needs to buy a present before the 21st.",  # the open complement's day
+    ]
+    assert holds_now(texts, dated=dated) == [True, False, False, False]
+    assert holds_now(texts[:1], dated=lambda clause: True) == [False]
+
+
 def test_remember_stores_the_grammars_class_and_explain_says_so(mem: PraxMemory) -> None:
     text = "User tore a knee ligament playing rugby and now avoids any running."
     mid = mem.remember("g-u", text)

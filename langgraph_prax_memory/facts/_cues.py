@@ -1,0 +1,181 @@
+"""The time-anchoring cues of a statement: closed classes of English words.
+
+The memory-class classifier (:mod:`._classifier`) reads them beside a statement's
+embedding; its grammar's second reading asks them of a clause (:mod:`._classifier`,
+``_dated_clause``). Pure functions of the text.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from langgraph_prax_memory.facts._cue_words import INTERJECTIONS, PAST, STATIVE_AUX
+
+__all__ = ["cue_features", "cue_rows"]
+
+
+# -- linguistic cues (closed classes of English words) -----------------------------------
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+(?::\d+)?(?:st|nd|rd|th)?|[?!]")
+_WEEKDAYS = frozenset(
+    ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend"]
+)
+_MONTHS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+)
+_DEICTIC_PAST = frozenset(["yesterday", "ago", "earlier", "recently", "lately"])
+_DEICTIC_NOW = frozenset(["today", "tonight", "moment"])  # "right now": see cue_features
+_LONG_PERIODS = frozenset(["years", "decades", "months"])
+_DEICTIC_FUTURE = frozenset(["tomorrow", "soon", "upcoming"])
+_RECURRING = frozenset(["every", "each"])
+_PARTS_OF_DAYS = frozenset(["mornings", "afternoons", "evenings", "nights"])
+_RELATIVE = frozenset(["last", "next", "this", "coming"])
+_PERIODS = (
+    frozenset(
+        [
+            "week",
+            "weekend",
+            "month",
+            "year",
+            "morning",
+            "evening",
+            "night",
+            "afternoon",
+            "summer",
+            "winter",
+            "spring",
+            "autumn",
+            "fall",
+            "holiday",
+            "holidays",
+            "term",
+            "season",
+        ]
+    )
+    | _WEEKDAYS
+)
+_HABITUAL = frozenset(
+    [
+        "every",
+        "each",
+        "usually",
+        "always",
+        "never",
+        "often",
+        "daily",
+        "weekly",
+        "monthly",
+        "nightly",
+        "regularly",
+        "sometimes",
+        "normally",
+        "generally",
+        "typically",
+        "mostly",
+    ]
+)
+_FUTURE = frozenset(
+    ["will", "shall", "gonna", "going", "plans", "planning", "intends", "hopes", "considering"]
+)
+#: An intention: "thinking of / about buying", "deciding whether".
+_INTENDING = frozenset(["thinking", "deciding", "debating"])
+#: Named days of the year that date an episode like a month does ("over Christmas").
+_FEASTS = frozenset(
+    ["christmas", "easter", "thanksgiving", "halloween", "diwali", "eid", "hanukkah", "ramadan"]
+)
+
+
+def cue_features(text: str) -> list[float]:
+    """The time-anchoring cues of a statement, each in [0, 1].
+
+    In order: a time anchor (a weekday, a month, a date, "yesterday", "last week"), a
+    past-deictic word, a present-deictic word ("today", "right now"), a future anchor
+    ("tomorrow", "next month", "will"), a habitual marker ("every", "usually"), the past
+    tense of a one-off action (an irregular past or a regular "-ed" verb after the
+    subject), a stative present ("is", "has", "lives"), an interjection or a question or
+    exclamation, and shortness (fewer than five words).
+
+    Example:
+        >>> cue_features("User ran the marathon last Sunday.")[:2]
+        [1.0, 0.0]
+    """
+    words = _WORD.findall(text.lower())
+    n = len(words)
+    toks = set(words)
+    pairs = set(itertools.pairwise(words))
+    relative = any(a in _RELATIVE and b in _PERIODS for a, b in pairs)
+    dated = any(w[:1].isdigit() and w[-2:] in ("st", "nd", "rd", "th") for w in words) or any(
+        (a == "the" and b[:1].isdigit()) for a, b in pairs
+    )
+    # a long-ago anchor ("five years ago", "since she was a child") is the history of a
+    # standing fact, not the date of an episode
+    distant = any(a in _LONG_PERIODS and b in ("ago", "old") for a, b in pairs) or "since" in toks
+    near_past = bool(toks & _DEICTIC_PAST) and not distant
+    # a weekday or month after "every" / "each", or before a plural part of the day, recurs
+    # ("visits them every December", "Mass on Sunday mornings"): a routine's time, not an
+    # episode's date
+    recurring = {b for a, b in pairs if a in _RECURRING or a == "other"} | {
+        a for a, b in pairs if b in _PARTS_OF_DAYS
+    }
+    # a day after "since" starts what still holds ("going to Aldi since Christmas", "vegan
+    # since March"): the start of a state, not an episode's date
+    started = {b for a, b in pairs if a == "since"} | {
+        c for a, b, c in zip(words, words[1:], words[2:], strict=False) if a == "since"
+    }
+    named = any(
+        w in _WEEKDAYS or w in _MONTHS or w in _FEASTS
+        for w in words
+        if w not in recurring and w not in started
+    ) or any(a == "new" and b == "year" and "every" not in toks for a, b in pairs)
+    relative = relative and not any(a == "since" for a in words)
+    anchor = named or relative or dated or near_past
+    # "been going to the gym since May" is a habit's history, not a plan
+    habit = {b for a, b in pairs if a in ("been", "keep", "keeps", "kept")}
+    future = (
+        bool((toks - habit) & (_DEICTIC_FUTURE | _FUTURE))
+        or any(a in ("next", "coming") and b in _PERIODS for a, b in pairs)
+        or any(a in _INTENDING and b in ("of", "about", "whether") for a, b in pairs)
+    )
+    # a regular past after the subject's first word ("User painted", "I booked"), or opening
+    # a note without its subject ("Tried the new bar"), not a participle of a state ("is
+    # married", "is retired")
+    regular_past = (bool(words) and words[0].endswith("ed") and len(words[0]) > 4) or any(
+        b.endswith("ed") and len(b) > 4 and a not in ("is", "are", "am", "was", "be", "been", "get")
+        for a, b in itertools.pairwise(words[:4])
+    )
+    return [
+        float(anchor),
+        float(near_past),
+        # "now" alone also marks a current standing state ("lives in Leith now")
+        float(bool(toks & _DEICTIC_NOW) or ("right", "now") in pairs),
+        float(future),
+        float(bool(toks & _HABITUAL)),
+        float(bool(toks & PAST) or regular_past),
+        float(bool(toks & STATIVE_AUX)),
+        float(bool(toks & INTERJECTIONS) or "?" in toks or "!" in toks),
+        float(n < 5),
+    ]
+
+
+_N_CUES = len(cue_features(""))
+
+
+def cue_rows(texts: Sequence[str]) -> np.ndarray:
+    """:func:`cue_features` of each text, one row each (``(0, _N_CUES)`` for no text)."""
+    return np.array([cue_features(t) for t in texts], dtype=np.float64).reshape(-1, _N_CUES)
