@@ -430,8 +430,11 @@ def _reporter(verb: Any) -> Any:
 
 
 def _of_the_world(clause: Any) -> bool:
-    """Whether a reported clause is about something else than a person ("the coach")."""
-    subject = _subject(clause)
+    """Whether a reported clause is about something else than a person ("the coach").
+
+    Its subject may be parsed as a clausal one ("ai will take all the jobs").
+    """
+    subject = _subject(clause) or next((c for c in clause.children if c.dep_ == "csubj"), None)
     if subject is None or subject.lower_ in _PERSONAL or subject.pos_ == "PROPN":
         return False
     return not any(c.dep_ == "poss" for c in subject.children)  # "User's car" is theirs

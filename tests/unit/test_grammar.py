@@ -358,6 +358,7 @@ def test_a_day_after_since_starts_a_state_it_does_not_date_an_episode(
     [
         ("User's cousin says oat milk is worse for the planet.", ""),
         ("User's flatmate thinks the landlord will sell up.", ""),
+        ("User's grandson reckons ai will take all the jobs.", ""),  # a clausal subject
         ("User's brother Tomasz thinks the referee was bent.", "User's brother is Tomasz."),
         ("User's dentist says they grind their teeth at night.", None),  # of a person
         ("User thinks the sequel was better.", None),  # the person's own view
