@@ -87,11 +87,13 @@ class _Why:
         self.ltm_chars, self.profile_chars, self.floor = ltm_chars, profile_chars, floor
         self.dated: set[str] = set()
         self.spans = ""
+        self.coming = False
 
     def date(self, dated: Sequence[MemoryHit], spans: Sequence[object]) -> None:
         """Mark the hits the dated tier gave, and the spans of days the message names."""
         self.dated = {h.memory.id for h in dated}
         self.spans = ", ".join(str(s) for s in spans)
+        self.coming = any(getattr(s, "coming", False) for s in spans)
 
     def _standing(self, hit: MemoryHit) -> str:
         """What makes ``hit`` a standing fact, in a few words (``""``: not known here)."""
@@ -136,10 +138,13 @@ class _Why:
                 if hit.memory.fact_class == "standing"
                 else "an episode dated in"
             )
-            why = (
-                f"{what} the days the message names ({self.spans}), given whatever words it "
-                f"shares; {head}" + (f", below the floor: {hit.why}" if hit.why else "")
+            days = (
+                f"the coming days ({self.spans}) of a request about the user's own life that "
+                "names no day, as near as a companion"
+                if self.coming
+                else f"the days the message names ({self.spans}), given whatever words it shares"
             )
+            why = f"{what} {days}; {head}" + (f", below the floor: {hit.why}" if hit.why else "")
             return ContextLine("dated", text, why, hit)
         if not self.floor:
             return ContextLine("top k", text, f"{head}: the relevance floor is off", hit)

@@ -15,8 +15,9 @@ Other standing facts are the profile tier's; small talk is never given.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from qdrant_client.http import models
@@ -54,6 +55,10 @@ class _Recalls(Protocol):
 
 
 __all__ = ["DATED_FIELDS", "dated_episodes", "dated_fields", "dated_filter"]
+
+#: A request about the person's own life: it speaks of what is theirs ("my trip", "our
+#: anniversary"). "How do I ..." and "Tell me ..." are everyone's.
+_OWN_LIFE = re.compile(r"\b(?:my|our|mine|ours)\b", re.I)
 
 #: The payload fields of a memory's dated span (epoch seconds, ``[start, end)``) and of
 #: the weekdays of its routine.
@@ -174,12 +179,23 @@ def dated_episodes(
     *,
     limit: int,
     now: datetime,
+    coming_days: int = 0,
+    coming_limit: int = 0,
+    companion: float | None = None,
 ) -> tuple[list[MemoryHit], list[Span]]:
     """The user's episodes in the span of days ``message`` names, most relevant first.
 
+    A request about the person's own life ("Make me a packing list for my trip", "Help me
+    choose a present for my wife") that names no day is about their coming weeks: with
+    ``coming_days`` > 0, the next ``coming_days`` days stand for its span, and at most
+    ``coming_limit`` of the episodes dated there join, those whose (hubness-corrected)
+    cosine to it reaches ``companion`` — as near as a hit kept beside a relevant one must
+    be. A good assistant has the person's flight on the 20th in mind when asked to pack.
+
     Returns:
         ``(hits, spans)``: at most ``limit`` episodes (scored for the message, nothing
-        reinforced) and the spans the message names; both empty when it names none.
+        reinforced) and the spans the message names (the coming days when it stands for
+        them); both empty when it names none.
 
     Example:
         >>> from langgraph_prax_memory import MemoryConfig, PraxMemory
@@ -191,11 +207,19 @@ def dated_episodes(
         (['User flies to Kansai on 9 December.'], ['2026-12-07..2026-12-13'])
     """
     spans = spans_of(message, now)
+    coming = not spans and coming_days > 0 and _OWN_LIFE.search(message) is not None
+    if coming:
+        today = datetime(now.year, now.month, now.day, tzinfo=now.tzinfo or UTC)
+        spans = [Span(today, today + timedelta(days=coming_days), coming=True)]
+        limit = min(limit, coming_limit)
     if not spans or limit <= 0:
-        return [], spans
+        return [], ([] if coming else spans)
     where = dated_filter(user_id, spans, now)
     result = memory.recall_detailed(
         user_id, message, k=min(2 * limit, 50), now=now, reinforce=False, where=where
     )
     hits = [h for h in result.hits if _in_spans(h, spans, now)]
+    if coming:
+        bar = 0.0 if companion is None else companion
+        hits = [h for h in hits if (h.scores.get("dense") or 0.0) - h.hubness >= bar]
     return hits[:limit], spans

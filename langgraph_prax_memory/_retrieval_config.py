@@ -116,6 +116,13 @@ class RetrievalConfig(BaseModel):
     user's episodes dated in that span (or, for a past span, recorded in it) join the block,
     whatever words they share with the request: a good assistant checks the diary before
     it blocks out a calendar. ``0`` turns the tier off (docs/context.md, "The dated tier")."""
+    coming_days: int = Field(default=30, ge=0, le=366)
+    """A request about the person's own life ("my", "our") that names no day is about their
+    coming weeks: the user's episodes dated in the next ``coming_days`` days that reach the
+    companion bar join the dated tier (at most ``coming_limit``). ``0`` turns it off
+    (docs/context.md, "The dated tier")."""
+    coming_limit: int = Field(default=2, ge=0, le=50)
+    """At most this many episodes of the coming days join a request that names no day."""
     llm_check: bool = False
     """Off by default: a hit whose score falls in ``llm_check_band`` is kept or dropped by
     one small batched call to the chat model the caller passes (``check_model=``); a failing

@@ -52,6 +52,8 @@ class Span:
     here_and_now: bool = field(default=False, compare=False)
     #: named after "since": the start of a state that holds ("since March"), not an episode
     since: bool = field(default=False, compare=False)
+    #: not named: the coming days a request about the person's own life stands for
+    coming: bool = field(default=False, compare=False)
 
     def overlaps(self, other: Span) -> bool:
         """Whether the two spans share a moment."""

@@ -365,6 +365,9 @@ def assemble_context(
                 message,
                 limit=cfg.dated_limit,
                 now=to_utc(now) if now is not None else utcnow(),
+                coming_days=cfg.coming_days,
+                coming_limit=cfg.coming_limit,
+                companion=memory.ltm.retrieval_config.companion_cosine,
             )
         except (BackendUnavailable, EmbeddingError) as exc:
             logger.warning("long-term recall skipped for the context block: %s", exc)

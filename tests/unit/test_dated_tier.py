@@ -203,3 +203,36 @@ def test_the_optional_model_check_judges_the_dated_episodes_too(tmp_path: Path) 
         dropped = ScriptedChatModel(script=[AIMessage('{"use": []}')])
         ctx = assemble_context(memory, USER, message, now=NOW, check_model=dropped)
         assert not ctx.memories and not ctx.dated and "kept 0 of 1" in ctx.checked
+
+
+def test_a_request_about_the_persons_own_life_gets_their_coming_plans(tmp_path: Path) -> None:
+    """No day named, but "my": the plans of the coming weeks that are near enough join."""
+    with PraxMemory(MemoryConfig(data_dir=tmp_path)) as memory:
+        texts = [
+            "User is flying to Melbourne on 20 December to spend Christmas with her daughter.",
+            "User flies to Boston on 2 February for a conference.",  # beyond the coming days
+            "User went to the dentist last Tuesday.",  # past
+        ]
+        for text in texts:
+            memory.remember(USER, text, created_at=NOW - timedelta(days=2))
+        ctx = assemble_context(memory, USER, "What should I pack for my holiday?", now=NOW)
+        assert [h.memory.content for h in ctx.dated] == [texts[0]]
+        line = next(x for x in ctx.lines if x.hit is not None and x.hit.memory.content == texts[0])
+        assert line.tier == "dated" and "the coming days" in line.why
+        # a request of the person's own that the plan is not near enough to; everyone's
+        # questions, which name nothing of the person's own: nothing of the diary
+        for message in (
+            "Rewrite my CV.",
+            "How do I pack a suitcase efficiently?",
+            "Tell me a fun fact.",
+        ):
+            assert assemble_context(memory, USER, message, now=NOW).dated == ()
+
+
+def test_the_coming_days_can_be_turned_off(tmp_path: Path) -> None:
+    config = MemoryConfig(data_dir=tmp_path, retrieval=RetrievalConfig(coming_days=0))
+    with PraxMemory(config) as memory:
+        text = "User is flying to Melbourne on 20 December to spend Christmas with her daughter."
+        memory.remember(USER, text, created_at=NOW - timedelta(days=2))
+        ctx = assemble_context(memory, USER, "What should I pack for my holiday?", now=NOW)
+        assert ctx.dated == ()
