@@ -138,9 +138,8 @@ class LongTermMemory:
             try:
                 self._open(qdrant_client)
             except StoreLockedError as exc:
-                # Another process holds the embedded folder: the scratchpad, the notes, the
-                # graph and doctor still work here; long-term calls retry the folder and
-                # raise this error (naming the holder) while it is held.
+                # Another process holds the embedded folder: scratchpad, notes, graph and
+                # doctor still work; long-term calls retry it and raise this while held.
                 logger.warning("long-term memory unavailable for now: %s", exc)
 
     def write(
@@ -570,6 +569,7 @@ class LongTermMemory:
                     expansion_model=self._expansion_model,
                     rerank_model=self._rerank_model,
                     hubness=hubness_of(self.config.retrieval, scale),
+                    partial=scale.partial_scale() if scale is not None else None,
                 )
             return self._recaller_obj
 

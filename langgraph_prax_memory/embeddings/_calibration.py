@@ -58,6 +58,7 @@ from langgraph_prax_memory.config import RetrievalConfig
 from langgraph_prax_memory.embeddings._background import BACKGROUND_PAIRS
 from langgraph_prax_memory.embeddings._dense import ResilientEmbeddings
 from langgraph_prax_memory.embeddings._local import LocalEmbeddings
+from langgraph_prax_memory.embeddings._partial import partial_tails
 from langgraph_prax_memory.errors import ConfigError, EmbeddingError, PraxMemoryError
 
 __all__ = [
@@ -181,6 +182,19 @@ class CosineCalibration:
     centroid_level: float = 0.0
     raw_min_cosine: float | None = None
     raw_companion_cosine: float | None = None
+    #: The scale of *partial* cosines, the direction of a name both texts hold taken out
+    #: (recall's reading of a question that names the person most memories name): the
+    #: median of the background's unrelated pairs with a name put in both, and their 1 %
+    #: tail (``None``: not measured, as by releases before it; recall then reads partial
+    #: cosines on the scale above).
+    partial_unrelated_cosine: float | None = None
+    partial_min_cosine: float | None = None
+
+    def partial_scale(self) -> tuple[float, float] | None:
+        """``(unrelated, floor)`` of partial cosines given a shared name (``None``: unknown)."""
+        if self.partial_unrelated_cosine is None or self.partial_min_cosine is None:
+            return None
+        return float(self.partial_unrelated_cosine), float(self.partial_min_cosine)
 
     def hubness(self) -> Hubness | None:
         """The hubness correction of the floor (``None``: the scale has no centroid)."""
@@ -222,11 +236,16 @@ class CosineCalibration:
         if not isinstance(data, Mapping) or data.get("version") != SCALE_VERSION:
             return None
         try:
-            fields = {k: data[k] for k in cls.__dataclass_fields__}
+            fields = {k: data[k] for k in cls.__dataclass_fields__ if k not in _OPTIONAL}
+            fields.update({k: data[k] for k in _OPTIONAL if data.get(k) is not None})
             fields["centroid"] = tuple(float(x) for x in fields["centroid"])
             return cls(**fields)
         except (KeyError, TypeError, ValueError):
             return None
+
+
+#: Fields a scale file may lack (measured by later releases than the file's).
+_OPTIONAL = ("partial_unrelated_cosine", "partial_min_cosine")
 
 
 def measure_scale(
@@ -234,7 +253,7 @@ def measure_scale(
     embed_queries: Callable[[list[str]], list[list[float]]],
     embed_documents: Callable[[list[str]], list[list[float]]],
 ) -> CosineCalibration:
-    """Measure ``model``'s cosine scale on the background set (120 texts embedded).
+    """Measure ``model``'s cosine scale on the background set (120 texts; 4 × ~70 with a name).
 
     Questions go through ``embed_queries`` and statements through ``embed_documents``, as in
     recall (models with query prefixes are measured as they are used).
@@ -261,6 +280,7 @@ def measure_scale(
     raw_spread = float(unrelated.std())  # the tails without the correction
     raw_floor = min(mean + _MIN_Z * raw_spread, related_median)
     raw_companion = min(mean + _COMPANION_Z * raw_spread, raw_floor)
+    partial_unrelated, partial_floor = partial_tails(embed_queries, embed_documents, _MIN_Z)
     return CosineCalibration(
         model=model,
         unrelated_cosine=round(float(np.median(unrelated)), 4),
@@ -273,6 +293,8 @@ def measure_scale(
         centroid_level=round(mean, 4),
         raw_min_cosine=round(raw_floor, 4),
         raw_companion_cosine=round(raw_companion, 4),
+        partial_unrelated_cosine=round(partial_unrelated, 4),
+        partial_min_cosine=round(partial_floor, 4),
     )
 
 

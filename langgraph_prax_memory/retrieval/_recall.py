@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -311,6 +311,8 @@ def assemble_hits(
     companion_cosine: float | None = None,
     head_coverage: Mapping[str, float] | None = None,
     hubness: Mapping[str, float] | None = None,
+    calibration: CosineScale | None = None,
+    calibrated_ids: Collection[str] = (),
     off_subject: Mapping[str, str] | None = None,
 ) -> list[MemoryHit]:
     """Fuse the arms, apply decay and boost, and build explainable hits.
@@ -338,7 +340,11 @@ def assemble_hits(
     ``hubness`` (memory id → its pull on every question, see
     :class:`~langgraph_prax_memory.embeddings.Hubness`) is taken from the dense cosine where
     relevance is decided (each hit's relevance and :func:`calibrate_hits`' companion bar);
-    the ranking, that first-place check included, reads the raw cosine.
+    the ranking, that first-place check included, reads the raw cosine. ``calibration``: the
+    scale the relevance of the memories in ``calibrated_ids`` is read on instead of the
+    model's (``unrelated_cosine``, ``min_cosine``, ``companion_cosine``), without hubness:
+    the scale of partial cosines, for the memories that hold the name most of the user's
+    memories hold (its direction taken out of their cosines); the ranking is not changed.
 
     ``off_subject`` (memory id → why): memories about another named person than the one the
     question asks about (:func:`~langgraph_prax_memory.retrieval._evidence.off_subject`).
@@ -408,7 +414,11 @@ def assemble_hits(
             importance_weight=iw,
             additive=True,
         )
-        floor = min_cosine if min_cosine is not None else 0.3
+        floor = (
+            calibration.floor
+            if calibration is not None and head and head[0][0].id in calibrated_ids
+            else (min_cosine if min_cosine is not None else 0.3)
+        )
         if (
             head
             and head[0][0].id != ranked[0][0].id
@@ -432,8 +442,13 @@ def assemble_hits(
     )
     hits = []
     for i, (cand, score, decay, boost) in enumerate(ranked):
-        offset = hub.get(cand.id, 0.0) if "dense" in cand.scores else 0.0
-        own, how = calibrated(cand.scores, (coverage or {}).get(cand.id), model_scale, offset)
+        partial = calibration is not None and cand.id in calibrated_ids
+        offset = hub.get(cand.id, 0.0) if "dense" in cand.scores and not partial else 0.0
+        on = calibration if partial and calibration is not None else model_scale
+        own, how = calibrated(cand.scores, (coverage or {}).get(cand.id), on, offset)
+        if partial:
+            # the shared name's direction taken out of the cosine: its own scale
+            how = "partial " + how.replace("the model scale", "the partial-cosine scale")
         if i == 0:
             how += head_note
         if cand.id in off:

@@ -81,6 +81,8 @@ class Recaller:
         rerank_model: Chat model for the rerank pass (used when enabled).
         hubness: The model's hubness correction of the floor (from its measured scale;
             ``None``: the floor reads raw cosines).
+        partial: ``(unrelated, floor)`` of the model's *partial* cosines, a shared name's
+            direction taken out (measured with its scale; ``None``: the raw scale).
     """
 
     def __init__(
@@ -95,6 +97,7 @@ class Recaller:
         expansion_model: BaseChatModel | None = None,
         rerank_model: BaseChatModel | None = None,
         hubness: Hubness | None = None,
+        partial: tuple[float, float] | None = None,
     ) -> None:
         self.store = store
         self.dense = dense
@@ -105,6 +108,9 @@ class Recaller:
         self.expansion_model = expansion_model
         self.rerank_model = rerank_model
         self.hubness = hubness
+        #: ``(unrelated, floor)`` of partial cosines given a shared name (the model's
+        #: measured scale; ``None``: read on the raw scale)
+        self.partial = partial
         # the keyword side and the graph arm of each recall (a few recalls at once)
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="prax-arm")
         # a graph lookup that outlived its recall's wait (a graph server that stopped
@@ -463,6 +469,12 @@ class Recaller:
                 "recall failed: " + "; ".join(f"{a}: {e}" for a, e in errors.items())
             )
         depth = max(k, self.config.rerank_top) if self.config.rerank else k
+        partial_scale = (
+            CosineScale(unrelated=self.partial[0], floor=self.partial[1], companion=None)
+            if shared and self.partial is not None
+            else None
+        )
+        shared_terms = {t for name in shared for t in self.sparse.tokens(name)}
         coverage: dict[str, float] = {}
         pairs: dict[str, float] = {}  # decides the first place (see assemble_hits)
         doc_terms: dict[str, set[str]] = {}
@@ -495,6 +507,11 @@ class Recaller:
                 p.id: p.extras["hubness"] for p in arms.get("dense", []) if "hubness" in p.extras
             },
             off_subject=off_subject(text, contents, doc_terms),
+            # a question naming the person most memories name: the dense scores of the
+            # memories holding the name are partial cosines, read on their own measured
+            # scale (no hubness: it is of raw cosines); the others' on the model's
+            calibration=partial_scale,
+            calibrated_ids={pid for pid, terms in doc_terms.items() if shared_terms & set(terms)},
         )
         if self.config.rerank and len(hits) > 1:
             order = rerank_order(self.rerank_model, text, [h.memory.content for h in hits])

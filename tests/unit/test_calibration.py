@@ -23,6 +23,7 @@ from langgraph_prax_memory.embeddings._calibration import (
     apply_scale,
     measure_scale,
 )
+from langgraph_prax_memory.embeddings._partial import measured_texts, named
 from tests.fakes import HashEmbeddings, SwitchableEmbeddings
 
 
@@ -105,13 +106,13 @@ def test_a_served_model_is_measured_once_and_cached(tmp_path: Path) -> None:
     emb = _Served()
     with _mem(tmp_path, emb, collection_name="first") as mem:
         assert mem.ltm.cosine_scale is not None
-    assert emb.texts == 2 * len(BACKGROUND_PAIRS)
+    assert emb.texts == measured_texts() > 2 * len(BACKGROUND_PAIRS)
     # in the machine's model cache (MEMORY_MODELS_DIR), shared by every data folder
     assert len(list((mem.config.models_dir / "scales").glob("*.json"))) == 1
     _memo.clear()  # a new process: only the cache file is left
     with _mem(tmp_path, emb, collection_name="second") as mem:
         assert mem.ltm.cosine_scale is not None
-    assert emb.texts == 2 * len(BACKGROUND_PAIRS)  # not asked again
+    assert emb.texts == measured_texts()  # not asked again
 
 
 def test_a_model_that_is_down_is_measured_once_it_is_back(tmp_path: Path) -> None:
@@ -406,7 +407,14 @@ def test_the_packaged_models_shipped_scale_is_what_measuring_it_gives(tmp_path: 
     primary = dense.primary
     assert isinstance(primary, PackagedMiniLMEmbeddings)
     fresh = measure_scale(dense.model_name, primary.embed_queries, dense.embed_primary)
-    for name in ("unrelated_cosine", "min_cosine", "companion_cosine", "related_median"):
+    for name in (
+        "unrelated_cosine",
+        "min_cosine",
+        "companion_cosine",
+        "related_median",
+        "partial_unrelated_cosine",
+        "partial_min_cosine",
+    ):
         assert getattr(shipped, name) == pytest.approx(getattr(fresh, name), abs=1e-4), name
     assert np.allclose(shipped.centroid, fresh.centroid, atol=1e-4)
     assert shipped_scale(key + "-other-weights") is None  # another model is measured
@@ -450,3 +458,32 @@ def test_a_scale_known_in_the_process_is_still_written_to_a_new_cache(tmp_path: 
     written = list((tmp_path / "second").glob("*.json"))
     assert len(written) == 1
     assert CosineCalibration.from_json(json.loads(written[0].read_text())) == scale
+
+
+def test_the_scale_of_partial_cosines_is_measured_with_a_name_in_both_texts(
+    tmp_path: Path,
+) -> None:
+    """A name both texts hold, its direction taken out: unrelated pairs sit higher than raw
+    unrelated pairs, and the floor of the partial cosines above the raw floor (MiniLM)."""
+    from langgraph_prax_memory.embeddings import create_dense_embeddings
+
+    assert named("Is she allergic to anything?", "Alex") == "Is Alex allergic to anything?"
+    assert named("How old is their daughter?", "Alex") == "How old is Alex's daughter?"
+    dense = create_dense_embeddings(MemoryConfig(data_dir=tmp_path))
+    primary = dense.primary
+    assert isinstance(primary, PackagedMiniLMEmbeddings)
+    scale = measure_scale(dense.model_name, primary.embed_queries, dense.embed_primary)
+    partial = scale.partial_scale()
+    assert partial is not None
+    unrelated, floor = partial
+    assert scale.unrelated_cosine < unrelated < floor
+    assert scale.min_cosine < floor <= scale.related_median
+
+
+def test_a_scale_file_without_the_partial_scale_still_loads() -> None:
+    """Scales stored by releases before the partial scale: read, the partial scale unknown."""
+    scale = CosineCalibration("m", 0.07, 0.3, 0.2, 0.6, 3540, 60, centroid=(0.1, 0.2))
+    data = scale.to_json()
+    del data["partial_unrelated_cosine"], data["partial_min_cosine"]
+    loaded = CosineCalibration.from_json(data)
+    assert loaded == scale and loaded is not None and loaded.partial_scale() is None

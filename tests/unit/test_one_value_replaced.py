@@ -10,7 +10,7 @@ sentences were written for this test, apart from the benchmarks' data.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
 
 import pytest
@@ -50,9 +50,11 @@ def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PraxMemory]:
     memory.close()
 
 
-def _retired(mem: PraxMemory, user: str, news: str) -> list[str]:
+def _retired(
+    mem: PraxMemory, user: str, news: str, profile: Sequence[str] = tuple(PROFILE)
+) -> list[str]:
     then = utcnow() - timedelta(days=30)
-    mem.remember_many(user, [{"content": c, "created_at": then} for c in PROFILE])
+    mem.remember_many(user, [{"content": c, "created_at": then} for c in profile])
     ids = mem.remember_many(user, [news])
     pairs = mem.ltm.classes.replace_by_attribute(user, ids)
     return sorted(mem.ltm.get(user, old).content for old, _ in pairs)  # type: ignore[union-attr]
@@ -107,14 +109,6 @@ RELATIONS = [
 ]
 
 
-def _retired_of(mem: PraxMemory, user: str, news: str) -> list[str]:
-    then = utcnow() - timedelta(days=30)
-    mem.remember_many(user, [{"content": c, "created_at": then} for c in RELATIONS])
-    ids = mem.remember_many(user, [news])
-    pairs = mem.ltm.classes.replace_by_attribute(user, ids)
-    return sorted(mem.ltm.get(user, old).content for old, _ in pairs)  # type: ignore[union-attr]
-
-
 @pytest.mark.parametrize(
     ("news", "retired"),
     [
@@ -129,7 +123,7 @@ def test_the_other_person_of_a_relation_ending_it_retires_it(
     mem: PraxMemory, news: str, retired: str
 ) -> None:
     """A relation ended ("Tom moved out") retires it, though the other person is the subject."""
-    assert _retired_of(mem, f"u-end-{abs(hash(news))}", news) == [retired]
+    assert _retired(mem, f"u-end-{abs(hash(news))}", news, RELATIONS) == [retired]
 
 
 @pytest.mark.parametrize(
@@ -148,4 +142,4 @@ def test_what_the_other_person_did_or_ended_of_their_own_retires_nothing(
     mem: PraxMemory, news: str
 ) -> None:
     """Another person's doings, and the end of something of theirs, leave the relation be."""
-    assert _retired_of(mem, f"u-theirs-{abs(hash(news))}", news) == []
+    assert _retired(mem, f"u-theirs-{abs(hash(news))}", news, RELATIONS) == []

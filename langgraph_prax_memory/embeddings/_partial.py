@@ -1,0 +1,89 @@
+"""The scale of partial cosines: a name both texts hold, its direction taken out.
+
+Recall reads a question that names the person most of a user's memories name by *partial*
+cosines (:func:`~langgraph_prax_memory.retrieval._evidence.partial_cosines`). Those sit on
+another scale than raw cosines: two texts sharing a name still share the frame a name
+brings once its direction is out. It is measured like the raw scale
+(:mod:`._calibration`), on the same background pairs with a name put in both texts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import numpy as np
+
+from langgraph_prax_memory.embeddings._background import BACKGROUND_PAIRS
+
+__all__ = ["measured_texts", "named", "partial_cosines_given", "partial_tails"]
+
+#: Names put into the background pairs to measure partial cosines: varied in origin and
+#: in how the model's tokenizer splits them.
+_NAMES = ("Alex", "Priya", "Tomasz", "Nomvula")
+_PRONOUN = re.compile(r"\b(?:she|he|they)\b", re.I)
+_POSSESSIVE = re.compile(r"\b(?:her|his|their)\b", re.I)
+
+
+def named(text: str, name: str) -> str:
+    """``text`` with its first subject pronoun (else possessive) made ``name``.
+
+    Example:
+        >>> named("Is she allergic to anything?", "Alex")
+        'Is Alex allergic to anything?'
+        >>> named("How old is their daughter?", "Alex")
+        "How old is Alex's daughter?"
+    """
+    out = _PRONOUN.sub(name, text, count=1)
+    return out if out != text else _POSSESSIVE.sub(f"{name}'s", text, count=1)
+
+
+def partial_cosines_given(
+    queries: np.ndarray, statements: np.ndarray, name: np.ndarray
+) -> np.ndarray:
+    """Cosines of unit ``queries`` to unit ``statements`` with ``name``'s direction out of both."""
+    e = name / max(float(np.linalg.norm(name)), 1e-12)
+    q = _unit(queries - np.outer(queries @ e, e))
+    d = _unit(statements - np.outer(statements @ e, e))
+    return np.asarray(q @ d.T)
+
+
+def measured_texts() -> int:
+    """How many texts :func:`measure_scale` embeds (the background set, then with names)."""
+    named_texts = 0
+    for name in _NAMES:
+        pairs = [(named(q, name), named(s, name)) for q, s in BACKGROUND_PAIRS]
+        named_texts += 2 * sum(1 for q, s in pairs if name in q and name in s) + 1
+    return 2 * len(BACKGROUND_PAIRS) + named_texts
+
+
+def partial_tails(
+    embed_queries: Callable[[list[str]], list[list[float]]],
+    embed_documents: Callable[[list[str]], list[list[float]]],
+    z: float,
+) -> tuple[float, float]:
+    """Median and ``z`` tail of the unrelated background pairs' partial cosines, given a name.
+
+    Each name is put into the pairs whose question and statement both take it, the two are
+    embedded as recall embeds them, and the name's own direction is taken out of both (as
+    recall does for a name most of a user's memories hold). The names' unrelated pairs are
+    pooled; the related median bounds the floor as for raw cosines.
+    """
+    unrelated: list[np.ndarray] = []
+    related: list[np.ndarray] = []
+    for name in _NAMES:
+        pairs = [(named(q, name), named(s, name)) for q, s in BACKGROUND_PAIRS]
+        pairs = [(q, s) for q, s in pairs if name in q and name in s]
+        q = _unit(np.asarray(embed_queries([a for a, _ in pairs]), dtype=np.float64))
+        d = _unit(np.asarray(embed_documents([b for _, b in pairs] + [name]), dtype=np.float64))
+        sims = partial_cosines_given(q, d[:-1], d[-1])
+        related.append(np.diag(sims))
+        unrelated.append(sims[~np.eye(len(sims), dtype=bool)])
+    pooled = np.concatenate(unrelated)
+    tail = float(pooled.mean() + z * pooled.std())
+    return float(np.median(pooled)), min(tail, float(np.median(np.concatenate(related))))
+
+
+def _unit(m: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    return np.asarray(m / np.where(norms == 0, 1.0, norms))
