@@ -288,7 +288,40 @@ def _clause_text(verb: Any) -> str:
     return " ".join(t.text for t in sorted(own, key=lambda t: t.i))
 
 
+#: Predicates of a passing stage, not of the person ("is fine now", "is home", "is back"):
+#: the outcome of an episode, told in the present.
+_STAGE = frozenset(
+    ["fine", "ok", "okay", "alright", "better", "worse", "well", "home", "back", "away",
+     "ill", "sick", "poorly", "tired", "exhausted", "busy", "stable", "recovering", "off"]
+)  # fmt: skip
+#: What makes a stage a habit ("is usually home by six", "is often ill"): it then holds.
+_HABIT = frozenset(["usually", "always", "often", "never", "generally", "normally", "rarely"])
+
+
+def _passing_stage(verb: Any, told: bool) -> bool:
+    """Whether a present clause tells a passing stage, not a lasting property.
+
+    "keeps" with an activity ("my iPad keeps asking me to update"), or a copula whose
+    predicate is a stage as the outcome of an episode: marked as new ("now", "again") or
+    told after what happened (``told``: the statement has a main clause in the past:
+    "Biscuit went off his food but is fine now", "had the operation and is home"). A habit
+    ("is usually home by six") holds, and so does a stage told alone ("her knees are fine
+    on the bike").
+    """
+    if any(c.lower_ in _HABIT for c in verb.children):
+        return False
+    if verb.lower_ in ("keep", "keeps"):
+        return any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in verb.children)
+    if verb.lower_ not in _BE:
+        return False
+    stage = any(
+        c.dep_ in ("acomp", "advmod", "attr", "prep") and c.lower_ in _STAGE for c in verb.children
+    )
+    return stage and (told or any(c.lower_ in ("now", "again") for c in verb.children))
+
+
 def _holds_now(doc: Any, dated: Callable[[str], bool] | None = None) -> bool:
+    told = any(_tense(v) == "past" for v in _main_verbs(doc))  # an episode told first
     for verb in _main_verbs(doc):
         said = [c for c in verb.children if c.dep_ == "ccomp" and c.i > verb.i]
         while _tense(verb) == "present" and said:  # "says (that) ...": what is said
@@ -303,6 +336,8 @@ def _holds_now(doc: Any, dated: Callable[[str], bool] | None = None) -> bool:
             continue
         if _impression(verb):
             continue  # how something strikes the person now, not what it is
+        if _passing_stage(verb, told):
+            continue  # "is fine now", "keeps asking me to update": for now
         if dated is not None and dated(_clause_text(verb)):
             continue  # its own clause dates it ("has a check-up on the 17th")
         if _of_the_person(_subject(verb)):

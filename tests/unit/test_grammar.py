@@ -416,3 +416,20 @@ def test_one_parse_reads_what_the_three_checks_read() -> None:
     assert [r.view for r in read] == reported_views(texts) == [None, "", None, None]
     passing = [False, False, True, False]
     assert [r.impression for r in read] == passing_impressions(texts) == passing
+
+
+@pytest.mark.parametrize(
+    ("text", "holds"),
+    [
+        ("The cat was off her food for a day but is fine now.", False),  # an outcome
+        ("Dad had the operation on his knee and is home now.", False),
+        ("My laptop keeps freezing every few minutes.", False),  # "keeps" + an activity
+        ("User is usually home by six.", True),  # a stage as a habit
+        ("User keeps bees.", True),  # "keeps" something: a possession
+        ("User is vegan now.", True),  # a property, newly
+        ("User lives in Leeds now.", True),
+    ],
+)
+def test_a_passing_stage_told_in_the_present_does_not_hold(text: str, holds: bool) -> None:
+    """Stage predicates ("is fine now", "is home") and "keeps" + an activity are for now."""
+    assert holds_now([text]) == [holds]
