@@ -182,19 +182,18 @@ class CosineCalibration:
     centroid_level: float = 0.0
     raw_min_cosine: float | None = None
     raw_companion_cosine: float | None = None
-    #: The scale of *partial* cosines, the direction of a name both texts hold taken out
-    #: (recall's reading of a question that names the person most memories name): the
-    #: median of the background's unrelated pairs with a name put in both, and their 1 %
-    #: tail (``None``: not measured, as by releases before it; recall then reads partial
-    #: cosines on the scale above).
+    #: The scale of *partial* cosines (a shared name's direction out, :mod:`._partial`):
+    #: median, 1 % and 10 % tails of the unrelated background pairs with a name in both
+    #: (``None``: not measured by an earlier release; recall reads them on the raw scale).
     partial_unrelated_cosine: float | None = None
     partial_min_cosine: float | None = None
+    partial_companion_cosine: float | None = None
 
-    def partial_scale(self) -> tuple[float, float] | None:
-        """``(unrelated, floor)`` of partial cosines given a shared name (``None``: unknown)."""
-        if self.partial_unrelated_cosine is None or self.partial_min_cosine is None:
-            return None
-        return float(self.partial_unrelated_cosine), float(self.partial_min_cosine)
+    def partial_scale(self) -> tuple[float, float, float] | None:
+        """``(unrelated, floor, companion)`` of partial cosines (``None``: not measured)."""
+        u, f = self.partial_unrelated_cosine, self.partial_min_cosine
+        c = self.partial_companion_cosine
+        return None if u is None or f is None or c is None else (u, f, c)
 
     def hubness(self) -> Hubness | None:
         """The hubness correction of the floor (``None``: the scale has no centroid)."""
@@ -245,7 +244,7 @@ class CosineCalibration:
 
 
 #: Fields a scale file may lack (measured by later releases than the file's).
-_OPTIONAL = ("partial_unrelated_cosine", "partial_min_cosine")
+_OPTIONAL = ("partial_unrelated_cosine", "partial_min_cosine", "partial_companion_cosine")
 
 
 def measure_scale(
@@ -280,7 +279,9 @@ def measure_scale(
     raw_spread = float(unrelated.std())  # the tails without the correction
     raw_floor = min(mean + _MIN_Z * raw_spread, related_median)
     raw_companion = min(mean + _COMPANION_Z * raw_spread, raw_floor)
-    partial_unrelated, partial_floor = partial_tails(embed_queries, embed_documents, _MIN_Z)
+    partial_unrelated, partial_floor, partial_companion = partial_tails(
+        embed_queries, embed_documents, _MIN_Z, _COMPANION_Z
+    )
     return CosineCalibration(
         model=model,
         unrelated_cosine=round(float(np.median(unrelated)), 4),
@@ -295,6 +296,7 @@ def measure_scale(
         raw_companion_cosine=round(raw_companion, 4),
         partial_unrelated_cosine=round(partial_unrelated, 4),
         partial_min_cosine=round(partial_floor, 4),
+        partial_companion_cosine=round(partial_companion, 4),
     )
 
 

@@ -61,13 +61,15 @@ def partial_tails(
     embed_queries: Callable[[list[str]], list[list[float]]],
     embed_documents: Callable[[list[str]], list[list[float]]],
     z: float,
-) -> tuple[float, float]:
-    """Median and ``z`` tail of the unrelated background pairs' partial cosines, given a name.
+    companion_z: float,
+) -> tuple[float, float, float]:
+    """Median and two tails (floor, companion) of unrelated partial cosines, given a name.
 
     Each name is put into the pairs whose question and statement both take it, the two are
     embedded as recall embeds them, and the name's own direction is taken out of both (as
     recall does for a name most of a user's memories hold). The names' unrelated pairs are
-    pooled; the related median bounds the floor as for raw cosines.
+    pooled; the related median bounds the floor as for raw cosines. ``z`` / ``companion_z``:
+    the floor's and the companion bar's one-sided normal tails.
     """
     unrelated: list[np.ndarray] = []
     related: list[np.ndarray] = []
@@ -80,8 +82,9 @@ def partial_tails(
         related.append(np.diag(sims))
         unrelated.append(sims[~np.eye(len(sims), dtype=bool)])
     pooled = np.concatenate(unrelated)
-    tail = float(pooled.mean() + z * pooled.std())
-    return float(np.median(pooled)), min(tail, float(np.median(np.concatenate(related))))
+    floor = min(float(pooled.mean() + z * pooled.std()), float(np.median(np.concatenate(related))))
+    companion = min(float(pooled.mean() + companion_z * pooled.std()), floor)
+    return float(np.median(pooled)), floor, companion
 
 
 def _unit(m: np.ndarray) -> np.ndarray:

@@ -81,8 +81,9 @@ class Recaller:
         rerank_model: Chat model for the rerank pass (used when enabled).
         hubness: The model's hubness correction of the floor (from its measured scale;
             ``None``: the floor reads raw cosines).
-        partial: ``(unrelated, floor)`` of the model's *partial* cosines, a shared name's
-            direction taken out (measured with its scale; ``None``: the raw scale).
+        partial: ``(unrelated, floor, companion)`` of the model's *partial* cosines, a
+            shared name's direction taken out (measured with its scale; ``None``: the raw
+            scale).
     """
 
     def __init__(
@@ -97,7 +98,7 @@ class Recaller:
         expansion_model: BaseChatModel | None = None,
         rerank_model: BaseChatModel | None = None,
         hubness: Hubness | None = None,
-        partial: tuple[float, float] | None = None,
+        partial: tuple[float, float, float] | None = None,
     ) -> None:
         self.store = store
         self.dense = dense
@@ -108,8 +109,8 @@ class Recaller:
         self.expansion_model = expansion_model
         self.rerank_model = rerank_model
         self.hubness = hubness
-        #: ``(unrelated, floor)`` of partial cosines given a shared name (the model's
-        #: measured scale; ``None``: read on the raw scale)
+        #: ``(unrelated, floor, companion)`` of partial cosines given a shared name (the
+        #: model's measured scale; ``None``: read on the raw scale)
         self.partial = partial
         # the keyword side and the graph arm of each recall (a few recalls at once)
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="prax-arm")
@@ -470,7 +471,7 @@ class Recaller:
             )
         depth = max(k, self.config.rerank_top) if self.config.rerank else k
         partial_scale = (
-            CosineScale(unrelated=self.partial[0], floor=self.partial[1], companion=None)
+            CosineScale(unrelated=self.partial[0], floor=self.partial[1], companion=self.partial[2])
             if shared and self.partial is not None
             else None
         )
@@ -521,8 +522,9 @@ class Recaller:
             hits[:k],
             # the companion bar is a cosine of unrelated texts; every memory that shares the
             # question's name with it sits near that bar however unrelated it is: with a
-            # shared name only what passes the floor on its own is relevant
-            dataclasses.replace(self.scale, companion=None) if shared else self.scale,
+            # shared name, the bar of partial cosines (measured), else none
+            partial_scale
+            or (dataclasses.replace(self.scale, companion=None) if shared else self.scale),
             # episodes pass the floor on their own; a standing fact scored just under it
             # may join a relevant hit (the companion bar)
             lambda m: is_standing(

@@ -414,6 +414,7 @@ def test_the_packaged_models_shipped_scale_is_what_measuring_it_gives(tmp_path: 
         "related_median",
         "partial_unrelated_cosine",
         "partial_min_cosine",
+        "partial_companion_cosine",
     ):
         assert getattr(shipped, name) == pytest.approx(getattr(fresh, name), abs=1e-4), name
     assert np.allclose(shipped.centroid, fresh.centroid, atol=1e-4)
@@ -475,8 +476,8 @@ def test_the_scale_of_partial_cosines_is_measured_with_a_name_in_both_texts(
     scale = measure_scale(dense.model_name, primary.embed_queries, dense.embed_primary)
     partial = scale.partial_scale()
     assert partial is not None
-    unrelated, floor = partial
-    assert scale.unrelated_cosine < unrelated < floor
+    unrelated, floor, companion = partial
+    assert scale.unrelated_cosine < unrelated < companion < floor
     assert scale.min_cosine < floor <= scale.related_median
 
 
@@ -485,5 +486,6 @@ def test_a_scale_file_without_the_partial_scale_still_loads() -> None:
     scale = CosineCalibration("m", 0.07, 0.3, 0.2, 0.6, 3540, 60, centroid=(0.1, 0.2))
     data = scale.to_json()
     del data["partial_unrelated_cosine"], data["partial_min_cosine"]
+    del data["partial_companion_cosine"]
     loaded = CosineCalibration.from_json(data)
     assert loaded == scale and loaded is not None and loaded.partial_scale() is None
