@@ -374,8 +374,8 @@ class AttributeModel:
             return False
         nr, orr = new.reading, old.reading
         # the other person of a relation the old fact names, as the subject of its end
-        # ("Graham's moved out" of "User's husband Graham cooks", "Gareth's leaving do was on
-        # Friday" of "User's boss Gareth"): the person's relation ends, told of the other one
+        # ("Graham's moved out" of "User's husband Graham cooks", "Priya retired" of "User's
+        # manager Priya"): the person's relation ends, told of the other one
         subject = subject_of(new.text)
         ends_theirs = (
             new.their_end

@@ -384,9 +384,11 @@ _BACK_THEN = re.compile(r"\b(?:before|by|until|till|after|around)\s+then\b", re.
 
 
 def _dated_clause(now: datetime) -> Callable[[str], bool]:
-    """Whether a clause's own words date it: an anchor, a time to come, or a day near ``now``.
+    """Whether a clause's own words date it (the predicate the grammar asks of a clause).
 
-    A long-ago date is a standing fact's history ("married in 2019"), not an episode's.
+    A time anchor or a time to come (the classifier's cues), a day near ``now``, or a time
+    that points back at another clause's ("before then"). Such a clause holds nothing now;
+    the statement's other clauses may.
     """
 
     def dated(clause: str) -> bool:
