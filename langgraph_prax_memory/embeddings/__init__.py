@@ -36,6 +36,7 @@ if _typing.TYPE_CHECKING:
         create_dense_embeddings,
     )
     from langgraph_prax_memory.embeddings._local import LocalEmbeddings, pulled_dir
+    from langgraph_prax_memory.embeddings._partial import partial_cosines
     from langgraph_prax_memory.embeddings._pull import hold_interrupts, pull_model, pullable
     from langgraph_prax_memory.embeddings._sparse import SparseTFEncoder, tokenize
 
@@ -63,6 +64,7 @@ _LAZY: dict[str, str] = {
     "ResilientEmbeddings": "_dense",
     "create_dense_embeddings": "_dense",
     "LocalEmbeddings": "_local",
+    "partial_cosines": "_partial",
     "hold_interrupts": "_pull",
     "pull_model": "_pull",
     "pullable": "_pull",
@@ -85,6 +87,7 @@ __all__ = [
     "measure_model_scale",
     "model_dirs",
     "model_stamp",
+    "partial_cosines",
     "pullable",
     "pulled_dir",
     "require_pulled",

@@ -1,7 +1,8 @@
 """The scale of partial cosines: a name both texts hold, its direction taken out.
 
 Recall reads a question that names the person most of a user's memories name by *partial*
-cosines (:func:`~langgraph_prax_memory.retrieval._evidence.partial_cosines`). Those sit on
+cosines (:func:`partial_cosines`, here so that recall and its calibration compute them
+alike). Those sit on
 another scale than raw cosines: two texts sharing a name still share the frame a name
 brings once its direction is out. It is measured like the raw scale
 (:mod:`._calibration`), on the same background pairs with a name put in both texts.
@@ -10,13 +11,13 @@ brings once its direction is out. It is measured like the raw scale
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from langgraph_prax_memory.embeddings._background import BACKGROUND_PAIRS
 
-__all__ = ["measured_texts", "named", "partial_cosines_given", "partial_tails"]
+__all__ = ["measured_texts", "named", "partial_cosines", "partial_tails"]
 
 #: Names put into the background pairs to measure partial cosines: varied in origin and
 #: in how the model's tokenizer splits them.
@@ -38,14 +39,38 @@ def named(text: str, name: str) -> str:
     return out if out != text else _POSSESSIVE.sub(f"{name}'s", text, count=1)
 
 
-def partial_cosines_given(
-    queries: np.ndarray, statements: np.ndarray, name: np.ndarray
-) -> np.ndarray:
-    """Cosines of unit ``queries`` to unit ``statements`` with ``name``'s direction out of both."""
-    e = name / max(float(np.linalg.norm(name)), 1e-12)
-    q = _unit(queries - np.outer(queries @ e, e))
-    d = _unit(statements - np.outer(statements @ e, e))
-    return np.asarray(q @ d.T)
+def partial_cosines(
+    query: Sequence[float],
+    memories: Sequence[Sequence[float]],
+    names: Sequence[Sequence[float]],
+) -> list[float]:
+    """Cosines of ``query`` to each memory with the names' directions taken out of both.
+
+    The partial correlation of question and memory given the names: what they have in
+    common beyond what each shares with the names ("What is Alice allergic to?" and "Alice
+    has a dog" share Alice, not the question). The name vectors are made orthonormal first;
+    a vector left with (almost) nothing but the names scores 0.
+
+    Example:
+        >>> q, m, n = [0.8, 0.6, 0.0], [0.8, 0.0, 0.6], [1.0, 0.0, 0.0]
+        >>> [round(c, 2) for c in partial_cosines(q, [m], [n])]
+        [0.0]
+        >>> [round(c, 2) for c in partial_cosines([0.6, 0.8, 0.0], [[0.6, 0.8, 0.0]], [n])]
+        [1.0]
+    """
+    if not memories:
+        return []
+    basis, _ = np.linalg.qr(np.asarray(names, dtype=np.float64).T)
+    q = np.asarray(query, dtype=np.float64)
+    m = np.asarray(memories, dtype=np.float64)
+    q = q - basis @ (basis.T @ q)
+    m = m - (m @ basis) @ basis.T
+    qn = float(np.linalg.norm(q))
+    mn = np.linalg.norm(m, axis=1)
+    if qn < 1e-9:
+        return [0.0] * len(memories)
+    mn[mn < 1e-9] = np.inf
+    return [float(x) for x in (m @ q) / (mn * qn)]
 
 
 def measured_texts() -> int:
@@ -76,17 +101,12 @@ def partial_tails(
     for name in _NAMES:
         pairs = [(named(q, name), named(s, name)) for q, s in BACKGROUND_PAIRS]
         pairs = [(q, s) for q, s in pairs if name in q and name in s]
-        q = _unit(np.asarray(embed_queries([a for a, _ in pairs]), dtype=np.float64))
-        d = _unit(np.asarray(embed_documents([b for _, b in pairs] + [name]), dtype=np.float64))
-        sims = partial_cosines_given(q, d[:-1], d[-1])
+        queries = embed_queries([a for a, _ in pairs])
+        docs = embed_documents([b for _, b in pairs] + [name])
+        sims = np.asarray([partial_cosines(q, docs[:-1], docs[-1:]) for q in queries])
         related.append(np.diag(sims))
         unrelated.append(sims[~np.eye(len(sims), dtype=bool)])
     pooled = np.concatenate(unrelated)
     floor = min(float(pooled.mean() + z * pooled.std()), float(np.median(np.concatenate(related))))
     companion = min(float(pooled.mean() + companion_z * pooled.std()), floor)
     return float(np.median(pooled)), floor, companion
-
-
-def _unit(m: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(m, axis=1, keepdims=True)
-    return np.asarray(m / np.where(norms == 0, 1.0, norms))

@@ -22,8 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-import numpy as np
-
+from langgraph_prax_memory.embeddings import partial_cosines
 from langgraph_prax_memory.facts import query_names, question_names, subject_of
 from langgraph_prax_memory.retrieval._persons import (
     Asked,
@@ -244,40 +243,6 @@ def without_shared_names(
     if not any(t for t in tokens(reduced) if t not in frequencies or frequencies[t] < total):
         return text, []
     return reduced, dropped
-
-
-def partial_cosines(
-    query: Sequence[float],
-    memories: Sequence[Sequence[float]],
-    names: Sequence[Sequence[float]],
-) -> list[float]:
-    """Cosines of ``query`` to each memory with the names' directions taken out of both.
-
-    The partial correlation of question and memory given the names: what they have in
-    common beyond what each shares with the names ("What is Alice allergic to?" and "Alice
-    has a dog" share Alice, not the question). The name vectors are made orthonormal first;
-    a vector left with (almost) nothing but the names scores 0.
-
-    Example:
-        >>> q, m, n = [0.8, 0.6, 0.0], [0.8, 0.0, 0.6], [1.0, 0.0, 0.0]
-        >>> [round(c, 2) for c in partial_cosines(q, [m], [n])]
-        [0.0]
-        >>> [round(c, 2) for c in partial_cosines([0.6, 0.8, 0.0], [[0.6, 0.8, 0.0]], [n])]
-        [1.0]
-    """
-    if not memories:
-        return []
-    basis, _ = np.linalg.qr(np.asarray(names, dtype=np.float64).T)
-    q = np.asarray(query, dtype=np.float64)
-    m = np.asarray(memories, dtype=np.float64)
-    q = q - basis @ (basis.T @ q)
-    m = m - (m @ basis) @ basis.T
-    qn = float(np.linalg.norm(q))
-    mn = np.linalg.norm(m, axis=1)
-    if qn < 1e-9:
-        return [0.0] * len(memories)
-    mn[mn < 1e-9] = np.inf
-    return [float(x) for x in (m @ q) / (mn * qn)]
 
 
 @functools.lru_cache(maxsize=8192)

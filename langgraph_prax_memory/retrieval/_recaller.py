@@ -156,7 +156,7 @@ class Recaller:
         With a hubness correction each point carries its offset in ``extras["hubness"]``.
         ``shared``: names most of the user's memories hold; each point is then scored by its
         *partial* cosine to the question, the name's direction taken out of both
-        (:func:`~langgraph_prax_memory.retrieval._evidence.partial_cosines`), and the arm is
+        (:func:`~langgraph_prax_memory.embeddings.partial_cosines`), and the arm is
         ordered by it: what every memory shares with the question lends none of them
         similarity.
         """
@@ -475,7 +475,6 @@ class Recaller:
             if shared and self.partial is not None
             else None
         )
-        shared_terms = {t for name in shared for t in self.sparse.tokens(name)}
         coverage: dict[str, float] = {}
         pairs: dict[str, float] = {}  # decides the first place (see assemble_hits)
         doc_terms: dict[str, set[str]] = {}
@@ -486,6 +485,9 @@ class Recaller:
                     ev = side.evidence.get(p.id) or self._evidence(p, side.question)
                     doc_terms[p.id], contents[p.id] = ev.terms, ev.content
                     coverage[p.id], pairs[p.id] = ev.coverage, ev.pairs
+        # the memories holding the shared name: their dense scores are partial cosines
+        named = {t for n in shared for t in self.sparse.tokens(n)} if partial_scale else set()
+        holding = {i for i, ts in doc_terms.items() if not named.isdisjoint(ts)} if named else set()
         hits = assemble_hits(
             arms,
             weights,
@@ -512,7 +514,7 @@ class Recaller:
             # memories holding the name are partial cosines, read on their own measured
             # scale (no hubness: it is of raw cosines); the others' on the model's
             calibration=partial_scale,
-            calibrated_ids={pid for pid, terms in doc_terms.items() if shared_terms & set(terms)},
+            calibrated_ids=holding,
         )
         if self.config.rerank and len(hits) > 1:
             order = rerank_order(self.rerank_model, text, [h.memory.content for h in hits])
