@@ -236,3 +236,11 @@ def test_the_coming_days_can_be_turned_off(tmp_path: Path) -> None:
         memory.remember(USER, text, created_at=NOW - timedelta(days=2))
         ctx = assemble_context(memory, USER, "What should I pack for my holiday?", now=NOW)
         assert ctx.dated == ()
+
+
+@pytest.mark.parametrize(
+    "bad", [{"coming_days": -1}, {"coming_limit": -1}, {"coming_days": "soon"}]
+)
+def test_the_coming_days_settings_refuse_bad_values(bad: dict[str, object]) -> None:
+    with pytest.raises(ValueError, match="coming_"):
+        RetrievalConfig(**bad)  # type: ignore[arg-type]
