@@ -69,8 +69,10 @@ _CHUNK = 256
 #: Collection metadata key recording that every memory has its class (:meth:`upgrade`).
 CLASSES_KEY = "prax_fact_classes"
 #: 2: memories also record the days they name (the dated tier); 3: a memory the text reading
-#: called an episode or small talk is read again for a main clause that holds now (the grammar)
-CLASSES_VERSION = 3
+#: called an episode or small talk is read again for a main clause that holds now (the grammar);
+#: 4: read again as the grammar reads since session 9 (a note without its subject, a name the
+#: parser never saw, a time months ahead dating its clause only)
+CLASSES_VERSION = 4
 
 
 def _term_text(payload: dict[str, Any]) -> str:
@@ -378,11 +380,12 @@ class MemoryClasses:
         return len(updates)
 
     def _reread_stored(self, store: QdrantVectorStore, user_id: str) -> int:
-        """Read again the memories the text reading did not call standing (``CLASSES_VERSION`` 3).
+        """Read again the memories the text reading did not call standing (``CLASSES_VERSION`` 4).
 
         Memories classified before the grammar of what holds now (docs/context.md, "Memory
-        classes", step 5) keep their class unless the grammar makes them standing; only those
-        are written. Returns how many were.
+        classes", step 5), or before its latest reading, keep their class unless the reading
+        now makes them standing (by the grammar, or by the text read with the subject a note
+        dropped); only those are written. Returns how many were.
         """
         if not self.ltm.config.class_grammar:
             return 0
@@ -400,12 +403,12 @@ class MemoryClasses:
             texts = [str(p.payload.get("content") or "") for p in chunk]
             found = self.classifier().classify(texts, [p.extras.get("vector") for p in chunk])
             for point, fact in zip(chunk, found, strict=True):
-                if fact.by != "grammar":
+                if fact.fact_class != STANDING:
                     continue
                 # dated as at its writing: a plan near then stays an episode (read with now)
                 payload = {**point.payload, **fact.payload()}
                 payload.update(dated_fields(payload))
-                if payload.get("fact_by") == "grammar":
+                if payload.get("fact_class") == STANDING:
                     updates[point.id] = {f: payload[f] for f in CLASS_FIELDS}
         ops = payloads_plan(user_id, updates)
         if ops:

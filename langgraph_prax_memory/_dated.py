@@ -25,6 +25,7 @@ from qdrant_client.http import models
 from langgraph_prax_memory._time import to_datetime
 from langgraph_prax_memory._weekdays import weekdays_of
 from langgraph_prax_memory._when import (
+    SITUATION_DAYS,
     Span,
     dates_an_episode,
     envelope,
@@ -74,7 +75,10 @@ def dated_fields(payload: Mapping[str, Any]) -> dict[str, Any]:
     ("essay due on Friday 4 December"), or called standing that dates a plan or an event
     near when it was said (:func:`~langgraph_prax_memory._when.dates_an_episode`: "check-up
     on the 17th"), is an episode (``fact_by`` ``"date"``): a plan when the day is still to
-    come when it was said, else an event. Empty when it names no day.
+    come when it was said, else an event; one the grammar made standing, only when the day
+    is within :data:`~langgraph_prax_memory._when.SITUATION_DAYS` to come (as the grammar
+    reads a text: a day further off dates its own clause, "is 17 and sits his exams next
+    June"). Empty when it names no day.
 
     Example:
         >>> dated_fields({"content": "User flies to Kansai on 9 December.",
@@ -98,7 +102,15 @@ def dated_fields(payload: Mapping[str, Any]) -> dict[str, Any]:
     by_text = payload.get("fact_by") in ("text", "grammar")
     if by_text and (
         (payload.get("fact_class") == SMALL_TALK and any(not s.here_and_now for s in spans))
-        or (payload.get("fact_class") == STANDING and dates_an_episode(text, said, spans))
+        or (
+            payload.get("fact_class") == STANDING
+            and dates_an_episode(
+                text,
+                said,
+                spans,
+                ahead=SITUATION_DAYS if payload.get("fact_by") == "grammar" else 183,
+            )
+        )
     ):
         confidence = payload.get("fact_confidence")
         kind = "plan" if span.end > said else "event"

