@@ -80,7 +80,7 @@ _DATA = Path(__file__).with_name("statements.txt")
 #: Weights trained before release, one ``<digest>.npz`` per (model, statements, features).
 SHIPPED_WEIGHTS = Path(__file__).with_name("weights")
 _PROBE = "fact classifier fingerprint"
-_CACHE_VERSION = "7"  # bump when the features change
+_CACHE_VERSION = "8"  # bump when the features change
 _RIDGE = 1.0  # L2 penalty of the ridge classifier (the embedding rows have unit length)
 _CUE_WEIGHT = 1.0  # scale of the cue block beside the unit-length embedding
 
@@ -384,10 +384,11 @@ def _may_hold_now(
     """Whether the grammar may still find a standing fact the classifier did not call one.
 
     An episode, or small talk called only because standing fell below its bar; not a text
-    that dates an event of the past few weeks (what else it says is the event's aftermath:
-    "had a stroke on Friday and is in ICU"), about the here and now, or a question or
-    interjection. Any other time anchor or time to come ("gave up driving last year",
-    "sits his exams next June", "flies out on the 20th") is weighed clause by clause
+    that names the days around now ("this week") or dates an event of the past few weeks
+    (what else it says is the event's aftermath: "had a stroke on Friday and is in ICU"),
+    about the here and now, or a question or interjection. Any other time anchor or time to
+    come ("gave up driving last year", "sits his exams next June", "flies out on the 20th")
+    is weighed clause by clause
     (:func:`_dated_clause`): the clause it dates holds nothing now, another may. ``cues``:
     the text's :func:`cue_features` when the caller has read them; ``now``: the moment read.
     """
@@ -399,7 +400,10 @@ def _may_hold_now(
         cues = cue_features(text)
     if any(cues[i] for i in (_NOW_CUE, _TALK_CUE)):
         return False
-    return not dates_an_episode(text, now or datetime.now(UTC), ahead=SITUATION_DAYS)
+    spans = spans_of(text, now or datetime.now(UTC))
+    if any(s.here_and_now and (s.end - s.start).days <= 7 for s in spans):
+        return False  # "this week", "this morning": what happened of late, told now
+    return not dates_an_episode(text, now or datetime.now(UTC), spans, ahead=SITUATION_DAYS)
 
 
 #: A time that points back at another clause's ("before then", "by then"): dated by it.

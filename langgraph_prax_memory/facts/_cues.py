@@ -101,6 +101,62 @@ _FEASTS = frozenset(
 )
 
 
+#: Words after an ordinal that leave it a date ("on the 3rd at 5", "the 12th of May"); any
+#: other word is the noun the ordinal counts ("the 3rd floor", "her 40th birthday").
+_AFTER_A_DATE = frozenset(
+    ["of", "at", "and", "or", "to", "in", "on", "for", "from", "until", "till", "by", "with",
+     "when", "so", "but", "then", "i", "we", "she", "he", "they", "user", "is", "was", "will",
+     "before", "after", "through", "thru", "a", "the", "this", "next", "which", "as"]
+)  # fmt: skip
+_ORDINAL = re.compile(r"\b(?:the\s+)?\d+(?:st|nd|rd|th)?\b(?:\s+([a-z]+))?")
+_ORDINAL_SHAPE = re.compile(r"\b\d+(?:st|nd|rd|th)\b|\bthe\s+\d")
+
+
+def _dates_by_number(text: str) -> bool:
+    """Whether a number dates the text: an ordinal or "the" + a number ("on the 12th").
+
+    Not one counting the noun after it ("lives on the 3rd floor", "her 40th birthday").
+    """
+    for m in _ORDINAL.finditer(text):
+        if not _ORDINAL_SHAPE.search(m.group(0)):
+            continue
+        after = m.group(1)
+        if after is None or after in _AFTER_A_DATE or after in _MONTHS:
+            return True
+    return False
+
+
+def _plural(word: str) -> bool:
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
+def _recurring_days(words: Sequence[str]) -> set[str]:
+    """Weekdays a text names as recurring, not as one day.
+
+    After "every" / "each" / "other", or before a plural part of the day ("Mass on Sunday
+    mornings"); after "a" ("on a Saturday afternoon"); before a plural noun, a part of the
+    day between or not ("Sunday services", "Wednesday evening rehearsals", "the weekend
+    matches"); or a range of weekdays ("open Tuesday to Sunday").
+    """
+    out: set[str] = set()
+    for i, w in enumerate(words):
+        if w not in _WEEKDAYS:
+            continue
+        before = words[i - 1] if i else ""
+        after = [*words[i + 1 : i + 3], "", ""][:2]
+        if (
+            before in _RECURRING
+            or before in ("other", "a")
+            or after[0] in _PARTS_OF_DAYS
+            or _plural(after[0])
+            or (after[0] in _PERIODS and _plural(after[1]))
+        ):
+            out.add(w)
+        elif after[0] in ("to", "through", "till", "until") and after[1] in _WEEKDAYS:
+            out.update((after[1], w))
+    return out
+
+
 def cue_features(text: str) -> list[float]:
     """The time-anchoring cues of a statement, each in [0, 1].
 
@@ -120,19 +176,15 @@ def cue_features(text: str) -> list[float]:
     toks = set(words)
     pairs = set(itertools.pairwise(words))
     relative = any(a in _RELATIVE and b in _PERIODS for a, b in pairs)
-    dated = any(w[:1].isdigit() and w[-2:] in ("st", "nd", "rd", "th") for w in words) or any(
-        (a == "the" and b[:1].isdigit()) for a, b in pairs
-    )
+    dated = _dates_by_number(text.lower())
     # a long-ago anchor ("five years ago", "since she was a child") is the history of a
     # standing fact, not the date of an episode
     distant = any(a in _LONG_PERIODS and b in ("ago", "old") for a, b in pairs) or "since" in toks
     near_past = bool(toks & _DEICTIC_PAST) and not distant
-    # a weekday or month after "every" / "each", or before a plural part of the day, recurs
-    # ("visits them every December", "Mass on Sunday mornings"): a routine's time, not an
-    # episode's date
-    recurring = {b for a, b in pairs if a in _RECURRING or a == "other"} | {
-        a for a, b in pairs if b in _PARTS_OF_DAYS
-    }
+    # a weekday or month after "every" / "each", or a weekday named as recurring, recurs
+    # ("visits them every December", "Mass on Sunday mornings", "Sunday services"): a
+    # routine's time, not an episode's date
+    recurring = {b for a, b in pairs if a in _RECURRING or a == "other"} | _recurring_days(words)
     # a day after "since" starts what still holds ("going to Aldi since Christmas", "vegan
     # since March"): the start of a state, not an episode's date
     started = {b for a, b in pairs if a == "since"} | {

@@ -73,6 +73,14 @@ def test_a_higher_bar_is_more_precise_and_recalls_less(
         "User visits her brother every March.",
         "User goes to choir on Thursday evenings.",
         "User has been going to the same barber since 2010.",
+        # a weekday named as recurring (session 9)
+        "Plays five-a-side on a Tuesday night with old school friends.",
+        "Sings in the choir: Sunday services and Thursday evening rehearsals.",
+        "The shop is open Monday to Saturday, closed Sundays.",
+        "Watches the weekend matches with his dad.",
+        # an ordinal counting the noun after it, not a date
+        "User lives on the 4th floor, no lift.",
+        "User's son is in 2nd grade.",
     ],
 )
 def test_a_recurring_time_is_not_an_episode_date(text: str) -> None:
@@ -89,6 +97,10 @@ def test_a_recurring_time_is_not_an_episode_date(text: str) -> None:
         "User got Lena a scarf for Christmas.",  # a feast dates like a month
         "User is thinking of buying a kayak.",  # an intention is a plan
         "User is considering a move to Leeds.",
+        "Dentist on the 4th at 9:30.",  # an ordinal with nothing it counts
+        "Her 40th birthday party is on the 12th.",
+        "Moved into the new flat on the 2nd.",
+        "Dinner with Tom on Saturday evening.",
     ],
 )
 def test_a_dated_or_coming_time_still_is(text: str) -> None:

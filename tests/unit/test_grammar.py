@@ -539,3 +539,15 @@ def test_a_need_or_a_mood_beside_an_episode_to_come_is_the_episodes(text: str, h
 
     at = datetime(2026, 12, 6, tzinfo=UTC)
     assert holds_now([text], dated=_dated_clause(at), ahead=_ahead(at)) == [holds]
+
+
+def test_what_happened_this_week_is_not_read_for_what_holds_now() -> None:
+    """The days around now ("this week") date what happened in them: the rest of the text is
+    that episode's, as for a day of the past few weeks."""
+    from langgraph_prax_memory.facts import FactClass
+    from langgraph_prax_memory.facts._classifier import _may_hold_now
+
+    event = FactClass(EPISODE, "event", 0.9)
+    text = "Mochi limped twice this week. Vet says a sprain, gave her painkillers."
+    assert not _may_hold_now(text, event)
+    assert _may_hold_now("Limped for years after the fall; walks with a stick.", event)
