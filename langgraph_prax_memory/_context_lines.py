@@ -7,10 +7,11 @@ is not in the block. ``context.py`` assembles the block and imports these.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from langgraph_prax_memory._dated import names_in
 from langgraph_prax_memory._untrusted import quote_for_prompt
 from langgraph_prax_memory.models import MemoryHit
 from langgraph_prax_memory.retrieval import FLOOR
@@ -88,12 +89,22 @@ class _Why:
         self.dated: set[str] = set()
         self.spans = ""
         self.coming = False
+        self.people: dict[str, set[str]] = {}
 
-    def date(self, dated: Sequence[MemoryHit], spans: Sequence[object]) -> None:
-        """Mark the hits the dated tier gave, and the spans of days the message names."""
+    def date(
+        self, dated: Sequence[MemoryHit], spans: Sequence[object], people: Collection[str] = ()
+    ) -> None:
+        """Mark the hits the dated tier gave, the spans of days, the people by relation.
+
+        ``spans``: those the message names (or the coming days); ``people``: the names of
+        those it calls by their relation to the user.
+        """
         self.dated = {h.memory.id for h in dated}
         self.spans = ", ".join(str(s) for s in spans)
         self.coming = any(getattr(s, "coming", False) for s in spans)
+        self.people = {
+            h.memory.id: names for h in dated if (names := names_in(h.memory.content, people))
+        }
 
     def _standing(self, hit: MemoryHit) -> str:
         """What makes ``hit`` a standing fact, in a few words (``""``: not known here)."""
@@ -138,9 +149,14 @@ class _Why:
                 if hit.memory.fact_class == "standing"
                 else "an episode dated in"
             )
+            theirs = self.people.get(hit.memory.id)
             days = (
-                f"the coming days ({self.spans}) of a request about the user's own life that "
-                "names no day, as near as a companion"
+                f"the days around now ({self.spans} and the month before) of "
+                f"{', '.join(n.title() for n in sorted(theirs))}, whom the request calls by "
+                "their relation to the user"
+                if self.coming and theirs
+                else f"the coming days ({self.spans}) of a request about the user's own life "
+                "that names no day, as near as a companion"
                 if self.coming
                 else f"the days the message names ({self.spans}), given whatever words it shares"
             )

@@ -16,7 +16,7 @@ Other standing facts are the profile tier's; small talk is never given.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -60,6 +60,7 @@ __all__ = ["DATED_FIELDS", "dated_episodes", "dated_fields", "dated_filter"]
 #: A request about the person's own life: it speaks of what is theirs ("my trip", "our
 #: anniversary"). "How do I ..." and "Tell me ..." are everyone's.
 _OWN_LIFE = re.compile(r"\b(?:my|our|mine|ours)\b", re.I)
+_NAME_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
 
 #: The payload fields of a memory's dated span (epoch seconds, ``[start, end)``) and of
 #: the weekdays of its routine.
@@ -194,6 +195,7 @@ def dated_episodes(
     coming_days: int = 0,
     coming_limit: int = 0,
     companion: float | None = None,
+    people: Collection[str] = (),
 ) -> tuple[list[MemoryHit], list[Span]]:
     """The user's episodes in the span of days ``message`` names, most relevant first.
 
@@ -203,6 +205,10 @@ def dated_episodes(
     ``coming_limit`` of the episodes dated there join, those whose (hubness-corrected)
     cosine to it reaches ``companion`` — as near as a hit kept beside a relevant one must
     be. A good assistant has the person's flight on the 20th in mind when asked to pack.
+    ``people``: the names of those the request calls by their relation to the user ("a
+    present for my wife": Kasia, :func:`~langgraph_prax_memory.retrieval.kin_named`): their
+    episodes of the past and the coming ``coming_days`` days join too, whatever the cosine
+    ("Kasia's birthday is on the 10th", "Mum had a fall last week"), the nearest in time first.
 
     Returns:
         ``(hits, spans)``: at most ``limit`` episodes (scored for the message, nothing
@@ -220,18 +226,52 @@ def dated_episodes(
     """
     spans = spans_of(message, now)
     coming = not spans and coming_days > 0 and _OWN_LIFE.search(message) is not None
+    ahead: list[Span] = []
     if coming:
         today = datetime(now.year, now.month, now.day, tzinfo=now.tzinfo or UTC)
-        spans = [Span(today, today + timedelta(days=coming_days), coming=True)]
+        ahead = [Span(today, today + timedelta(days=coming_days), coming=True)]
+        back = [Span(today - timedelta(days=coming_days), today, coming=True)] if people else []
+        spans = ahead + back
         limit = min(limit, coming_limit)
     if not spans or limit <= 0:
         return [], ([] if coming else spans)
     where = dated_filter(user_id, spans, now)
     result = memory.recall_detailed(
-        user_id, message, k=min(2 * limit, 50), now=now, reinforce=False, where=where
+        user_id,
+        message,
+        k=50 if people else min(2 * limit, 50),
+        now=now,
+        reinforce=False,
+        where=where,
     )
     hits = [h for h in result.hits if _in_spans(h, spans, now)]
     if coming:
         bar = 0.0 if companion is None else companion
-        hits = [h for h in hits if (h.scores.get("dense") or 0.0) - h.hubness >= bar]
-    return hits[:limit], spans
+        theirs = [h for h in hits if names_in(h.memory.content, people)]
+        theirs.sort(key=lambda h: abs((_day_of(h) - now).total_seconds()))
+        near = [
+            h
+            for h in hits
+            if h not in theirs
+            and _in_spans(h, ahead, now)
+            and (h.scores.get("dense") or 0.0) - h.hubness >= bar
+        ]
+        hits = theirs + near
+    return hits[:limit], ahead if coming else spans
+
+
+def names_in(content: str, names: Collection[str]) -> set[str]:
+    """Which of ``names`` (case-folded) ``content`` names ("Kasia's" names Kasia)."""
+    if not names:
+        return set()
+    words = {
+        w.casefold().replace("\u2019", "'").removesuffix("'s") for w in _NAME_WORD.findall(content)
+    }
+    return words & set(names)
+
+
+def _day_of(hit: MemoryHit) -> datetime:
+    """The first day a memory names, else the day it was written."""
+    created = to_datetime(hit.memory.created_at)
+    own = spans_of(hit.memory.content, created)
+    return own[0].start if own else created

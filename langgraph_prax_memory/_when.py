@@ -148,6 +148,8 @@ _PART_OF = re.compile(
 )
 _NEXT_N = re.compile(rf"(?i:\b(?P<dir>next|coming|past|last|following)\s+){_NUM}\s+{_UNIT}\b", re.I)
 _IN_N = re.compile(rf"\bin\s+{_NUM}\s+{_UNIT}\b", re.I)
+#: "How many minutes are there in a week?": a unit measured, not a day to come
+_MEASURE = re.compile(r"\bhow\s+(?:many|much)\b[^.?!]*$", re.I)
 _FOR_N = re.compile(rf"\b(?:for|spend|spending|spends)\s+{_NUM}\s+{_UNIT}\b", re.I)
 _FEASTS = {
     "christmas eve": ((12, 24), 1),
@@ -365,7 +367,7 @@ def _spans(text: str, ref: datetime) -> list[Span]:
             else:
                 add(m, Span(_midnight(day), _midnight(day + timedelta(days=length))))
     for m in _IN_N.finditer(text):
-        if free(m):
+        if free(m) and not _MEASURE.search(text[: m.start()]):
             length = _unit_days(m.group("unit"), _count(m.group("n")))
             add(m, _days(day + timedelta(days=length)))
     for m in _ORDINAL_DAY.finditer(text):

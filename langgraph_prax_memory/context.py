@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,9 +27,10 @@ from langgraph_prax_memory._dated import dated_episodes
 from langgraph_prax_memory._untrusted import quote_for_prompt
 from langgraph_prax_memory._validation import to_utc, utcnow
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
+from langgraph_prax_memory.facts import subject_of
 from langgraph_prax_memory.models import Memory, MemoryHit
 from langgraph_prax_memory.prompts.context_check import ContextJudgement, context_check_messages
-from langgraph_prax_memory.retrieval import json_object, text_of
+from langgraph_prax_memory.retrieval import json_object, kin_named, text_of, user_kin
 from langgraph_prax_memory.stm import StmEntry
 
 if TYPE_CHECKING:
@@ -359,6 +362,7 @@ def assemble_context(
             # only what reaches the block is strengthened (below-floor hits are not recalled)
             hits = memory.recall(user_id, message, k=k, now=now, reinforce=False)
             facts = memory.standing_facts(user_id, message, now=now) if budget > 0 else []
+            people = _kin_in(message, facts)
             dated, spans = dated_episodes(
                 memory,
                 user_id,
@@ -368,6 +372,7 @@ def assemble_context(
                 coming_days=cfg.coming_days,
                 coming_limit=cfg.coming_limit,
                 companion=memory.ltm.retrieval_config.companion_cosine,
+                people=people,
             )
         except (BackendUnavailable, EmbeddingError) as exc:
             logger.warning("long-term recall skipped for the context block: %s", exc)
@@ -402,7 +407,7 @@ def assemble_context(
                 parts.append("\n".join(["## Relevant Memories", *(_line(h) for h in chosen)]))
                 reinforce_chosen(memory, user_id, chosen, profile, now)
             why = _Why(cfg, hits, facts, profile, ltm_chars, budget, cfg.relevance_floor)
-            why.date(dated, spans)
+            why.date(dated, spans, people)
             lines += [why.line(h) for h in chosen]
             omitted = [why.left_out(h) for h in hits if h.memory.id not in why.shown]
     return MemoryContext(
@@ -417,6 +422,26 @@ def assemble_context(
         lines=tuple(lines),
         omitted=tuple(omitted),
     )
+
+
+_MY = re.compile(r"\b(?:my|our)\b", re.I)
+
+
+def _kin_in(message: str, facts: Sequence[MemoryHit]) -> set[str]:
+    """The names of the people ``message`` calls by their relation to the user ("my wife").
+
+    As the user's standing facts give them (one name to a relation); the user's own name
+    is the subject most of them open with, when a third of them do.
+    """
+    if not _MY.search(message) or not facts:
+        return set()
+    contents = [h.memory.content for h in facts]
+    subjects = [s for c in contents if (s := subject_of(c)) is not None]
+    owner = None
+    if subjects:
+        top, count = Counter(subjects).most_common(1)[0]
+        owner = top if count * 3 >= len(contents) else None
+    return kin_named(message, user_kin(contents, owner))
 
 
 def _checked(

@@ -362,3 +362,92 @@ def named_readings(
             said += last[len(last.replace("\u2019", "'").removesuffix("'s")) :]
         out.append((text[: spans[i].start()] + said + text[spans[after - 1].end() :], name))
     return out
+
+
+#: Words that make a relation word the user's own ("my wife", "User's wife", "Her son Cian"
+#: opening a note about the user); a bare relation word opening a note ("Daughter Aoife, 12").
+_USERS = frozenset({"my", "our", "user's", "users'"})
+
+
+def _own_relation(words: list[str], i: int, owner: str | None) -> bool:
+    """Whether the relation word ``words[i]`` (modifiers before it skipped) is the user's."""
+    j = i - 1
+    while j >= 0 and _bare(words[j]) in _MODIFIERS:
+        j -= 1
+    if j < 0:
+        return True  # opening the note: "Daughter Aoife", "Dad is Kofi"
+    before = words[j].casefold().replace("\u2019", "'")
+    if before in _USERS:
+        return before != "user's" or j == 0 or words[j - 1].casefold() == "the"
+    if before in ("her", "his", "their"):  # "Her son Cian ...", "Ruth is a widow; her husband"
+        return j == 0 or _bare(words[0]) in {"user", "she", "he", "they", owner}
+    return owner is not None and _possessive(words[j]) and _bare(words[j]) == owner
+
+
+def user_kin(contents: Collection[str], owner: str | None = None) -> dict[str, set[str]]:
+    """The names of the people of the user's life, by relation, as the user's memories give them.
+
+    A relation word of the user's ("My wife Kasia", "User's mum Verónica", "Daughter Aoife,
+    12", "Her son Cian" opening a note, "Tomasz's wife" when ``owner`` is the user's own
+    name), followed by a name ("My partner is Callum", "Mum, Funmilayo, ..."). Keyed by the
+    specific relation ("wife", "mother"): a generic word of its kind ("partner") names no one
+    in particular. A relation of someone else ("Emma lives with her husband Josh") is not
+    the user's.
+
+    Example:
+        >>> kin = user_kin(["My wife Kasia is a pharmacist.", "Dad is Kofi; mum Akosua sells yams.",
+        ...                 "My daughter Emma lives in Perth with her husband Josh."])
+        >>> {r: sorted(n) for r, n in sorted(kin.items())}
+        {'daughter': ['emma'], 'father': ['kofi'], 'wife': ['kasia']}
+    """
+    out: dict[str, set[str]] = {}
+    for content in contents:
+        for sentence in re.split(r"(?<=[.;!?])\s+", content):
+            words = _WORD.findall(sentence)
+            for i, word in enumerate(words):
+                relation = RELATIONS.get(word.casefold().replace("\u2019", "'"))
+                if relation is None or relation[1] is None or not _own_relation(words, i, owner):
+                    continue
+                k = i + 1
+                if k < len(words) and _bare(words[k]) == "is":
+                    k += 1  # "My partner is Callum" (not "My mother was Finnish")
+                name, at = _name_at(words, k)
+                if name is not None and words[at][:1].isupper():
+                    out.setdefault(relation[1], set()).add(name)
+    return out
+
+
+def kin_named(message: str, kin: Mapping[str, set[str]]) -> set[str]:
+    """The names of the people ``message`` calls by their relation to the user ("my wife").
+
+    A relation the user's memories give exactly one name (:func:`user_kin`); a generic word
+    ("my partner", "my kids") names each person of its kind that has one name.
+
+    Example:
+        >>> kin_named("Help me choose a present for my wife.", {"wife": {"kasia"}})
+        {'kasia'}
+        >>> kin_named("What should I cook for my late husband's birthday?", {"husband": {"lars"}})
+        {'lars'}
+        >>> kin_named("Plan a dinner for my sister.", {"wife": {"kasia"}})
+        set()
+    """
+    words = _WORD.findall(message)
+    out: set[str] = set()
+    for i, word in enumerate(words):
+        if word.casefold() not in ("my", "our"):
+            continue
+        j = i + 1
+        while j < len(words) and _bare(words[j]) in _MODIFIERS:
+            j += 1
+        if j >= len(words):
+            continue
+        relation = RELATIONS.get(_bare(words[j]))
+        if relation is None:
+            continue
+        kind, specific = relation
+        for rel, names in kin.items():
+            if len(names) == 1 and (
+                rel == specific or (specific is None and RELATIONS[rel][0] == kind)
+            ):
+                out |= names
+    return out

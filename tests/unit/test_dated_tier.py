@@ -244,3 +244,58 @@ def test_the_coming_days_can_be_turned_off(tmp_path: Path) -> None:
 def test_the_coming_days_settings_refuse_bad_values(bad: dict[str, object]) -> None:
     with pytest.raises(ValueError, match="coming_"):
         RetrievalConfig(**bad)  # type: ignore[arg-type]
+
+
+def test_the_people_of_the_users_life_are_read_from_her_facts() -> None:
+    from langgraph_prax_memory.retrieval import kin_named, user_kin
+
+    kin = user_kin(
+        [
+            "My wife Kasia is a pharmacist.",
+            "Dad is Kofi; mum Akosua sells yams at the market.",
+            "Daughter Aoife, 12, is mad about horses.",
+            "My son Tom lives in Leeds with his wife Priya.",  # Tom's wife, not the user's
+            "Her brother Matías is a sound engineer.",  # a note about the user opening "Her"
+            "My mother was Finnish.",  # not a name
+        ]
+    )
+    assert {r: sorted(n) for r, n in kin.items()} == {
+        "wife": ["kasia"],
+        "father": ["kofi"],
+        "mother": ["akosua"],
+        "daughter": ["aoife"],
+        "son": ["tom"],
+        "brother": ["matías"],
+    }
+    assert kin_named("Help me choose a present for my wife.", kin) == {"kasia"}
+    assert kin_named("What can I do to make my mum's flat safer?", kin) == {"akosua"}
+    assert kin_named("Plan a day out for my kids.", kin) == {"aoife", "tom"}  # the kind
+    assert kin_named("Write to my boss.", kin) == set()  # no name given
+    assert kin_named("Help me choose a present for Kasia's sister.", kin) == set()
+    two = user_kin(["My friend Ana is a nurse.", "My friend Bea runs."])
+    assert kin_named("Plan a night out with my friend.", two) == set()  # which one?
+
+
+def test_a_request_calling_someone_by_relation_gets_their_near_episodes(tmp_path: Path) -> None:
+    """ "A present for my wife": her birthday on the 10th joins, whatever its cosine."""
+    with PraxMemory(MemoryConfig(data_dir=tmp_path)) as memory:
+        memory.remember(USER, "My wife Kasia works as a pharmacist in Poznan.", created_at=NOW)
+        texts = {
+            "birthday": ("Kasia's birthday is coming up on 10 December.", 4),
+            "fall": ("Kasia slipped on the ice last week and bruised her knee.", 3),
+            "old": ("Kasia went to a conference in Berlin in August.", 100),
+            "van": ("The van failed its inspection last week.", 3),
+        }
+        for key, (text, days) in texts.items():
+            memory.remember(USER, text, created_at=NOW - timedelta(days=days), key=key)
+        ctx = assemble_context(memory, USER, "Help me choose a present for my wife.", now=NOW)
+        dated = {h.memory.content for h in ctx.dated}
+        assert texts["birthday"][0] in dated and texts["fall"][0] in dated
+        assert texts["old"][0] not in dated and texts["van"][0] not in dated
+        why = next(x.why for x in ctx.lines if x.hit and x.hit.memory.content == texts["fall"][0])
+        assert "of Kasia, whom the request calls by their relation to the user" in why
+        # one her facts give no name: no one's episodes (the birthday may still come as a
+        # plan of the coming days near enough to a present); no relation: neither
+        sister = assemble_context(memory, USER, "Help me choose a present for my sister.", now=NOW)
+        assert texts["fall"][0] not in {h.memory.content for h in sister.dated}
+        assert assemble_context(memory, USER, "Help me choose a present.", now=NOW).dated == ()

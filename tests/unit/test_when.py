@@ -65,6 +65,7 @@ def _read(text: str, ref: datetime = REF) -> list[str]:
         ("at the start of the month", ["2026-12-01..2026-12-07"]),
         ("Book something for the week after next.", ["2026-12-14..2026-12-20"]),
         ("User's sister visits mid-December.", ["2026-12-01..2026-12-31"]),
+        ("How many bags can I take? I fly in a week.", ["2026-12-09"]),  # its own sentence
     ],
 )
 def test_spans_read(text: str, expected: list[str]) -> None:
@@ -88,6 +89,9 @@ def test_spans_read(text: str, expected: list[str]) -> None:
         "User is 5 feet 10.",
         "The user's shop has a business loan until 2028.",
         "User prefers tea over coffee.",
+        # a unit measured, not a day to come (session 9)
+        "How many minutes are there in a week?",
+        "How much does a nurse earn in a year?",
         "",
     ],
 )
