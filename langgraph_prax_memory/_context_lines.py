@@ -151,7 +151,8 @@ class _Why:
             )
             theirs = self.people.get(hit.memory.id)
             days = (
-                f"the days around now ({self.spans} and the month before) of "
+                f"the days around now ({self.spans} and the {self.cfg.coming_days} days "
+                "before) of "
                 f"{', '.join(n.title() for n in sorted(theirs))}, whom the request calls by "
                 "their relation to the user"
                 if self.coming and theirs

@@ -261,11 +261,22 @@ def dated_episodes(
 
 
 def names_in(content: str, names: Collection[str]) -> set[str]:
-    """Which of ``names`` (case-folded) ``content`` names ("Kasia's" names Kasia)."""
+    """Which of ``names`` (case-folded) ``content`` names ("Kasia's" names Kasia).
+
+    A name is written with a capital: "will" does not name Will.
+
+    Example:
+        >>> sorted(names_in("Kasia's birthday: Will will bake.", {"kasia", "will", "tom"}))
+        ['kasia', 'will']
+        >>> names_in("I will call later.", {"will"})
+        set()
+    """
     if not names:
         return set()
     words = {
-        w.casefold().replace("\u2019", "'").removesuffix("'s") for w in _NAME_WORD.findall(content)
+        w.casefold().replace("\u2019", "'").removesuffix("'s")
+        for w in _NAME_WORD.findall(content)
+        if w[:1].isupper()
     }
     return words & set(names)
 

@@ -299,3 +299,11 @@ def test_a_request_calling_someone_by_relation_gets_their_near_episodes(tmp_path
         sister = assemble_context(memory, USER, "Help me choose a present for my sister.", now=NOW)
         assert texts["fall"][0] not in {h.memory.content for h in sister.dated}
         assert assemble_context(memory, USER, "Help me choose a present.", now=NOW).dated == ()
+
+
+def test_a_person_is_named_with_a_capital() -> None:
+    from langgraph_prax_memory._dated import names_in
+
+    assert names_in("Kasia's birthday is on the 10th.", {"kasia"}) == {"kasia"}
+    assert names_in("I will call the garage later.", {"will"}) == set()  # not Will
+    assert names_in("Will's school play is on Friday.", {"will"}) == {"will"}
