@@ -147,6 +147,9 @@ _PART_OF = re.compile(
     r"(?P<unit>week|month)\b)"
 )
 _NEXT_N = re.compile(rf"(?i:\b(?P<dir>next|coming|past|last|following)\s+){_NUM}\s+{_UNIT}\b", re.I)
+#: "the coming fortnight", "the past fortnight": a fortnight is no calendar unit, so it is
+#: the fourteen days from (or up to) today, as "the next two weeks" is
+_FORTNIGHT = re.compile(r"(?i:\b(?P<dir>next|coming|past|last|following)\s+fortnight\b)")
 _IN_N = re.compile(rf"\bin\s+{_NUM}\s+{_UNIT}\b", re.I)
 #: "How many minutes are there in a week?": a unit measured, not a day to come
 _MEASURE = re.compile(r"\bhow\s+(?:many|much)\b[^.?!]*$", re.I)
@@ -366,6 +369,12 @@ def _spans(text: str, ref: datetime) -> list[Span]:
                 add(m, Span(_midnight(day - timedelta(days=length)), _midnight(day + _DAY)))
             else:
                 add(m, Span(_midnight(day), _midnight(day + timedelta(days=length))))
+    for m in _FORTNIGHT.finditer(text):
+        if free(m):
+            if m.group("dir").lower() in ("past", "last"):
+                add(m, Span(_midnight(day - timedelta(days=14)), _midnight(day + _DAY)))
+            else:
+                add(m, Span(_midnight(day), _midnight(day + timedelta(days=14))))
     for m in _IN_N.finditer(text):
         if free(m) and not _MEASURE.search(text[: m.start()]):
             length = _unit_days(m.group("unit"), _count(m.group("n")))

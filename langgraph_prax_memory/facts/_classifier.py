@@ -40,7 +40,7 @@ import numpy as np
 from langgraph_prax_memory._when import SITUATION_DAYS, dates_an_episode, spans_of
 from langgraph_prax_memory.facts._cues import cue_features, cue_rows
 from langgraph_prax_memory.facts._dropped import restored_subjects
-from langgraph_prax_memory.facts._grammar import holds_now
+from langgraph_prax_memory.facts._grammar import holds_now, passing_only
 
 __all__ = [
     "EPISODE",
@@ -444,7 +444,11 @@ def _ahead(now: datetime) -> Callable[[str], bool]:
 def _reread(
     texts: Sequence[str], decided: list[FactClass], kinds: dict[int, str], cues: Any = None
 ) -> list[FactClass]:
-    """The classifier's decisions, with the statements whose main clause holds now standing.
+    """The classifier's decisions, read again for what holds now.
+
+    The statements whose main clause holds now are standing; a standing reading of the text
+    whose present clauses are only passing stages (:func:`~._grammar.passing_only`: "my
+    iPad keeps asking me to update and I don't know if I should") is an episode.
 
     A statement the classifier read as an event because it also tells one ("had two thirds
     of his stomach removed after cancer five years ago and can only manage small portions")
@@ -459,14 +463,30 @@ def _reread(
         for i, (t, c) in enumerate(zip(texts, decided, strict=True))
         if _may_hold_now(t, c, rows[i], now)
     ]
-    if not maybe:
+    # a standing reading whose words may tell a passing stage ("keeps asking", "is fine now")
+    stage = [
+        i
+        for i, (t, c) in enumerate(zip(texts, decided, strict=True))
+        if c.fact_class == STANDING and c.by == "text" and _MAY_BE_A_STAGE.search(t)
+    ]
+    if not maybe and not stage:
         return decided
     out = list(decided)
-    found = holds_now([texts[i] for i in maybe], dated=_dated_clause(now), ahead=_ahead(now))
+    dated, ahead = _dated_clause(now), _ahead(now)
+    found = holds_now([texts[i] for i in maybe], dated=dated, ahead=ahead) if maybe else []
     for i, yes in zip(maybe, found, strict=True):
         if yes:
             out[i] = FactClass(STANDING, kinds[i], STANDING_CONFIDENCE, "grammar")
+    passing = passing_only([texts[i] for i in stage], dated=dated, ahead=ahead) if stage else []
+    for i, yes in zip(stage, passing, strict=True):
+        if yes:  # the moment, not the person: an episode, as sure as the standing was not
+            out[i] = FactClass(EPISODE, "event", 1.0 - decided[i].confidence, "grammar")
     return out
+
+
+#: The words a passing stage is told with (:func:`~._grammar.passing_only`): "keeps" with an
+#: activity, or a stage marked as new; a text without them is not parsed for it.
+_MAY_BE_A_STAGE = re.compile(r"\b(?:keeps?|kept|now|again)\b", re.I)
 
 
 #: The confidence a text needs to be called a standing fact. A standing fact shows on every

@@ -39,6 +39,7 @@ __all__ = [
     "GRAMMAR_MODEL",
     "GRAMMAR_WEIGHTS",
     "holds_now",
+    "passing_only",
     "StatementGrammar",
     "passing_impressions",
     "read_statements",
@@ -325,6 +326,36 @@ def holds_now(
     """
     docs = _parsed(texts)
     return [unparsed] * len(texts) if docs is None else [_holds_now(d, dated, ahead) for d in docs]
+
+
+def passing_only(
+    texts: Sequence[str],
+    *,
+    dated: Callable[[str], bool] | None = None,
+    ahead: Callable[[str], bool] | None = None,
+) -> list[bool]:
+    """Whether each statement tells only a passing stage of now, nothing that holds.
+
+    A main clause in the present is a passing stage (:func:`_passing_stage`: "my iPad keeps
+    asking me to update", "the cat is fine now") and none holds now (:func:`holds_now`): what
+    the text reading may have taken for a standing fact is the moment. ``False`` without the
+    parser.
+
+    Example:
+        >>> passing_only(["My laptop keeps crashing and I don't know if I should reset it.",
+        ...               "User keeps bees and sells the honey."])
+        [True, False]
+    """
+    docs = _parsed(texts)
+    if docs is None:
+        return [False] * len(texts)
+    out = []
+    for doc in docs:
+        mains = _main_verbs(doc)
+        told = any(_tense(v) == "past" for v in mains)
+        passing = any(_tense(v) == "present" and _passing_stage(v, told) for v in mains)
+        out.append(passing and not _holds_now(doc, dated, ahead))
+    return out
 
 
 #: Dependents that make a clause of an "it" subject an extraposition or a time expression

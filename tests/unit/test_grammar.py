@@ -551,3 +551,31 @@ def test_what_happened_this_week_is_not_read_for_what_holds_now() -> None:
     text = "Mochi limped twice this week. Vet says a sprain, gave her painkillers."
     assert not _may_hold_now(text, event)
     assert _may_hold_now("Limped for years after the fall; walks with a stick.", event)
+
+
+@pytest.mark.parametrize(
+    ("text", "passing"),
+    [
+        ("My laptop keeps crashing and I don't know if I should reset it.", True),
+        ("The printer keeps jamming again.", True),
+        ("User keeps bees and sells the honey.", False),  # "keeps" something: it holds
+        ("User keeps crashing into things and is registered blind.", False),  # one holds
+        ("User is vegan now.", False),
+    ],
+)
+def test_a_statement_telling_only_a_passing_stage_tells_nothing_that_holds(
+    text: str, passing: bool
+) -> None:
+    assert grammar.passing_only([text]) == [passing]
+
+
+def test_a_standing_reading_of_a_passing_stage_is_an_episode(mem: PraxMemory) -> None:
+    """The text reading may take a complaint of the moment for a standing fact (a thing of
+    the person's, in the present): the grammar reads it as the moment."""
+    texts = [
+        "My tablet keeps asking me to install an update and I don't know if I should.",
+        "User keeps chickens and sells the eggs.",
+    ]
+    found = mem.ltm.classes.classifier().classify(texts)
+    assert (found[0].fact_class, found[0].by) == (EPISODE, "grammar")
+    assert found[1].fact_class == STANDING

@@ -66,6 +66,9 @@ def _read(text: str, ref: datetime = REF) -> list[str]:
         ("Book something for the week after next.", ["2026-12-14..2026-12-20"]),
         ("User's sister visits mid-December.", ["2026-12-01..2026-12-31"]),
         ("How many bags can I take? I fly in a week.", ["2026-12-09"]),  # its own sentence
+        # a fortnight is no calendar unit: the fourteen days from, or up to, today
+        ("What have I got on over the coming fortnight?", ["2026-12-02..2026-12-15"]),
+        ("User has been ill for the past fortnight.", ["2026-11-18..2026-12-02"]),
     ],
 )
 def test_spans_read(text: str, expected: list[str]) -> None:
