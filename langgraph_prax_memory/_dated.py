@@ -25,6 +25,7 @@ from qdrant_client.http import models
 from langgraph_prax_memory._time import to_datetime
 from langgraph_prax_memory._weekdays import weekdays_of
 from langgraph_prax_memory._when import (
+    NEAR_DAYS,
     SITUATION_DAYS,
     Span,
     dates_an_episode,
@@ -109,7 +110,7 @@ def dated_fields(payload: Mapping[str, Any]) -> dict[str, Any]:
                 text,
                 said,
                 spans,
-                ahead=SITUATION_DAYS if payload.get("fact_by") == "grammar" else 183,
+                ahead=SITUATION_DAYS if payload.get("fact_by") == "grammar" else NEAR_DAYS,
             )
         )
     ):
@@ -249,10 +250,11 @@ def dated_episodes(
         bar = 0.0 if companion is None else companion
         theirs = [h for h in hits if names_in(h.memory.content, people)]
         theirs.sort(key=lambda h: abs((_day_of(h) - now).total_seconds()))
+        taken = {h.memory.id for h in theirs}
         near = [
             h
             for h in hits
-            if h not in theirs
+            if h.memory.id not in taken
             and _in_spans(h, ahead, now)
             and (h.scores.get("dense") or 0.0) - h.hubness >= bar
         ]

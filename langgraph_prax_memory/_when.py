@@ -518,6 +518,10 @@ def names_a_day(text: str) -> bool:
     return any(not s.here_and_now for s in spans_of(text, datetime.now(UTC)))
 
 
+#: How many days to come a date may be to date an episode near the moment it was said
+#: (:func:`dates_an_episode`: "exams in June"); one further off is a standing fact's future.
+NEAR_DAYS = 183
+
 #: Within how many days to come an episode a statement dates makes what else it says that
 #: episode's situation ("flies out on the 20th and needs a lift"); one further off dates
 #: only its own clause ("is 17 and sits his exams next June": docs/context.md, step 5).
@@ -525,7 +529,7 @@ SITUATION_DAYS = 31
 
 
 def dates_an_episode(
-    text: str, ref: datetime, spans: Sequence[Span] | None = None, *, ahead: int = 183
+    text: str, ref: datetime, spans: Sequence[Span] | None = None, *, ahead: int = NEAR_DAYS
 ) -> bool:
     """Whether ``text``, said at ``ref``, dates a plan or an event near that moment.
 

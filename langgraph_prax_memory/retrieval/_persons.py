@@ -378,7 +378,7 @@ def _own_relation(words: list[str], i: int, owner: str | None) -> bool:
         return True  # opening the note: "Daughter Aoife", "Dad is Kofi"
     before = words[j].casefold().replace("\u2019", "'")
     if before in _USERS:
-        return before != "user's" or j == 0 or words[j - 1].casefold() == "the"
+        return True  # "my wife", "User's wife", "the user's wife"
     if before in ("her", "his", "their"):  # "Her son Cian ...", "Ruth is a widow; her husband"
         return j == 0 or _bare(words[0]) in {"user", "she", "he", "they", owner}
     return owner is not None and _possessive(words[j]) and _bare(words[j]) == owner

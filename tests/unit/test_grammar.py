@@ -522,6 +522,18 @@ def test_a_time_months_ahead_dates_its_clause_not_the_statement(mem: PraxMemory)
     assert found[1].fact_class == EPISODE
 
 
+def test_a_standing_fact_the_grammar_read_keeps_its_class_beside_a_day_months_ahead(
+    mem: PraxMemory,
+) -> None:
+    """Written, its days recorded: a day five months ahead (within the half year that makes a
+    text-read standing fact a plan) dates its own clause, as the grammar read it."""
+    day = datetime.now(UTC) + timedelta(days=150)
+    exams = f"{day.day} {day:%B %Y}"
+    mid = mem.remember("g-ahead", f"Her son Cian is 17 and sits his final exams on {exams}.")
+    got = mem.get("g-ahead", mid)
+    assert got is not None and (got.fact_class, got.fact_by) == (STANDING, "grammar")
+
+
 @pytest.mark.parametrize(
     ("text", "holds"),
     [
