@@ -454,11 +454,25 @@ def _reporter(verb: Any) -> Any:
     return None
 
 
+#: Modal verbs of advice and speculation: a reported clause they govern ("they should try
+#: audiobooks", "she might be pregnant") is what someone suggests or guesses, not a fact.
+_ADVISING = frozenset(["should", "ought", "could", "might", "may"])
+
+
+def _advice(clause: Any) -> bool:
+    """Whether a reported clause is advice or a guess ("User's wife says they should ...")."""
+    return any(c.dep_ == "aux" and c.lower_ in _ADVISING for c in clause.children)
+
+
 def _of_the_world(clause: Any) -> bool:
     """Whether a reported clause is about something else than a person ("the coach").
 
-    Its subject may be parsed as a clausal one ("ai will take all the jobs").
+    Its subject may be parsed as a clausal one ("ai will take all the jobs"). What another
+    advises or guesses of anyone ("they should rent a bounce house") is theirs to say, not a
+    fact of the person either.
     """
+    if _advice(clause):
+        return True
     subject = _subject(clause) or next((c for c in clause.children if c.dep_ == "csubj"), None)
     if subject is None or subject.lower_ in _PERSONAL or subject.pos_ == "PROPN":
         return False
@@ -521,7 +535,8 @@ def reported_views(texts: Sequence[str]) -> list[str | None]:
     named through its relation ("User's husband gary reckons ..." tells "User's husband is
     Gary."). For each text: ``None`` when it is not such a report, else what it tells of the
     person's life (``""``: nothing). What is said of a person stays a fact ("User's doctor
-    says they are prediabetic"). Without the parser, nothing is a report.
+    says they are prediabetic"), unless it is advice or a guess ("User's wife says they should
+    try audiobooks": a modal of advice or speculation). Without the parser, nothing is a report.
 
     Example:
         >>> reported_views(["User's friend says dark mode saves battery.",

@@ -390,6 +390,12 @@ def test_a_day_after_since_starts_a_state_it_does_not_date_an_episode(
         ("User's dentist says they grind their teeth at night.", None),  # of a person
         ("User thinks the sequel was better.", None),  # the person's own view
         ("User's sister lives in Perth.", None),  # no report
+        # advice or a guess is the reporter's, whoever it is of
+        ("User's wife says they should try audiobooks instead.", ""),
+        ("User's mum thinks they should just rent a bounce house.", ""),
+        ("User's vet thinks Biscuit may be pregnant.", ""),
+        ("User's husband Gary says User should take the job.", "User's husband is Gary."),
+        ("User's doctor says they are prediabetic.", None),  # of a person, told as a fact
     ],
 )
 def test_a_report_of_anothers_view_of_something_else_is_not_a_fact(
