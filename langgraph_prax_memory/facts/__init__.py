@@ -32,19 +32,19 @@ from langgraph_prax_memory.facts._classifier import (
     cue_features,
     training_statements,
 )
-from langgraph_prax_memory.facts._grammar import (
-    StatementGrammar,
-    holds_now,
-    passing_impressions,
-    read_statements,
-    reported_views,
-    stands_alone,
-)
+from langgraph_prax_memory.facts._grammar import holds_now
 from langgraph_prax_memory.facts._names import (
     query_names,
     question_names,
     subject_of,
     without_speaker,
+)
+from langgraph_prax_memory.facts._said import (
+    StatementGrammar,
+    passing_impressions,
+    read_statements,
+    reported_views,
+    stands_alone,
 )
 
 # the class names (STANDING, EPISODE, SMALL_TALK), KINDS and CLASS_FIELDS are importable

@@ -486,7 +486,11 @@ def _reread(
 
 #: The words a passing stage is told with (:func:`~._grammar.passing_only`): "keeps" with an
 #: activity, or a stage marked as new; a text without them is not parsed for it.
-_MAY_BE_A_STAGE = re.compile(r"\b(?:keeps?|kept|now|again)\b", re.I)
+_MAY_BE_A_STAGE = re.compile(
+    r"\b(?:keeps?|kept|now|again|loving|liking|hating|craving|fancying|wanting|missing|adoring|"
+    r"dreading|enjoying)\b",
+    re.I,
+)
 
 
 #: The confidence a text needs to be called a standing fact. A standing fact shows on every

@@ -29,7 +29,6 @@ statement reads as not holding now (the classifier alone decides) and a warning 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from langgraph_prax_memory.facts._parser import GRAMMAR_MODEL, GRAMMAR_WEIGHTS, known_word
@@ -40,11 +39,6 @@ __all__ = [
     "GRAMMAR_WEIGHTS",
     "holds_now",
     "passing_only",
-    "StatementGrammar",
-    "passing_impressions",
-    "read_statements",
-    "reported_views",
-    "stands_alone",
 ]
 
 _PRESENT_AUX = frozenset(
@@ -55,6 +49,10 @@ _MODAL = frozenset(["will", "'ll", "shall", "wo", "would", "'d", "could", "might
 _BE = frozenset(["be", "is", "are", "am", "was", "were", "been", "being", "'s", "'re", "'m"])
 _PERSONAL = frozenset(["i", "we", "he", "she", "they", "you", "user"])
 _POINTING = frozenset(["it", "this", "that", "these", "those"])
+#: Dependents that make a clause of an "it" subject an extraposition or a time expression
+#: ("It's been three years since ...", "It takes an hour to ..."): "it" points at nothing;
+#: and the dependents that open a clause of their own.
+_CLAUSAL = frozenset(["advcl", "ccomp", "xcomp", "csubj", "relcl", "acl"])
 #: A present verb of intention or need with an infinitive ("plans to", "wants to", "is going
 #: to", "needs to find a sitter"): a goal, not a state; whether it is a lasting constraint
 #: ("needs to avoid gluten") is the classifier's to say, from what the goal is.
@@ -328,6 +326,36 @@ def holds_now(
     return [unparsed] * len(texts) if docs is None else [_holds_now(d, dated, ahead) for d in docs]
 
 
+#: Verbs of feeling and desire: in the progressive ("is loving the new flat", "craving
+#: sushi lately") they tell how the person feels for now, not a lasting taste.
+_FELT = frozenset(
+    ["loving", "liking", "hating", "craving", "fancying", "wanting", "missing", "adoring",
+     "dreading", "enjoying"]
+)  # fmt: skip
+#: Words that make a feeling last ("has been wanting a dog for years", "since she was 6").
+_LASTING = frozenset(["years", "year", "months", "decades", "ages", "since", "always", "forever"])
+
+
+def _felt_now(doc: Any) -> bool:
+    """Whether the statement tells a feeling of the moment by a progressive of feeling.
+
+    A verb of feeling or desire in the progressive, its own auxiliary a form of *be* or left
+    out with the subject ("craving mandazi lately", "halfway through the book, loving it"),
+    and no span that makes the feeling last ("has been wanting a dog for years").
+    """
+    if any(t.lower_ in _LASTING for t in doc):
+        return False
+    if len(doc) > 1 and doc[0].lower_ in _FELT:
+        return True  # a note that left out "I'm" (the small parser reads it as a name)
+    return any(
+        t.tag_ == "VBG"
+        and t.lower_ in _FELT
+        and all(c.lower_ in _BE for c in t.children if c.dep_ == "aux")
+        and t.dep_ not in ("amod", "compound", "pobj", "dobj", "nsubj")
+        for t in doc
+    )
+
+
 def passing_only(
     texts: Sequence[str],
     *,
@@ -353,251 +381,8 @@ def passing_only(
     for doc in docs:
         mains = _main_verbs(doc)
         told = any(_tense(v) == "past" for v in mains)
-        passing = any(_tense(v) == "present" and _passing_stage(v, told) for v in mains)
+        passing = _felt_now(doc) or any(
+            _tense(v) == "present" and _passing_stage(v, told) for v in mains
+        )
         out.append(passing and not _holds_now(doc, dated, ahead))
     return out
-
-
-#: Dependents that make a clause of an "it" subject an extraposition or a time expression
-#: ("It's been three years since ...", "It takes an hour to ..."): "it" points at nothing.
-_CLAUSAL = frozenset(["advcl", "ccomp", "xcomp", "csubj", "relcl", "acl"])
-_MODIFYING = frozenset(["advcl", "relcl", "acl"])
-_ARGUMENTS = frozenset(["nsubj", "nsubjpass", "dobj", "pobj", "attr", "dative"])
-
-
-def _clause_of(token: Any) -> Any:
-    """The verb heading the clause ``token`` is an argument of."""
-    head = token.head
-    while head.head.i != head.i and (head.dep_ == "prep" or head.pos_ not in ("VERB", "AUX")):
-        head = head.head
-    return head
-
-
-def _points_at_nothing(pronoun: Any) -> bool:
-    """Whether a pointing pronoun has no antecedent earlier in its text.
-
-    Its antecedent must be a noun that is not a co-argument of its own clause (a pronoun
-    cannot take one: "Planning food for it"; "the Golf's gone, sold it" can), and not a
-    person ("User always thought it was ..."); an "it" subject of a clause with a clausal
-    dependent is extraposed, not pointing.
-    """
-    clause = _clause_of(pronoun)
-    extraposed = pronoun.lower_ == "it" and pronoun.dep_ in ("nsubj", "nsubjpass", "expl")
-    if extraposed and any(c.dep_ in _CLAUSAL for c in clause.children):
-        return False
-    for t in pronoun.doc[: pronoun.i]:
-        if t.pos_ not in ("NOUN", "PROPN") or t.lower_ == "user":
-            continue
-        if not (t.dep_ in _ARGUMENTS and _clause_of(t).i == clause.i):  # not a co-argument
-            return False
-    return True
-
-
-def _says_what_it_is_about(doc: Any) -> bool:
-    """Whether one of the main clauses of ``doc`` has no argument pointing at nothing."""
-    verbs = _main_verbs(doc) or [next(iter(doc.sents)).root]
-    mains = {v.i for v in verbs}
-    for verb in verbs:
-        # the clause's own words: its subtree less the other main clauses coordinated in it
-        # and the clauses that only modify its verb ("Finally done it, moved ..." is about
-        # moving; a verbless "Planning food for it, quick thing" is about its clause)
-        others = {
-            t.i
-            for v in verb.children
-            if v.i in mains or (verb.pos_ in ("VERB", "AUX") and v.dep_ in _MODIFYING)
-            for t in v.subtree
-        }
-        words = [t for t in verb.subtree if t.i not in others]
-        if not any(
-            t.lower_ in _POINTING and t.dep_ in _ARGUMENTS and _points_at_nothing(t) for t in words
-        ):
-            return True
-    return False
-
-
-def stands_alone(texts: Sequence[str]) -> list[bool]:
-    """Whether each statement says what it is about, out of the conversation it came from.
-
-    A memory is read later, alone: "User can paste it in slack", "User always messes it up",
-    "It's on the tip of User's tongue" point at something only the conversation named. A
-    statement does not stand alone when each of its main clauses has an argument that is a
-    pointing pronoun ("it", "this", "that", "these", "those"; not "them", which a rewritten
-    turn uses for the person) with no antecedent earlier in the text
-    (:func:`_points_at_nothing`); "Finally done it, moved User's account to Starling" stands
-    alone by its second clause. When the parser cannot load, every statement stands alone.
-
-    Example:
-        >>> stands_alone(["User can paste it in slack.",
-        ...               "User bought a Fiat last year and it has been reliable.",
-        ...               "It's been three years since User moved to Lisbon."])
-        [False, True, True]
-    """
-    return [r.alone for r in read_statements(texts)]
-
-
-#: Verbs of saying and thinking, as written: what follows them is someone's words or view.
-_SAYING = frozenset(
-    ["say", "says", "said", "reckon", "reckons", "reckoned", "think", "thinks", "thought",
-     "believe", "believes", "believed", "claim", "claims", "claimed", "insist", "insists",
-     "insisted", "swear", "swears", "swore", "tell", "tells", "told", "argue", "argues",
-     "argued", "reckoning", "saying", "keeps", "mention", "mentions", "mentioned"]
-)  # fmt: skip
-
-
-def _reporter(verb: Any) -> Any:
-    """The subject of a verb of saying when it is another person than the memory's own."""
-    subject = _subject(verb)
-    if subject is None or subject.lower_ in _PERSONAL or subject.lower_ in _POINTING:
-        return None
-    if any(c.dep_ == "poss" for c in subject.children) or subject.pos_ == "PROPN":
-        return subject  # "User's friend", "User's husband Gary", "Sam"
-    return None
-
-
-#: Modal verbs of advice and speculation: a reported clause they govern ("they should try
-#: audiobooks", "she might be pregnant") is what someone suggests or guesses, not a fact.
-_ADVISING = frozenset(["should", "ought", "could", "might", "may"])
-
-
-def _advice(clause: Any) -> bool:
-    """Whether a reported clause is advice or a guess ("User's wife says they should ...")."""
-    return any(c.dep_ == "aux" and c.lower_ in _ADVISING for c in clause.children)
-
-
-def _of_the_world(clause: Any) -> bool:
-    """Whether a reported clause is about something else than a person ("the coach").
-
-    Its subject may be parsed as a clausal one ("ai will take all the jobs"). What another
-    advises or guesses of anyone ("they should rent a bounce house") is theirs to say, not a
-    fact of the person either.
-    """
-    if _advice(clause):
-        return True
-    subject = _subject(clause) or next((c for c in clause.children if c.dep_ == "csubj"), None)
-    if subject is None or subject.lower_ in _PERSONAL or subject.pos_ == "PROPN":
-        return False
-    return not any(c.dep_ == "poss" for c in subject.children)  # "User's car" is theirs
-
-
-def _relation_named(reporter: Any) -> str | None:
-    """The reporter's relation and name as a fact ("User's husband is Gary."), or ``None``.
-
-    The parser reads the name as the head ("gary", the relation a compound of it) or as an
-    apposition of the relation ("brother", "Tomasz" in apposition).
-    """
-    owner = next((c for c in reporter.children if c.dep_ == "poss"), None)
-    if owner is None:
-        return None
-    if reporter.pos_ == "PROPN":
-        relation = next((c for c in reporter.children if c.dep_ == "compound"), None)
-        name = reporter
-    else:
-        relation = reporter
-        name = next((c for c in reporter.children if c.dep_ == "appos"), None)
-    if relation is None or name is None or relation.pos_ != "NOUN" or not relation.is_lower:
-        return None
-    if name.pos_ != "PROPN":
-        return None
-    return f"{owner.text}'s {relation.lower_} is {name.text[:1].upper()}{name.text[1:]}."
-
-
-def _asks(verb: Any) -> bool:
-    """Whether a main clause is a question by its word order ("is that right")."""
-    subject = _subject(verb)
-    return verb.pos_ == "AUX" and subject is not None and subject.i > verb.i
-
-
-def _report(doc: Any) -> str | None:
-    verbs = [v for v in _main_verbs(doc) if not _asks(v)]  # "..., is that right"
-    if not verbs:
-        return None
-    kept: list[str] = []
-    for verb in verbs:
-        said = [c for c in verb.children if c.dep_ == "ccomp" and c.i > verb.i]
-        reporter = _reporter(verb)
-        if verb.lower_ not in _SAYING or reporter is None or not said:
-            return None  # a clause of the person's own
-        if not all(_of_the_world(c) for c in said):
-            return None  # what is said is of a person ("the doctor says I'm prediabetic")
-        named = _relation_named(reporter)
-        if named is not None:
-            kept.append(named)
-    return " ".join(dict.fromkeys(kept))
-
-
-def reported_views(texts: Sequence[str]) -> list[str | None]:
-    """Which statements only report another person's words or view of something else.
-
-    "User's friend says dark mode saves battery", "User's colleague said the coach should
-    resign": each main clause is a verb of saying or thinking whose subject is another person
-    and what is said is about neither a person nor anything of theirs. Such a statement is
-    not a fact of the person; what it does tell of their life is the reporter, when it is
-    named through its relation ("User's husband gary reckons ..." tells "User's husband is
-    Gary."). For each text: ``None`` when it is not such a report, else what it tells of the
-    person's life (``""``: nothing). What is said of a person stays a fact ("User's doctor
-    says they are prediabetic"), unless it is advice or a guess ("User's wife says they should
-    try audiobooks": a modal of advice or speculation). Without the parser, nothing is a report.
-
-    Example:
-        >>> reported_views(["User's friend says dark mode saves battery.",
-        ...                 "User's husband Gary reckons the manager should be sacked.",
-        ...                 "User's doctor says they are prediabetic."])
-        ['', "User's husband is Gary.", None]
-    """
-    return [r.view for r in read_statements(texts)]
-
-
-def passing_impressions(texts: Sequence[str]) -> list[bool]:
-    """Whether each statement only tells an impression of the moment, by a simile.
-
-    "User's eyes feel like sandpaper", "User's laptop fan sounds like a jet engine": each main
-    clause is a verb of perception or seeming with a "like" simile — how something strikes
-    the person as they speak, not a fact of them to keep. A statement with another main
-    clause ("..., they have had dry eye since the surgery") is not one. Without the parser,
-    nothing is.
-
-    Example:
-        >>> passing_impressions(["User's eyes feel like sandpaper.",
-        ...                      "User feels like a new person and sleeps well."])
-        [True, False]
-    """
-    return [r.impression for r in read_statements(texts)]
-
-
-def _impressed(doc: Any) -> bool:
-    verbs = [v for v in _main_verbs(doc) if not _asks(v)]
-    return bool(verbs) and all(_impression(v) for v in verbs)
-
-
-@dataclass(frozen=True)
-class StatementGrammar:
-    """What the grammar reads of a statement kept from a conversation (one parse).
-
-    ``alone``: :func:`stands_alone`; ``view``: :func:`reported_views`; ``impression``:
-    :func:`passing_impressions`.
-    """
-
-    alone: bool = True
-    view: str | None = None
-    impression: bool = False
-
-
-def read_statements(texts: Sequence[str]) -> list[StatementGrammar]:
-    """:func:`stands_alone`, :func:`reported_views` and :func:`passing_impressions` at once.
-
-    Each text is parsed once (consolidation asks all three of every fact it keeps). Without
-    the parser, every statement stands alone, reports nothing and is no impression.
-
-    Example:
-        >>> [r.impression for r in read_statements(["User's eyes feel like sandpaper."])]
-        [True]
-    """
-    docs = _parsed(texts)
-    if docs is None:
-        return [StatementGrammar()] * len(texts)
-    return [
-        StatementGrammar(_says_what_it_is_about(d), _report(d), _impressed(d))
-        if len(d)
-        else StatementGrammar()
-        for d in docs
-    ]

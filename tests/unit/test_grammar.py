@@ -20,9 +20,9 @@ from langgraph_prax_memory.errors import ConfigError
 from langgraph_prax_memory.facts import EPISODE, STANDING, cue_features, training_statements
 from langgraph_prax_memory.facts import _grammar as grammar
 from langgraph_prax_memory.facts import _parser as parser
-from langgraph_prax_memory.facts._grammar import (
-    GRAMMAR_WEIGHTS,
-    holds_now,
+from langgraph_prax_memory.facts import _said as said
+from langgraph_prax_memory.facts._grammar import GRAMMAR_WEIGHTS, holds_now
+from langgraph_prax_memory.facts._said import (
     passing_impressions,
     reported_views,
     stands_alone,
@@ -444,7 +444,7 @@ def test_one_parse_reads_what_the_three_checks_read() -> None:
         "User's knees feel like jelly after the stairs.",
         "User's sister lives in Perth.",
     ]
-    read = grammar.read_statements(texts)
+    read = said.read_statements(texts)
     assert [r.alone for r in read] == stands_alone(texts) == [False, True, True, True]
     assert [r.view for r in read] == reported_views(texts) == [None, "", None, None]
     passing = [False, False, True, False]
@@ -579,6 +579,13 @@ def test_what_happened_this_week_is_not_read_for_what_holds_now() -> None:
         ("User keeps bees and sells the honey.", False),  # "keeps" something: it holds
         ("User keeps crashing into things and is registered blind.", False),  # one holds
         ("User is vegan now.", False),
+        # a feeling or a desire in the progressive: how the person feels for now
+        ("craving dumplings lately", True),
+        ("Halfway through the new Tana French, loving it.", True),
+        ("I'm really missing home food these days.", True),
+        ("User loves hiking.", False),  # the simple present: a taste
+        ("I've been wanting a dog for years.", False),  # a span makes it last
+        ("User is learning Spanish.", False),  # not a verb of feeling
     ],
 )
 def test_a_statement_telling_only_a_passing_stage_tells_nothing_that_holds(
@@ -593,7 +600,11 @@ def test_a_standing_reading_of_a_passing_stage_is_an_episode(mem: PraxMemory) ->
     texts = [
         "My tablet keeps asking me to install an update and I don't know if I should.",
         "User keeps chickens and sells the eggs.",
+        "craving dumplings lately",
+        "User hates coriander.",
     ]
     found = mem.ltm.classes.classifier().classify(texts)
     assert (found[0].fact_class, found[0].by) == (EPISODE, "grammar")
     assert found[1].fact_class == STANDING
+    assert found[2].fact_class == EPISODE  # a craving of late, not a taste
+    assert found[3].fact_class == STANDING
