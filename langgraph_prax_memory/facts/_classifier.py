@@ -474,6 +474,7 @@ def _reread(
     out = list(decided)
     dated, ahead = _dated_clause(now), _ahead(now)
     found = holds_now([texts[i] for i in maybe], dated=dated, ahead=ahead) if maybe else []
+    found = _by_segment([texts[i] for i in maybe], found, dated, ahead)
     for i, yes in zip(maybe, found, strict=True):
         if yes:
             out[i] = FactClass(STANDING, kinds[i], STANDING_CONFIDENCE, "grammar")
@@ -481,6 +482,45 @@ def _reread(
     for i, yes in zip(stage, passing, strict=True):
         if yes:  # the moment, not the person: an episode, as sure as the standing was not
             out[i] = FactClass(EPISODE, "event", 1.0 - decided[i].confidence, "grammar")
+    return out
+
+
+#: What separates the statements of a note ("ACL reconstruction in 2023 — avoids steep
+#: descents, always uses poles"): a dash between spaces or a semicolon.
+_SEGMENT = re.compile(r"\s+[\u2014\u2013-]\s+|;\s+")
+
+
+def _by_segment(
+    texts: Sequence[str],
+    found: Sequence[bool],
+    dated: Callable[[str], bool],
+    ahead: Callable[[str], bool],
+) -> list[bool]:
+    """``found``, with each note whose statements hold now read statement by statement.
+
+    A note strings its statements with dashes or semicolons and may leave out each one's
+    subject ("ACL reconstruction on the left knee in 2023 — avoids steep descents with a
+    heavy pack"): read whole, the parser takes the first statement's noun for the second's
+    subject. Each statement is read alone, its subject put back where it left it out
+    (:func:`~._dropped.restored_subjects`); one that holds now makes the note hold.
+    """
+    out = list(found)
+    todo = [
+        (i, parts)
+        for i, t in enumerate(texts)
+        if not out[i] and len(parts := [p.strip() for p in _SEGMENT.split(t) if p.strip()]) > 1
+    ]
+    if not todo:
+        return out
+    flat = [p for _, parts in todo for p in parts]
+    restored = restored_subjects([p[:1].upper() + p[1:] for p in flat])
+    read = holds_now(
+        [r or p for r, p in zip(restored, flat, strict=True)], dated=dated, ahead=ahead
+    )
+    at = 0
+    for i, parts in todo:
+        out[i] = any(read[at : at + len(parts)])
+        at += len(parts)
     return out
 
 

@@ -516,6 +516,21 @@ def test_a_note_without_its_subject_is_classified_as_the_sentence_it_stands_for(
     assert got is not None and (got.content, got.fact_class) == (texts[0], STANDING)
 
 
+def test_a_note_of_several_statements_is_read_statement_by_statement(mem: PraxMemory) -> None:
+    """Fails when the parser takes the first statement's noun for the next one's subject
+    ("ACL reconstruction ... avoids steep descents") and the note stays an episode."""
+    texts = [
+        "ACL reconstruction on the left knee in 2023 \u2014 avoids steep descents with a "
+        "heavy pack, always uses poles",
+        "Hip surgery in 2021; walks with a stick and can't manage stairs.",
+        "Flu jab done at the clinic on Tuesday \u2014 arm a bit sore.",  # nothing holds
+        "Quoted 3,400 for the boiler last week \u2014 too much, getting another quote.",
+    ]
+    found = mem.ltm.classes.classifier().classify(texts)
+    assert [c.fact_class for c in found] == [STANDING, STANDING, EPISODE, EPISODE]
+    assert found[0].by == "grammar"
+
+
 def test_a_time_months_ahead_dates_its_clause_not_the_statement(mem: PraxMemory) -> None:
     """An event within the coming month makes the rest its situation; one further off does
     not: "is 17" holds now beside exams next June."""
