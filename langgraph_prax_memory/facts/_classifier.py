@@ -527,7 +527,7 @@ def _by_segment(
 #: The words a passing stage is told with (:func:`~._grammar.passing_only`): "keeps" with an
 #: activity, or a stage marked as new; a text without them is not parsed for it.
 _MAY_BE_A_STAGE = re.compile(
-    r"\b(?:keeps?|kept|now|again|loving|liking|hating|craving|fancying|wanting|missing|adoring|"
+    r"\b(?:keeps?|kept|now|again|loving|liking|hating|craving|fancying|wanting|adoring|"
     r"dreading|enjoying)\b",
     re.I,
 )

@@ -327,10 +327,11 @@ def holds_now(
 
 
 #: Verbs of feeling and desire: in the progressive ("is loving the new flat", "craving
-#: sushi lately") they tell how the person feels for now, not a lasting taste.
+#: sushi lately") they tell how the person feels for now, not a lasting taste. Not
+#: "missing": "is missing a front tooth" lacks one, for good.
 _FELT = frozenset(
-    ["loving", "liking", "hating", "craving", "fancying", "wanting", "missing", "adoring",
-     "dreading", "enjoying"]
+    ["loving", "liking", "hating", "craving", "fancying", "wanting", "adoring", "dreading",
+     "enjoying"]
 )  # fmt: skip
 #: Words that make a feeling last ("has been wanting a dog for years", "since she was 6").
 _LASTING = frozenset(["years", "year", "months", "decades", "ages", "since", "always", "forever"])
@@ -345,8 +346,8 @@ def _felt_now(doc: Any) -> bool:
     """
     if any(t.lower_ in _LASTING for t in doc):
         return False
-    if len(doc) > 1 and doc[0].lower_ in _FELT:
-        return True  # a note that left out "I'm" (the small parser reads it as a name)
+    if len(doc) > 1 and doc[0].lower_ in _FELT and doc[0].dep_ != "amod":
+        return True  # a note that left out "I'm" (the small parser may read it as a name)
     return any(
         t.tag_ == "VBG"
         and t.lower_ in _FELT
