@@ -474,7 +474,7 @@ def _reread(
     out = list(decided)
     dated, ahead = _dated_clause(now), _ahead(now)
     found = holds_now([texts[i] for i in maybe], dated=dated, ahead=ahead) if maybe else []
-    found = _by_segment([texts[i] for i in maybe], found, dated, ahead)
+    found = _by_segment([texts[i] for i in maybe], found, dated, ahead, now)
     for i, yes in zip(maybe, found, strict=True):
         if yes:
             out[i] = FactClass(STANDING, kinds[i], STANDING_CONFIDENCE, "grammar")
@@ -495,6 +495,7 @@ def _by_segment(
     found: Sequence[bool],
     dated: Callable[[str], bool],
     ahead: Callable[[str], bool],
+    now: datetime,
 ) -> list[bool]:
     """``found``, with each note whose statements hold now read statement by statement.
 
@@ -502,13 +503,20 @@ def _by_segment(
     subject ("ACL reconstruction on the left knee in 2023 — avoids steep descents with a
     heavy pack"): read whole, the parser takes the first statement's noun for the second's
     subject. Each statement is read alone, its subject put back where it left it out
-    (:func:`~._dropped.restored_subjects`); one that holds now makes the note hold.
+    (:func:`~._dropped.restored_subjects`); one that holds now makes the note hold. Not a
+    note that names a day to come: what else it says is that episode's ("Flight to Lisbon
+    next March — needs a lift to the airport"), which only the whole note tells.
     """
     out = list(found)
+    tomorrow = datetime(now.year, now.month, now.day, tzinfo=now.tzinfo or UTC) + timedelta(1)
     todo = [
         (i, parts)
         for i, t in enumerate(texts)
-        if not out[i] and len(parts := [p.strip() for p in _SEGMENT.split(t) if p.strip()]) > 1
+        if not out[i]
+        and not any(  # a day to come: the rest is that episode's ("— needs a lift")
+            s.start >= tomorrow for s in spans_of(t, now) if not (s.here_and_now or s.since)
+        )
+        and len(parts := [p.strip() for p in _SEGMENT.split(t) if p.strip()]) > 1
     ]
     if not todo:
         return out
