@@ -40,7 +40,7 @@ import numpy as np
 from langgraph_prax_memory._when import SITUATION_DAYS, dates_an_episode, spans_of
 from langgraph_prax_memory.facts._cues import cue_features, cue_rows
 from langgraph_prax_memory.facts._dropped import restored_subjects
-from langgraph_prax_memory.facts._grammar import holds_now, passing_only
+from langgraph_prax_memory.facts._grammar import _FELT, holds_now, passing_only
 
 __all__ = [
     "EPISODE",
@@ -427,16 +427,24 @@ def _dated_clause(now: datetime) -> Callable[[str], bool]:
     return dated
 
 
-def _ahead(now: datetime) -> Callable[[str], bool]:
-    """Whether a clause's own words date it to a time to come (a future cue, a later day)."""
+def _days_ahead(now: datetime) -> Callable[[str], bool]:
+    """Whether a text names a day to come (from tomorrow on; not the start of a state)."""
     tomorrow = datetime(now.year, now.month, now.day, tzinfo=now.tzinfo or UTC) + timedelta(1)
 
-    def ahead(clause: str) -> bool:
-        if cue_features(clause)[_FUTURE_CUE]:
-            return True
+    def later(text: str) -> bool:
         return any(
-            s.start >= tomorrow for s in spans_of(clause, now) if not (s.here_and_now or s.since)
+            s.start >= tomorrow for s in spans_of(text, now) if not (s.here_and_now or s.since)
         )
+
+    return later
+
+
+def _ahead(now: datetime) -> Callable[[str], bool]:
+    """Whether a clause's own words date it to a time to come (a future cue, a later day)."""
+    later = _days_ahead(now)
+
+    def ahead(clause: str) -> bool:
+        return bool(cue_features(clause)[_FUTURE_CUE]) or later(clause)
 
     return ahead
 
@@ -508,15 +516,13 @@ def _by_segment(
     next March — needs a lift to the airport"), which only the whole note tells.
     """
     out = list(found)
-    tomorrow = datetime(now.year, now.month, now.day, tzinfo=now.tzinfo or UTC) + timedelta(1)
+    later = _days_ahead(now)
     todo = [
         (i, parts)
         for i, t in enumerate(texts)
         if not out[i]
-        and not any(  # a day to come: the rest is that episode's ("— needs a lift")
-            s.start >= tomorrow for s in spans_of(t, now) if not (s.here_and_now or s.since)
-        )
         and len(parts := [p.strip() for p in _SEGMENT.split(t) if p.strip()]) > 1
+        and not later(t)  # a day to come: the rest is that episode's ("— needs a lift")
     ]
     if not todo:
         return out
@@ -535,8 +541,7 @@ def _by_segment(
 #: The words a passing stage is told with (:func:`~._grammar.passing_only`): "keeps" with an
 #: activity, or a stage marked as new; a text without them is not parsed for it.
 _MAY_BE_A_STAGE = re.compile(
-    r"\b(?:keeps?|kept|now|again|loving|liking|hating|craving|fancying|wanting|adoring|"
-    r"dreading|enjoying)\b",
+    rf"\b(?:keeps?|kept|now|again|{'|'.join(sorted(_FELT))})\b",  # and a feeling's progressive
     re.I,
 )
 

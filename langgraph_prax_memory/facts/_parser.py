@@ -191,6 +191,8 @@ def _conditions(token: dict[str, Any]) -> list[_Condition]:
         if attr not in ("TAG", "LOWER", "DEP", "IS_SPACE"):
             raise ValueError(f"attribute ruler pattern on {attr} not read")
         if isinstance(value, dict):
+            if len(value) != 1:
+                raise ValueError(f"attribute ruler condition {value!r} on {attr} not read")
             ((op, arg),) = value.items()
             if op not in ("IN", "NOT_IN", "REGEX"):
                 raise ValueError(f"attribute ruler operator {op} not read")

@@ -47,3 +47,7 @@ def test_a_pattern_the_table_cannot_read_is_refused() -> None:
         parser.PosRules([{"patterns": [[{"MORPH": "Tense=Past"}]], "attrs": {"POS": "VERB"}}])
     with pytest.raises(ValueError, match="FUZZY"):
         parser.PosRules([{"patterns": [[{"LOWER": {"FUZZY": "cat"}}]], "attrs": {"POS": "NOUN"}}])
+    with pytest.raises(ValueError, match="not read"):  # two operators on one attribute
+        parser.PosRules(
+            [{"patterns": [[{"TAG": {"IN": ["NN"], "NOT_IN": ["NNS"]}}]], "attrs": {"POS": "X"}}]
+        )
