@@ -30,8 +30,10 @@ from langgraph_prax_memory.facts._classifier import (
     FactClassifier,
     class_of_kind,
     cue_features,
+    goal_statements,
     training_statements,
 )
+from langgraph_prax_memory.facts._cues import states_a_goal
 from langgraph_prax_memory.facts._grammar import holds_now
 from langgraph_prax_memory.facts._names import (
     query_names,
@@ -60,6 +62,7 @@ __all__ = [
     "class_of_kind",
     "cross_validated_bars",
     "cue_features",
+    "goal_statements",
     "holds_now",
     "passing_impressions",
     "query_names",
@@ -68,6 +71,7 @@ __all__ = [
     "reported_views",
     "resolve_class",
     "stands_alone",
+    "states_a_goal",
     "subject_of",
     "training_statements",
     "without_speaker",

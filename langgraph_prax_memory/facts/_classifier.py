@@ -38,7 +38,7 @@ from typing import Any, Final
 import numpy as np
 
 from langgraph_prax_memory._when import SITUATION_DAYS, dates_an_episode, spans_of
-from langgraph_prax_memory.facts._cues import cue_features, cue_rows
+from langgraph_prax_memory.facts._cues import cue_features, cue_rows, states_a_goal
 from langgraph_prax_memory.facts._dropped import restored_subjects
 from langgraph_prax_memory.facts._grammar import _FELT, holds_now, passing_only
 
@@ -52,6 +52,7 @@ __all__ = [
     "FactClassifier",
     "class_of_kind",
     "cue_features",
+    "goal_statements",
     "training_statements",
 ]
 
@@ -77,10 +78,13 @@ EPISODE_KINDS: Final = ("event", "plan")
 KINDS: Final = (*STANDING_KINDS, *EPISODE_KINDS, SMALL_TALK)
 
 _DATA = Path(__file__).with_name("statements.txt")
+#: Statements of a goal (an obligation, a need of something done), one-off or lasting: the
+#: second weight block, which reads every statement of a goal (:func:`goal_statements`).
+_GOALS = Path(__file__).with_name("goals.txt")
 #: Weights trained before release, one ``<digest>.npz`` per (model, statements, features).
 SHIPPED_WEIGHTS = Path(__file__).with_name("weights")
 _PROBE = "fact classifier fingerprint"
-_CACHE_VERSION = "8"  # bump when the features change
+_CACHE_VERSION = "9"  # bump when the features or the weight blocks change
 _RIDGE = 1.0  # L2 penalty of the ridge classifier (the embedding rows have unit length)
 _CUE_WEIGHT = 1.0  # scale of the cue block beside the unit-length embedding
 
@@ -130,17 +134,33 @@ class FactClass:
         }
 
 
-def training_statements() -> list[tuple[str, str]]:
-    """The training statements as ``(kind, text)`` pairs."""
+def _read_statements(path: Path) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
-    for line in _DATA.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         kind, _, text = line.partition("|")
         if kind not in KINDS:
-            raise ValueError(f"{_DATA.name}: unknown kind {kind!r}")
+            raise ValueError(f"{path.name}: unknown kind {kind!r}")
         out.append((kind, text.strip()))
     return out
+
+
+def training_statements() -> list[tuple[str, str]]:
+    """The training statements as ``(kind, text)`` pairs."""
+    return _read_statements(_DATA)
+
+
+def goal_statements() -> list[tuple[str, str]]:
+    """The statements the goal block is trained on: the training statements and ``goals.txt``.
+
+    ``goals.txt`` holds statements of a goal (undated to-dos beside lasting obligations). A
+    statement of a goal (:func:`~._cues.states_a_goal`) is classified by this block: one-off
+    or lasting by what is to be done ("needs to renew the insurance" is a plan, "needs to
+    avoid gluten" a constraint), which the first block, whose plans are nearly all dated,
+    could not tell; every other statement by the first block, unchanged by these.
+    """
+    return training_statements() + _read_statements(_GOALS)
 
 
 def _features(
@@ -163,7 +183,7 @@ def _ridge(x: np.ndarray, labels: Sequence[int], n_classes: int) -> np.ndarray:
 
 
 def _data_hash() -> str:
-    return hashlib.sha256(_DATA.read_bytes()).hexdigest()[:16]
+    return hashlib.sha256(_DATA.read_bytes() + _GOALS.read_bytes()).hexdigest()[:16]
 
 
 def _cache_dir() -> Path:
@@ -291,11 +311,18 @@ class FactClassifier:
             return self._weights, self._cue_weights, self._dim
 
     def trained_weights(self) -> np.ndarray:
-        """The weights trained afresh on the statements (what the shipped file must hold)."""
-        data = training_statements()
-        texts = [t for _, t in data]
-        vectors = np.asarray(self._embed(texts), dtype=np.float64)
-        return _ridge(_features(vectors, texts), [KINDS.index(k) for k, _ in data], len(KINDS))
+        """The weights trained afresh on the statements (what the shipped file must hold).
+
+        Two blocks side by side: the first trained on ``statements.txt``, the second on
+        :func:`goal_statements` (it reads statements of a goal).
+        """
+        blocks = []
+        for data in (training_statements(), goal_statements()):
+            texts = [t for _, t in data]
+            vectors = np.asarray(self._embed(texts), dtype=np.float64)
+            labels = [KINDS.index(k) for k, _ in data]
+            blocks.append(_ridge(_features(vectors, texts), labels, len(KINDS)))
+        return np.hstack(blocks)
 
     def warm(self) -> None:
         """Train (or load) the classifier now, not inside a later write."""
@@ -344,7 +371,9 @@ class FactClassifier:
                 [texts[i] for i in full],
                 cues[full],
             )
-            for i, scores in zip(full, x @ weights, strict=True):
+            goal = [states_a_goal(texts[i]) for i in full]
+            for i, both, of_goal in zip(full, x @ weights, goal, strict=True):
+                scores = both[len(KINDS) :] if of_goal else both[: len(KINDS)]
                 out[i], kinds[i] = _decide(scores), _standing_kind(scores)
         rest = [i for i in range(len(texts)) if out[i] is None]
         if rest:

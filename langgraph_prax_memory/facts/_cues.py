@@ -15,7 +15,7 @@ import numpy as np
 
 from langgraph_prax_memory.facts._cue_words import INTERJECTIONS, PAST, STATIVE_AUX
 
-__all__ = ["cue_features", "cue_rows"]
+__all__ = ["cue_features", "cue_rows", "states_a_goal"]
 
 
 # -- linguistic cues (closed classes of English words) -----------------------------------
@@ -95,6 +95,35 @@ _FUTURE = frozenset(
 )
 #: An intention: "thinking of / about buying", "deciding whether".
 _INTENDING = frozenset(["thinking", "deciding", "debating"])
+#: Words of obligation or need before an infinitive ("needs to", "has to", "got to").
+_OBLIGING = frozenset(["need", "needs", "has", "have", "got"])
+
+
+def states_a_goal(text: str) -> bool:
+    """Whether a statement states an obligation or a need of something done.
+
+    "needs to call the bank", "has to wear a brace", "must pick up the keys", "gotta renew
+    it", "needs someone to feed the cats": a goal, a one-off to-do or a lasting constraint
+    by what is to be done (not "has time to", "needs a minute").
+
+    Example:
+        >>> states_a_goal("Needs to renew the insurance."), states_a_goal("Has a cat.")
+        (True, False)
+        >>> states_a_goal("Must take her tablets with food."), states_a_goal("Has time to read.")
+        (True, False)
+    """
+    words = _WORD.findall(text.lower())
+    for i, w in enumerate(words):
+        if w in ("must", "gotta"):
+            return True
+        after = words[i + 1 : i + 3]
+        if w in _OBLIGING and after[:1] == ["to"]:
+            return True
+        if w in ("need", "needs") and after[1:] == ["to"]:  # "needs someone to ..."
+            return True
+    return False
+
+
 #: Named days of the year that date an episode like a month does ("over Christmas").
 _FEASTS = frozenset(
     ["christmas", "easter", "thanksgiving", "halloween", "diwali", "eid", "hanukkah", "ramadan"]

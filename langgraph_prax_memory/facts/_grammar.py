@@ -12,12 +12,13 @@ A standing fact is a statement whose main assertion holds at the time of speakin
 person or of what is theirs. :func:`holds_now` says whether one of a statement's main
 clauses (the root and the verbs coordinated or juxtaposed with it) is in the present — a
 present simple ("leases", "doesn't drink"), a present copula or passive ("is limited", "is
-not allowed"), a present modal of ability or obligation ("can only manage", "must avoid"),
+not allowed"), a present modal of ability ("can only manage"),
 a perfect that runs up to now ("hasn't smoked since 2015") — with the person as its subject
 ("User", a pronoun, a name, a bare note without a subject) or something the person has
 ("User's dog Mole", "The user's shop"). Not a present progressive
 ("is flying to Osaka"), a perfect of an event ("the cataracts have not changed": the
-result of a check-up), an intention ("plans to"), a future or conditional modal, a subject
+result of a check-up), an intention or an obligation ("plans to", "has to", "must"; the
+classifier says whether the goal lasts), a future or conditional modal, a subject
 that is only a pronoun pointing elsewhere ("it", "that"), or a thing without an owner
 ("the repair quote is 3,400 dollars"). A present verb of saying or thinking with a clause
 ("User says the food was nice") is read through to the clause.
@@ -53,12 +54,42 @@ _POINTING = frozenset(["it", "this", "that", "these", "those"])
 #: ("It's been three years since ...", "It takes an hour to ..."): "it" points at nothing;
 #: and the dependents that open a clause of their own.
 _CLAUSAL = frozenset(["advcl", "ccomp", "xcomp", "csubj", "relcl", "acl"])
-#: A present verb of intention or need with an infinitive ("plans to", "wants to", "is going
-#: to", "needs to find a sitter"): a goal, not a state; whether it is a lasting constraint
-#: ("needs to avoid gluten") is the classifier's to say, from what the goal is.
+#: A present verb of intention, need or obligation with an infinitive ("plans to", "wants
+#: to", "is going to", "needs to find a sitter", "has to return the books"): a goal, not a
+#: state; whether it is a lasting constraint ("needs to avoid gluten", "has to take insulin
+#: every morning") is the classifier's to say, from what the goal is.
 _INTENDING = frozenset(
-    ["plans", "plan", "intends", "hopes", "wants", "going", "hoping", "planning", "needs", "need"]
-)
+    ["plans", "plan", "intends", "hopes", "wants", "going", "hoping", "planning", "needs", "need",
+     "has", "have"]
+)  # fmt: skip
+
+
+_SOMEONE = frozenset(["someone", "somebody", "anyone", "anybody"])
+
+
+def _a_goal(verb: Any) -> bool:
+    """Whether a clause states a goal or an obligation rather than a state.
+
+    A verb of intention, need or obligation with an infinitive ("needs to", "has to"), the
+    modal of obligation ("must pick up the dry cleaning"), or a need of someone to do
+    something ("needs someone to water the plants"; not "needs a stick to walk", a thing
+    for a purpose): what is to be done, one-off or lasting
+    as the goal is (the classifier reads that from the words), not a state the grammar can
+    vouch for.
+    """
+    if verb.lower_ in _INTENDING and any(c.dep_ == "xcomp" for c in verb.children):
+        return True
+    if any(c.dep_ == "aux" and c.lower_ == "must" for c in verb.children):
+        return True
+    return verb.lower_ in ("need", "needs") and any(
+        c.dep_ == "dobj"
+        and (c.lower_ in _SOMEONE or c.pos_ in ("PRON", "PROPN"))  # not "a stick to walk"
+        and any(
+            g.dep_ in ("relcl", "acl") and any(a.lower_ == "to" for a in g.children)
+            for g in c.children
+        )
+        for c in verb.children
+    )
 
 
 def _tense(verb: Any) -> str | None:
@@ -287,7 +318,7 @@ def _holds_now(
             tense == "perfect" and (_up_to_now(verb) or _result_holds(verb))
         ):
             continue
-        if verb.lower_ in _INTENDING and any(c.dep_ == "xcomp" for c in verb.children):
+        if _a_goal(verb):
             continue
         if _impression(verb):
             continue  # how something strikes the person now, not what it is

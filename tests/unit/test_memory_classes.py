@@ -18,10 +18,14 @@ from langgraph_prax_memory._classes import CLASSES_KEY, CLASSES_VERSION
 from langgraph_prax_memory._validation import utcnow
 from langgraph_prax_memory.facts import (
     EPISODE,
+    KINDS,
     SMALL_TALK,
     STANDING,
     FactClass,
+    FactClassifier,
+    goal_statements,
     resolve_class,
+    states_a_goal,
     training_statements,
 )
 from langgraph_prax_memory.vectors import VectorRecord, build_payload, point_id
@@ -467,3 +471,57 @@ def test_the_inspector_shows_the_class_and_never_prunes_a_standing_fact(tmp_path
         assert f'data-id="{boiler}"' in due and f'data-id="{allergy}"' not in due
     finally:
         mem.close()
+
+
+# Statements of a goal (session 11): an undated to-do is a one-off plan, a lasting obligation
+# a standing fact; written for these tests, apart from statements.txt and goals.txt.
+TODO_TEXTS = [
+    "Needs to get the boiler serviced",
+    "Has to return the library books",
+    "Need to call the landlord about the damp",
+    "Must pick up the dry cleaning",
+    "Needs someone to water the plants while she's in Spain",
+    "User needs to book a vet appointment for the cat",
+    "Needs to replace the bike chain",
+    "Has to move the car for the street cleaning",
+]
+LASTING_GOAL_TEXTS = [
+    "Needs to avoid gluten",
+    "Has to wear a knee brace when running",
+    "Must take his blood pressure pills with food",
+    "Needs to keep her sugar intake low",
+    "Has to use an inhaler before exercise",
+]
+
+
+def test_the_goal_statements_are_not_test_statements() -> None:
+    trained = {t.rstrip(".") for _, t in goal_statements()}
+    assert not trained & {t.rstrip(".") for t in TODO_TEXTS + LASTING_GOAL_TEXTS}
+    assert all(states_a_goal(t) for t in TODO_TEXTS + LASTING_GOAL_TEXTS)
+
+
+def test_an_undated_to_do_is_a_plan_and_a_lasting_obligation_a_standing_fact(
+    real: PraxMemory,
+) -> None:
+    got = real.ltm.classes.classifier().classify(TODO_TEXTS + LASTING_GOAL_TEXTS)
+    todo, lasting = got[: len(TODO_TEXTS)], got[len(TODO_TEXTS) :]
+    assert [c.fact_class for c in todo] == [EPISODE] * len(TODO_TEXTS), todo
+    assert all(c.kind == "plan" for c in todo), todo
+    assert [c.fact_class for c in lasting] == [STANDING] * len(LASTING_GOAL_TEXTS), lasting
+
+
+def test_a_statement_of_no_goal_is_read_as_before(real: PraxMemory) -> None:
+    """The goal block reads statements of a goal only: the rest keep the first block's class."""
+    texts = STANDING_TEXTS + EPISODE_TEXTS
+    assert not any(states_a_goal(t) for t in texts)
+    clf = real.ltm.classes.classifier()
+    vectors = real.ltm.dense.embed_documents(texts)
+    weights, _, _ = clf._ready()
+    assert weights is not None and weights.shape[1] == 2 * len(KINDS)
+    first = clf.classify(texts, vectors)
+    clf._weights = weights[:, : len(KINDS)].copy()  # the first block alone
+    try:
+        alone = FactClassifier.classify(clf, texts, vectors)
+    finally:
+        clf._weights = weights
+    assert first == alone
