@@ -10,6 +10,7 @@ after the subject), not a list of sentences.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 __all__ = ["STATE_STATEMENTS", "state_statement", "third_person"]
 
@@ -108,6 +109,17 @@ def _conjugate(verb: str) -> str:
     return out if verb.islower() else out.capitalize()
 
 
+def _opens_a_quote(tokens: Sequence[str], k: int) -> bool:
+    """Whether the single quote at ``k`` opens a quotation: a word follows, one closes it later.
+
+    Not the apostrophe of a plural possessive ("the kids' room"): that one follows a word
+    and no quote closes after it.
+    """
+    after = tokens[k + 1] if k + 1 < len(tokens) else ""
+    # the closing quote is a token of its own or the end of a word ("Squeeze'")
+    return bool(re.match(r"\w", after)) and any(t.endswith(("'", "’")) for t in tokens[k + 1 :])
+
+
 def third_person(subject: str, sentence: str) -> str:
     """``sentence`` said by ``subject`` in the first person, as a statement about them.
 
@@ -126,6 +138,8 @@ def third_person(subject: str, sentence: str) -> str:
         'User is allergic to shellfish.'
         >>> third_person("Carol", "My daughter Mia starts school in September.")
         "Carol's daughter Mia starts school in September."
+        >>> third_person("User", "I'm reading 'Dune' again")
+        "User is reading 'Dune' again."
     """
     text = " ".join(sentence.strip().split())
     for pattern, repl in _CONTRACTIONS:
@@ -180,14 +194,25 @@ def third_person(subject: str, sentence: str) -> str:
         i += 1
     body = ""
     quotes = 0
-    for tok in out:
+    single = False  # inside single quotes ("likes 'Squeeze'"), not a plural possessive
+    for k, tok in enumerate(out):
         if tok in {'"', "“", "”"}:
             quotes += 1
             opening = quotes % 2 == 1
             body += (" " if body and opening else "") + tok
             continue
+        if tok in {"'", "‘"} and not single and _opens_a_quote(out, k):
+            single = True
+            body += (" " if body else "") + tok
+            continue
+        if single and tok.endswith(("'", "’")):
+            single = False
+            opened = body.endswith(("'", "‘"))  # a one-word quotation: "'Squeeze'"
+            body += tok if tok in {"'", "’"} or opened else " " + tok
+            continue
         glued = re.match(r"[^\w'’(\[]", tok) is not None or tok in {"'", "’"}
-        if body and (glued or body[-1] in "([" or (quotes % 2 == 1 and body[-1] == '"')):
+        opened = single and body[-1:] in ("'", "‘")  # the first word of a quotation
+        if body and (glued or opened or body[-1] in "([" or (quotes % 2 == 1 and body[-1] == '"')):
             body += tok
         else:
             body += (" " if body else "") + tok

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from langgraph_prax_memory._when import names_a_day
 from langgraph_prax_memory.consolidation._models import (
     ExtractedEntity,
     ExtractedFact,
@@ -201,6 +202,19 @@ _DROPPED_INTENT = re.compile(
 )
 
 
+#: "got" with its subject dropped, before what is had ("got type 2 diabetes", "got two
+#: kids"): the speaker's "I've got", a state now; not before a particle, a participle or an
+#: adjective of becoming ("got back", "got engaged", "got fibre installed" keeps its past),
+#: nor in a statement that names a day ("got a new bike on Saturday": an event).
+_DROPPED_HAVE_GOT = re.compile(
+    r"^(?:(?:also|still|only|already)\s+)?got\s+"
+    r"(?!(?:back|up|off|home|in|out|there|here|to|into|over|away|lost|stuck|sick|ill|caught|"
+    r"told|rid|used|ready|dressed|bored|tired|better|worse|lucky|it|that|this)\b)"
+    r"(?!\w+(?:ed|en)\b)(?=\w)",
+    re.I,
+)
+
+
 def with_subject(statement: str) -> str:
     """A first-person statement with its dropped subject put back ("I" before the verb).
 
@@ -215,8 +229,12 @@ def with_subject(statement: str) -> str:
         'Solarized is my new favourite'
         >>> with_subject("been vegetarian since college")
         "I've been vegetarian since college"
+        >>> with_subject("got type 2 diabetes"), with_subject("got back from Spain")
+        ("I've got type 2 diabetes", 'I got back from Spain')
     """
     text = statement.lstrip()
+    if _DROPPED_HAVE_GOT.match(text) and not names_a_day(text):  # "I've got diabetes"
+        return f"I've {text[:1].lower()}{text[1:]}"
     if _DROPPED_SUBJECT.match(text):
         return f"I {text[:1].lower()}{text[1:]}"
     if _DROPPED_PERFECT.match(text):  # "been vegetarian since college": "I've been ..."
@@ -224,6 +242,46 @@ def with_subject(statement: str) -> str:
     if _DROPPED_INTENT.match(text):  # "gonna grab a cuppa": "I'm gonna ..."
         return f"I'm {text[:1].lower()}{text[1:]}"
     return statement
+
+
+#: The subject and auxiliary of an intention or obligation opening a statement ("I'm gonna",
+#: "I'll", "we have to", "I'm going to" before a verb): a verb coordinated with it shares them.
+_INTENT_HEAD = re.compile(
+    r"^(?:I|we)(?:(?:['’]m| am|['’]re| are)\s+(?:gonna|about to|going to(?!\s+(?:the|a|an|my|"
+    r"our|his|her|their|see|be)\b))"
+    r"|(?:['’]ll| will| have to| need to| got to| gotta| wanna| want to| should| must))(?=\s)",
+    re.I,
+)
+#: A clause opening with a word that cannot be a verb sharing the subject of the one before:
+#: a pronoun, a determiner, a name (a capital), a participle or gerund.
+_NOT_A_BARE_VERB = re.compile(
+    r"^(?:I\b|I['’]|we\b|you\b|he\b|she\b|they\b|it\b|my\b|our\b|the\b|a\b|an\b|"
+    r"this\b|that\b|there\b|his\b|her\b|their\b|[A-Z]|\w+(?:ing|ed)\b)"
+)
+
+
+def with_subjects(clauses: Sequence[str]) -> list[str]:
+    """Each statement with its dropped subject put back, a coordinated verb with its head's.
+
+    A verb coordinated with an intention or an obligation shares its subject and auxiliary
+    ("gonna have a cuppa and put the telly on": "I'm gonna put the telly on", not "I put
+    the telly on"); any other clause is read by :func:`with_subject`.
+
+    Example:
+        >>> with_subjects(["gonna have a cuppa", "put the telly on"])
+        ["I'm gonna have a cuppa", "I'm gonna put the telly on"]
+        >>> with_subjects(["I'll grab milk", "my sister lives in York"])
+        ["I'll grab milk", 'my sister lives in York']
+    """
+    out: list[str] = []
+    for clause in clauses:
+        head = _INTENT_HEAD.match(out[-1]) if out else None
+        bare = clause.lstrip()
+        if head is not None and bare and not _NOT_A_BARE_VERB.match(bare):
+            out.append(f"{head.group(0)} {bare}")
+        else:
+            out.append(with_subject(clause))
+    return out
 
 
 #: A clause that makes a statement of its own: the speaker is its subject ("I ...", "we're
@@ -326,7 +384,7 @@ def _fact(
         return None  # "I'm diabetic." is three words
     # the speaker's statements, their dropped subjects put back ("exported everything into
     # Bitwarden and deleted the old account" is the speaker's)
-    said = [with_subject(c) for c in statement_clauses(sentence)]
+    said = with_subjects(statement_clauses(sentence))
     if not changed and not any(_FIRST_PERSON.search(c) for c in said):
         return None
     things = [e.name for e in named if e.type != "person"]

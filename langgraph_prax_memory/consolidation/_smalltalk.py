@@ -139,6 +139,17 @@ _REQUEST = re.compile(
     re.I,
 )
 _SPEAKER_PREFIX = re.compile(r"^\s*[A-Za-z][\w .'@-]{0,40}?\s*:\s+")
+#: Response particles and interjections opening a statement ("hmm ok I'll export it as pdf
+#: then", "ooh, I like that"): they answer the turn before; the statement is read after them.
+#: Set off by a comma or before the speaker ("well known" and "right hand" are content).
+_RESPONSE = (
+    r"(?:ok|okay|kk?|right|righto|yeah|yep|yup|well|so|anyway|alright|hm+|o+h+|ah+|mm+|wow|"
+    r"yay|yikes|whoa|ugh|aw+)"
+)
+_OPENING = re.compile(
+    rf"^(?:{_RESPONSE}(?:[,.!]+\s*|\s+(?={_RESPONSE}\b|I\b|we\b|my\b|our\b)))+(?=\S)",
+    re.I,
+)
 #: A question by its word order, whatever its punctuation ("where do I even get poppy
 #: seeds", "should I be worried"): a wh-word not followed by a subject, or an auxiliary
 #: before its subject. A wh-word followed by its subject opens a clause of a statement
@@ -279,8 +290,11 @@ def is_junk(text: str, *, entities: Sequence[str] = (), change: bool = False) ->
         (True, True, True)
         >>> is_junk("I prefer dark mode in all my tools."), is_junk("I'm allergic to peanuts.")
         (False, False)
+        >>> is_junk("hmm ok I'll export it as pdf then"), is_junk("ok so I'm a nurse")
+        (True, False)
     """
     body = _SPEAKER_PREFIX.sub("", text, count=1).strip()
+    body = _OPENING.sub("", body)  # "hmm ok I'll export it then": what follows is said
     if not body:
         return True
     if body.endswith("?") or _INTERROGATIVE.match(body) is not None:

@@ -13,7 +13,11 @@ import pytest
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.consolidation import Consolidator, RuleBasedExtractor, TraceLogSource
-from langgraph_prax_memory.consolidation._rule_facts import statement_clauses, with_subject
+from langgraph_prax_memory.consolidation._rule_facts import (
+    statement_clauses,
+    with_subject,
+    with_subjects,
+)
 from langgraph_prax_memory.consolidation._statements import plan_statements
 from langgraph_prax_memory.facts import FactClass
 
@@ -173,3 +177,36 @@ def test_a_clause_that_names_a_day_is_never_dropped_as_small_talk() -> None:
     )
     lovely = ["User teaches maths at Hillcrest.", "The kids are lovely this year."]
     assert plan_statements("x", lovely, [EVENT, CHAT], drop_confidence=0.75)[1] == 1
+
+
+@pytest.mark.parametrize(
+    ("said", "with_it"),
+    [
+        ("got coeliac disease", "I've got coeliac disease"),  # what is had: a state now
+        ("got two kids under five", "I've got two kids under five"),
+        ("got back from Leeds", "I got back from Leeds"),  # a particle: the past
+        ("got engaged in the spring", "I got engaged in the spring"),
+        ("got the keys on Monday", "I got the keys on Monday"),  # a day: an event
+    ],
+)  # fmt: skip
+def test_a_dropped_ive_before_got_is_put_back(said: str, with_it: str) -> None:
+    assert with_subject(said) == with_it
+
+
+@pytest.mark.parametrize(
+    ("clauses", "read"),
+    [
+        (["gonna make a brew", "put the radio on"],
+         ["I'm gonna make a brew", "I'm gonna put the radio on"]),
+        (["I'll drop the car off", "collect it at five"],
+         ["I'll drop the car off", "I'll collect it at five"]),
+        (["I'm going to the gym", "love it"], ["I'm going to the gym", "love it"]),
+        (["I have to work late", "my sister is cooking"],
+         ["I have to work late", "my sister is cooking"]),
+        (["I'm vegetarian", "eat fish sometimes"], ["I'm vegetarian", "eat fish sometimes"]),
+    ],
+)  # fmt: skip
+def test_a_verb_coordinated_with_an_intention_shares_it(
+    clauses: list[str], read: list[str]
+) -> None:
+    assert with_subjects(clauses) == read

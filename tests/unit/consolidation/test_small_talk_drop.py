@@ -96,3 +96,37 @@ def test_consolidation_leaves_out_passing_chatter_and_keeps_the_fact(
     raw = [m.content for m in mem.ltm.list_memories("u-chatter") if m.summary_level == "raw"]
     assert raw == ["User is allergic to sesame."], raw
     assert result.small_talk_dropped == 2
+
+
+def _rule_path(mem: PraxMemory, tmp_path: Path, user: str, turns: list[str]) -> list[str]:
+    trace = tmp_path / f"{user}.log"
+    trace.write_text("".join(f"user: {t}\n" for t in turns), encoding="utf-8")
+    Consolidator(mem).run(user, TraceLogSource(trace))
+    return [m.content for m in mem.ltm.list_memories(user) if m.summary_level == "raw"]
+
+
+def test_chat_as_typed_keeps_the_fact_and_leaves_the_moment(
+    mem: PraxMemory, tmp_path: Path
+) -> None:
+    """Session 11: each turn fails on the code before it.
+
+    A dropped "I've" before "got" is a state ("got coeliac disease": the fact was read as a
+    past event and dropped with the clause after it); a verb coordinated with an intention
+    shares it ("gonna make a brew and put the radio on" was stored as "User put the radio
+    on"); a response particle opening a statement does not hide what follows ("hmm ok I'll
+    print it then" was stored); a one-word quotation keeps its quotes.
+    """
+    raw = _rule_path(
+        mem,
+        tmp_path,
+        "u-typed",
+        [
+            "right. got coeliac disease so i have to check every label, is this bread ok?",
+            "gonna make a brew and put the radio on",
+            "hmm ok i'll print it then",
+            "my band is called 'Marrow' and i play bass in it",
+        ],
+    )
+    assert any("coeliac" in r for r in raw), raw
+    assert not any("radio" in r or "print" in r for r in raw), raw
+    assert any("'Marrow'" in r for r in raw), raw
