@@ -34,7 +34,12 @@ from langgraph_prax_memory.consolidation._rule_patterns import (
     _clean_object,
     _terms,
 )
-from langgraph_prax_memory.consolidation._smalltalk import _GENERIC, is_junk
+from langgraph_prax_memory.consolidation._smalltalk import (
+    _GENERIC,
+    asks,
+    is_junk,
+    without_response,
+)
 
 #: The standing-fact tag (the context's profile tier, docs/context.md) of each state relation.
 STATE_TAGS = {
@@ -45,7 +50,7 @@ STATE_TAGS = {
 }
 _ALLERGY = re.compile(r"\b(?:allergic|allergy|intoleran\w*|can't eat|cannot eat)\b", re.I)
 
-__all__ = ["life_change", "sentence_facts"]
+__all__ = ["life_change", "named_in_passing", "sentence_facts", "with_antecedent"]
 
 #: Words of a state statement's sentence that its canonical form already says ("I moved to
 #: Berlin and work at Acme Corp now" is "User lives in Berlin." and "User works at Acme Corp.").
@@ -371,6 +376,122 @@ def _without_trailing_question(sentence: str) -> str:
     return head + "."
 
 
+#: A clause that opens with its own subject, the speaker's ("I ...", "we're ...", "my ...").
+_OPENS_WITH_SPEAKER = re.compile(
+    r"^(?:(?:\w+ly|just|also|still|now|then)\s+)?(?:I\b|I['’]|we\b|we['’]|my\b|our\b)", re.I
+)
+
+
+def with_their_request(clauses: Sequence[str]) -> list[str]:
+    """Clauses that go on a request without a subject of their own stay with the request.
+
+    What follows a request until the speaker speaks of themselves is part of what is asked
+    ("can you explain the difference between mitosis", "meiosis like I'm 5": one request);
+    a clause opening with the speaker is a statement of its own ("can you suggest a dish",
+    "I'm vegetarian").
+
+    Example:
+        >>> with_their_request(["can you explain mitosis", "meiosis like I'm 5", "I'm a nurse"])
+        ["can you explain mitosis, meiosis like I'm 5", "I'm a nurse"]
+    """
+    out: list[str] = []
+    for clause in clauses:
+        if out and asks(out[-1]) and not _OPENS_WITH_SPEAKER.match(clause.lstrip()):
+            out[-1] = f"{out[-1]}, {clause}"
+        else:
+            out.append(clause)
+    return out
+
+
+def _without_material(sentence: str) -> str | None:
+    """A request with a colon: what follows it is the material asked about, not a statement.
+
+    "can you summarise this for my update: fixed the login bug, reviewed 3 PRs" asks for a
+    summary of the material; the speaker says nothing of themselves. None when the sentence
+    is such a request.
+    """
+    head, colon, _ = sentence.partition(":")
+    return None if colon and asks(head) else sentence
+
+
+#: A sentence whose subject is a thing of the speaker's ("my iphone died in the cold"): what
+#: a pronoun of the next sentence refers to.
+_POSSESSED_SUBJECT = re.compile(
+    r"^(?:(?:so|and|but|well|honestly)\s+)?((?:my|our)\s+(?:[\w'’-]+\s+){0,2}?[\w'’-]+)\s+"
+    r"(?:is|was|has|had|keeps|kept|died|broke|froze|fell|went|got|blew|tore|wore|shrank|"
+    r"stuck|sank|burst|split|bent|won't|doesn't|didn't|isn't|wasn't|[a-z]+ed)\b",
+    re.I,
+)
+#: "it" as the object of having or getting, opening a sentence ("had it like 2 years",
+#: "I bought it in 2019", "got it for my birthday").
+_HAD_IT = re.compile(
+    r"^((?:I\s+|I['’]ve\s+)?(?:(?:just|only|also|still|already)\s+)?"
+    r"(?:had|have|got|bought|owned|own|inherited)\s+)it\b",
+    re.I,
+)
+
+
+def with_antecedent(sentence: str, previous: str | None) -> str:
+    """A sentence whose "it" is what the sentence before was about, that thing named.
+
+    The pronoun of a sentence refers to the subject of the one before (the preferred
+    antecedent of a pronoun): "my iphone died in the cold", "had it like 2 years" is "had
+    my iphone like 2 years" — said of a thing the speaker has, as the object of having or
+    getting it. Anything else is left as said.
+
+    Example:
+        >>> with_antecedent("had it like 2 years", "my iphone died in the cold")
+        'had my iphone like 2 years'
+        >>> with_antecedent("had it like 2 years", "the bus was late")
+        'had it like 2 years'
+    """
+    if previous is None:
+        return sentence
+    thing = _POSSESSED_SUBJECT.match(previous.strip())
+    had = _HAD_IT.match(sentence.strip())
+    if thing is None or had is None:
+        return sentence
+    return f"{had.group(1)}{thing.group(1)}{sentence.strip()[had.end() :]}"
+
+
+#: A name with its relation to the speaker beside it, as an apposition ("a walk with
+#: Biscuit, my spaniel, ..."): who or what the name is, said in passing.
+_NAME_THEN_ROLE = re.compile(
+    r"(?<![\w'’])(?P<name>[A-Z][a-z][\w'’-]*),\s+(?:my|our)\s+"
+    r"(?P<role>(?:(?:old|new|little|big|younger|older|best|eldest|youngest)\s+)?[a-z][\w-]*"
+    r"(?:\s+[a-z][\w-]*)?)(?=\s*(?:[,.;!?]|$))"
+)
+
+
+def named_in_passing(who: str, sentence: str, index: int) -> list[ExtractedFact]:
+    """Who a name is, said as an apposition inside another statement.
+
+    "I've just come in from a walk with Biscuit, my spaniel, and he rolled in something"
+    tells an episode of the moment and, in passing, who Biscuit is: "User's spaniel is
+    called Biscuit.", a standing fact of its own (the episode is judged apart).
+
+    Example:
+        >>> [f.content for f in named_in_passing("User", "out with Biscuit, my spaniel, again", 0)]
+        ["User's spaniel is called Biscuit."]
+    """
+    out = []
+    for m in _NAME_THEN_ROLE.finditer(sentence):
+        role = m.group("role")
+        if role.split()[-1].lower() in _GENERIC:
+            continue  # "Tuesday, my day off"
+        out.append(
+            ExtractedFact(
+                content=f"{who}'s {role} is called {m.group('name')}.",
+                importance=0.7,
+                confidence=0.8,
+                entities=[who, m.group("name")],
+                tags=["relationship"],
+                source_index=index,
+            )
+        )
+    return out
+
+
 def _fact(
     subject: str,
     sentence: str,
@@ -379,12 +500,16 @@ def _fact(
     *,
     changed: bool = False,
 ) -> ExtractedFact | None:
-    sentence = _without_trailing_question(sentence)
+    sentence = without_response(_without_trailing_question(sentence))
     if sentence.endswith("?") or len(re.findall(r"\w+", sentence)) < 3:
         return None  # "I'm diabetic." is three words
+    if _without_material(sentence) is None:
+        return None  # "summarise this: ...": the material of a request
     # the speaker's statements, their dropped subjects put back ("exported everything into
     # Bitwarden and deleted the old account" is the speaker's)
-    said = with_subjects(statement_clauses(sentence))
+    # ("ok so im a nurse": what follows a response particle is what is said)
+    clauses = [without_response(c) for c in statement_clauses(sentence)]
+    said = with_their_request(with_subjects(clauses))
     if not changed and not any(_FIRST_PERSON.search(c) for c in said):
         return None
     things = [e.name for e in named if e.type != "person"]

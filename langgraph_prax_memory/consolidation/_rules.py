@@ -36,7 +36,12 @@ from langgraph_prax_memory.consolidation._models import (
 from langgraph_prax_memory.consolidation._normalize import (
     STATE_STATEMENTS,
 )
-from langgraph_prax_memory.consolidation._rule_facts import life_change, sentence_facts
+from langgraph_prax_memory.consolidation._rule_facts import (
+    life_change,
+    named_in_passing,
+    sentence_facts,
+    with_antecedent,
+)
 from langgraph_prax_memory.consolidation._rule_patterns import (
     _BECAUSE,
     _CAPS,
@@ -186,6 +191,7 @@ class RuleBasedExtractor:
                 found.add(who, "person", 0.9, 0.5)
             announced = False
             previous: str | None = None
+            said_before: str | None = None
             for sentence in _sentences(body):
                 names = self._entities(sentence, found, mid_caps)
                 relations.extend(self._cooccurrence(names, found, sentence))
@@ -202,17 +208,18 @@ class RuleBasedExtractor:
                     covered += any(r.type in STATE_STATEMENTS for r in new)
                 relations.extend(stated)
                 announced = _CHANGE_ANNOUNCE.search(sentence) is not None
-                previous = sentence
+                said_before, previous = previous, sentence
                 facts.extend(
                     sentence_facts(
                         who,
-                        sentence,
+                        with_antecedent(sentence, said_before),
                         [found.by_key[k] for k in names],
                         index,
                         stated=stated,
                         whole=covered < len(clauses),
                     )
                 )
+                facts.extend(named_in_passing(who, sentence, index))
                 event = self._event(sentence, names, found, who, when)
                 if event is not None:
                     events.append(event)

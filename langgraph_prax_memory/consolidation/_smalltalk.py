@@ -29,10 +29,12 @@ if TYPE_CHECKING:
     from langgraph_prax_memory.consolidation._models import ConsolidationResult
 
 __all__ = [
+    "asks",
     "is_junk",
     "is_transient",
     "names_in",
     "small_talk_to_drop",
+    "without_response",
     "without_small_talk",
 ]
 
@@ -245,6 +247,34 @@ _EVENT_ASPECT = re.compile(
     r"'m about to| am about to)\b(?!\s+(?:rather|prefer|sooner)\b))",  # "I'd rather": a taste
     re.I,
 )
+
+
+def without_response(text: str) -> str:
+    """A statement without the response particles opening it ("ok so I moved" → "I moved").
+
+    Example:
+        >>> without_response("ok so I've moved to Leith"), without_response("well known")
+        ("I've moved to Leith", 'well known')
+    """
+    return _OPENING.sub("", text.strip())
+
+
+def asks(text: str) -> bool:
+    """Whether a statement asks something of the assistant: a request or a question.
+
+    A question by its mark or its word order ("can you summarise this", "tell me a joke",
+    "where do I start").
+
+    Example:
+        >>> asks("can you explain the difference"), asks("I can explain it")
+        (True, False)
+    """
+    body = _OPENING.sub("", _SPEAKER_PREFIX.sub("", text, count=1).strip())
+    return (
+        body.endswith("?")
+        or _INTERROGATIVE.match(body) is not None
+        or _REQUEST.match(body) is not None
+    )
 
 
 def is_transient(body: str) -> bool:

@@ -15,8 +15,10 @@ from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.consolidation import Consolidator, RuleBasedExtractor, TraceLogSource
 from langgraph_prax_memory.consolidation._rule_facts import (
     statement_clauses,
+    with_antecedent,
     with_subject,
     with_subjects,
+    with_their_request,
 )
 from langgraph_prax_memory.consolidation._statements import plan_statements
 from langgraph_prax_memory.facts import FactClass
@@ -210,3 +212,28 @@ def test_a_verb_coordinated_with_an_intention_shares_it(
     clauses: list[str], read: list[str]
 ) -> None:
     assert with_subjects(clauses) == read
+
+
+def test_what_goes_on_a_request_without_the_speaker_stays_with_it() -> None:
+    assert with_their_request(["can you compare mitosis", "meiosis like I'm 5"]) == [
+        "can you compare mitosis, meiosis like I'm 5"
+    ]
+    assert with_their_request(["can you suggest a dish", "I'm vegetarian"]) == [
+        "can you suggest a dish",
+        "I'm vegetarian",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "before", "read"),
+    [
+        ("had it like 3 years", "my laptop died on the train", "had my laptop like 3 years"),
+        ("I bought it in 2019", "our car broke down again", "I bought our car in 2019"),
+        ("had it like 3 years", "the train was late", "had it like 3 years"),  # no thing of mine
+        ("it was cheap", "my laptop died", "it was cheap"),  # not the object of having
+    ],
+)  # fmt: skip
+def test_it_is_the_thing_the_sentence_before_was_about(
+    sentence: str, before: str, read: str
+) -> None:
+    assert with_antecedent(sentence, before) == read

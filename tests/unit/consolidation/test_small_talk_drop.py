@@ -130,3 +130,32 @@ def test_chat_as_typed_keeps_the_fact_and_leaves_the_moment(
     assert any("coeliac" in r for r in raw), raw
     assert not any("radio" in r or "print" in r for r in raw), raw
     assert any("'Marrow'" in r for r in raw), raw
+
+
+def test_a_request_keeps_what_goes_on_it_and_a_pronoun_finds_its_thing(
+    mem: PraxMemory, tmp_path: Path
+) -> None:
+    """Session 11: each turn fails on the code before it.
+
+    What follows a request until the speaker speaks of themselves is part of the request
+    ("... like im new to coffee" was stored as a fact), and so is the material after its
+    colon; "it" of "had it since 2019" is the thing the sentence before was about; a name
+    with its relation beside it says who the name is; a response particle opening a
+    statement is not part of the fact.
+    """
+    raw = _rule_path(
+        mem,
+        tmp_path,
+        "u-request",
+        [
+            "can you explain the difference between a latte and a flat white like im new to it",
+            "could you tidy this up for my standup: fixed the cache bug, reviewed two PRs",
+            "my kindle froze again this morning, any ideas? had it since 2019 and it never did",
+            "just back from a run with Pepper, my whippet, she was filthy",
+            "ok so im a paramedic",
+        ],
+    )
+    assert not any("latte" in r or "flat white" in r or "cache" in r for r in raw), raw
+    assert any("kindle" in r.lower() and "2019" in r for r in raw), raw
+    assert "User's whippet is called Pepper." in raw, raw
+    assert "User is a paramedic." in raw, raw
