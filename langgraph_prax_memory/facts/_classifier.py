@@ -41,6 +41,7 @@ from langgraph_prax_memory._when import SITUATION_DAYS, dates_an_episode, spans_
 from langgraph_prax_memory.facts._cues import cue_features, cue_rows, states_a_goal
 from langgraph_prax_memory.facts._dropped import restored_subjects
 from langgraph_prax_memory.facts._grammar import _FELT, holds_now, passing_only
+from langgraph_prax_memory.facts._notes import by_segment, by_sentence
 
 __all__ = [
     "EPISODE",
@@ -381,7 +382,9 @@ class FactClassifier:
             for i, scores in zip(rest, x @ cue_weights, strict=True):
                 out[i], kinds[i] = _decide(scores, by="cues"), _standing_kind(scores)
         decided = [c for c in out if c is not None]
-        return _reread(texts, decided, kinds, cues) if self.grammar else decided
+        read = _reread(texts, decided, kinds, cues) if self.grammar else decided
+        # a note of several sentences called small talk: read sentence by sentence
+        return by_sentence(texts, read, self.classify, small_talk=SMALL_TALK, wanted=CLASSES[:2])
 
     def _embedded_as_read(
         self,
@@ -511,7 +514,7 @@ def _reread(
     out = list(decided)
     dated, ahead = _dated_clause(now), _ahead(now)
     found = holds_now([texts[i] for i in maybe], dated=dated, ahead=ahead) if maybe else []
-    found = _by_segment([texts[i] for i in maybe], found, dated, ahead, now)
+    found = by_segment([texts[i] for i in maybe], found, dated, ahead, _days_ahead(now))
     for i, yes in zip(maybe, found, strict=True):
         if yes:
             out[i] = FactClass(STANDING, kinds[i], STANDING_CONFIDENCE, "grammar")
@@ -519,51 +522,6 @@ def _reread(
     for i, yes in zip(stage, passing, strict=True):
         if yes:  # the moment, not the person: an episode, as sure as the standing was not
             out[i] = FactClass(EPISODE, "event", 1.0 - decided[i].confidence, "grammar")
-    return out
-
-
-#: What separates the statements of a note ("ACL reconstruction in 2023 — avoids steep
-#: descents, always uses poles"): a dash between spaces or a semicolon.
-_SEGMENT = re.compile(r"\s+[\u2014\u2013-]\s+|;\s+")
-
-
-def _by_segment(
-    texts: Sequence[str],
-    found: Sequence[bool],
-    dated: Callable[[str], bool],
-    ahead: Callable[[str], bool],
-    now: datetime,
-) -> list[bool]:
-    """``found``, with each note whose statements hold now read statement by statement.
-
-    A note strings its statements with dashes or semicolons and may leave out each one's
-    subject ("ACL reconstruction on the left knee in 2023 — avoids steep descents with a
-    heavy pack"): read whole, the parser takes the first statement's noun for the second's
-    subject. Each statement is read alone, its subject put back where it left it out
-    (:func:`~._dropped.restored_subjects`); one that holds now makes the note hold. Not a
-    note that names a day to come: what else it says is that episode's ("Flight to Lisbon
-    next March — needs a lift to the airport"), which only the whole note tells.
-    """
-    out = list(found)
-    later = _days_ahead(now)
-    todo = [
-        (i, parts)
-        for i, t in enumerate(texts)
-        if not out[i]
-        and len(parts := [p.strip() for p in _SEGMENT.split(t) if p.strip()]) > 1
-        and not later(t)  # a day to come: the rest is that episode's ("— needs a lift")
-    ]
-    if not todo:
-        return out
-    flat = [p for _, parts in todo for p in parts]
-    restored = restored_subjects([p[:1].upper() + p[1:] for p in flat])
-    read = holds_now(
-        [r or p for r, p in zip(restored, flat, strict=True)], dated=dated, ahead=ahead
-    )
-    at = 0
-    for i, parts in todo:
-        out[i] = any(read[at : at + len(parts)])
-        at += len(parts)
     return out
 
 

@@ -525,3 +525,21 @@ def test_a_statement_of_no_goal_is_read_as_before(real: PraxMemory) -> None:
     finally:
         clf._weights = weights
     assert first == alone
+
+
+def test_a_note_of_several_sentences_called_small_talk_is_read_by_sentence(
+    real: PraxMemory,
+) -> None:
+    """Session 11: a constraint with its details read as chatter whole (small talk before)."""
+    notes = [
+        "Allergic to penicillin. Amoxicillin too; paracetamol is ok",
+        "Coeliac. Toast ok if gluten free; beer and normal pasta are not",
+        "Vegan. Honey ok now and then; eggs and cheese are not",
+    ]
+    got = real.ltm.classes.classifier().classify([*notes, "Ha. So tired today."])
+    assert [c.fact_class for c in got] == [STANDING, STANDING, STANDING, SMALL_TALK], got
+    assert all(c.kind == "health" and c.by == "text" for c in got[:3]), got
+    # a caller's tags still decide
+    tagged = real.remember("u-notes", notes[0], tags=["episode"])
+    memory = real.ltm.get("u-notes", tagged)
+    assert memory is not None and memory.fact_class == EPISODE and memory.fact_by == "tags"
