@@ -35,6 +35,10 @@ __all__ = ["by_segment", "by_sentence"]
 #: Where one sentence of a note ends and the next begins: a full stop, a question or an
 #: exclamation mark before a capital.
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+#: What a conversation's turn has and a note has not: a speaker ("Mel: ...") or a question or
+#: an exclamation. Its sentences are read as the turn they are in (thanks and asides around
+#: a fact are the turn's), not one by one.
+_A_TURN = re.compile(r"^\s*[A-Za-z][\w .'@-]{0,40}?\s*:\s+|[?!]")
 #: What separates the statements of a note ("ACL reconstruction in 2023 — avoids steep
 #: descents, always uses poles"): a dash between spaces or a semicolon.
 _SEGMENT = re.compile(r"\s+[\u2014\u2013-]\s+|;\s+")
@@ -96,13 +100,15 @@ def by_sentence(
     (``classify``); the first class of ``wanted`` (standing, then episode) found among them
     gives the note its class, kind and confidence, the surest sentence's; small talk in
     every sentence leaves the note small talk. Only a class read from the text (not one a
-    caller's tags gave).
+    caller's tags gave), and only a note: a conversation's turn (a speaker, a question, an
+    exclamation) is read whole, its thanks and asides with it.
     """
     notes = {
         i: parts
         for i, (t, c) in enumerate(zip(texts, decided, strict=True))
         if c.fact_class == small_talk
         and c.by == "text"
+        and _A_TURN.search(t) is None
         and len(parts := [p for p in _SENTENCE_BREAK.split(t.strip()) if p.strip()]) > 1
     }
     if not notes:

@@ -28,6 +28,7 @@ from langgraph_prax_memory.facts import (
     states_a_goal,
     training_statements,
 )
+from langgraph_prax_memory.facts._notes import by_sentence
 from langgraph_prax_memory.vectors import VectorRecord, build_payload, point_id
 
 STANDING_TEXTS = [
@@ -543,3 +544,22 @@ def test_a_note_of_several_sentences_called_small_talk_is_read_by_sentence(
     tagged = real.remember("u-notes", notes[0], tags=["episode"])
     memory = real.ltm.get("u-notes", tagged)
     assert memory is not None and memory.fact_class == EPISODE and memory.fact_by == "tags"
+
+
+def test_a_conversations_turn_is_not_read_by_sentence(real: PraxMemory) -> None:
+    """A speaker's turn, a question or an exclamation: its sentences are the turn's."""
+    clf = real.ltm.classes.classifier()
+    note = "Allergic to penicillin. Amoxicillin too; paracetamol is ok"
+    turns = [f"Mel: {note}", f"{note}!", f"Thanks. {note}?"]
+    whole = [FactClass(SMALL_TALK, SMALL_TALK, 0.9, "text")] * 3
+    asked: list[list[str]] = []
+
+    def classify(texts: list[str]) -> list[FactClass]:
+        asked.append(texts)
+        return clf.classify(texts)
+
+    assert by_sentence(turns, whole, classify, small_talk=SMALL_TALK, wanted=[STANDING]) == whole
+    assert asked == []
+    got = by_sentence([note], whole[:1], classify, small_talk=SMALL_TALK, wanted=[STANDING])
+    assert got[0].fact_class == STANDING
+    assert asked == [["Allergic to penicillin.", "Amoxicillin too; paracetamol is ok"]]
