@@ -111,12 +111,17 @@ def states_a_goal(text: str) -> bool:
         (True, False)
         >>> states_a_goal("Must take her tablets with food."), states_a_goal("Has time to read.")
         (True, False)
+        >>> states_a_goal("That must have been tough."), states_a_goal("Dairy-free is a must.")
+        (False, False)
     """
     words = _WORD.findall(text.lower())
     for i, w in enumerate(words):
-        if w in ("must", "gotta"):
-            return True
         after = words[i + 1 : i + 3]
+        if w in ("must", "gotta"):
+            # not a guess ("must have been tough", "gotta be a rush") nor a noun ("a must")
+            if after[:1] not in (["be"], ["have"], ["'ve"]) and words[i - 1 : i] != ["a"]:
+                return True
+            continue
         if w in _OBLIGING and after[:1] == ["to"]:
             return True
         if w in ("need", "needs") and after[1:] == ["to"]:  # "needs someone to ..."
