@@ -215,7 +215,8 @@ _DROPPED_HAVE_GOT = re.compile(
     r"^(?:(?:also|still|only|already)\s+)?got\s+"
     r"(?!(?:back|up|off|home|in|out|there|here|to|into|over|away|lost|stuck|sick|ill|caught|"
     r"told|rid|used|ready|dressed|bored|tired|better|worse|lucky|it|that|this)\b)"
-    r"(?!\w+(?:ed|en)\b)(?=\w)",
+    r"(?!\w+ed\b|(?:taken|broken|given|stolen|beaten|bitten|forgotten|chosen|written|eaten|"
+    r"driven|hidden|woken|spoken|frozen|shaken|sworn|torn|worn)\b)(?=\w)",
     re.I,
 )
 
@@ -265,6 +266,15 @@ _NOT_A_BARE_VERB = re.compile(
 )
 
 
+#: A clause whose first word or two are its subject, before a finite verb ("dinner is at
+#: six", "the kids are asleep"): not a verb sharing the subject of the clause before.
+_OWN_VERB = re.compile(
+    r"^[\w'’-]+(?:\s+[\w'’-]+)?\s+(?:is|are|was|were|has|have|had|does|do|did|will|can|"
+    r"won't|can't|isn't|aren't|wasn't)\b",
+    re.I,
+)
+
+
 def with_subjects(clauses: Sequence[str]) -> list[str]:
     """Each statement with its dropped subject put back, a coordinated verb with its head's.
 
@@ -277,12 +287,19 @@ def with_subjects(clauses: Sequence[str]) -> list[str]:
         ["I'm gonna have a cuppa", "I'm gonna put the telly on"]
         >>> with_subjects(["I'll grab milk", "my sister lives in York"])
         ["I'll grab milk", 'my sister lives in York']
+        >>> with_subjects(["I'll pick up the kids", "dinner is at six"])
+        ["I'll pick up the kids", 'dinner is at six']
     """
     out: list[str] = []
     for clause in clauses:
         head = _INTENT_HEAD.match(out[-1]) if out else None
         bare = clause.lstrip()
-        if head is not None and bare and not _NOT_A_BARE_VERB.match(bare):
+        if (
+            head is not None
+            and bare
+            and not _NOT_A_BARE_VERB.match(bare)
+            and not _OWN_VERB.match(bare)  # "dinner is at six": a subject of its own
+        ):
             out.append(f"{head.group(0)} {bare}")
         else:
             out.append(with_subject(clause))
@@ -294,7 +311,7 @@ def with_subjects(clauses: Sequence[str]) -> list[str]:
 #: elaborates the clause before it.
 _OWN_SUBJECT = re.compile(
     r"\b(?:I|we)(?:'m|'ve|'d|'ll|'re|’m|’ve|’d|’ll|’re)?\b"
-    r"|^(?:my|our)\s+(?:\w+\s+){0,2}?(?:is|are|was|were|has|have|had|does|do|did|\w+s)\b",
+    r"|^(?:my|our)\s+(?:[\w'’]+\s+){0,2}?(?:is|are|was|were|has|have|had|does|do|did|\w+s)\b",
     re.I,
 )
 
@@ -403,14 +420,24 @@ def with_their_request(clauses: Sequence[str]) -> list[str]:
     return out
 
 
+#: A request to keep something in memory: what follows it is a fact to keep.
+_TO_REMEMBER = re.compile(
+    r"\b(?:remember|note|save|store|keep in mind|don'?t forget|for future reference|fyi)\b",
+    re.I,
+)
+
+
 def _without_material(sentence: str) -> str | None:
     """A request with a colon: what follows it is the material asked about, not a statement.
 
     "can you summarise this for my update: fixed the login bug, reviewed 3 PRs" asks for a
     summary of the material; the speaker says nothing of themselves. None when the sentence
-    is such a request.
+    is such a request; not a request to remember ("can you remember this: my wife's
+    birthday is 3 March"), whose material is the fact.
     """
     head, colon, _ = sentence.partition(":")
+    if _TO_REMEMBER.search(head):
+        return sentence  # "can you remember this: ...": the material is the fact
     return None if colon and asks(head) else sentence
 
 
@@ -463,6 +490,13 @@ _NAME_THEN_ROLE = re.compile(
 )
 
 
+_DAYS_AND_MONTHS = frozenset(
+    ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+     "february", "march", "april", "may", "june", "july", "august", "september", "october",
+     "november", "december", "christmas", "easter", "today", "tomorrow", "tonight"]
+)  # fmt: skip
+
+
 def named_in_passing(who: str, sentence: str, index: int) -> list[ExtractedFact]:
     """Who a name is, said as an apposition inside another statement.
 
@@ -476,15 +510,15 @@ def named_in_passing(who: str, sentence: str, index: int) -> list[ExtractedFact]
     """
     out = []
     for m in _NAME_THEN_ROLE.finditer(sentence):
-        role = m.group("role")
-        if role.split()[-1].lower() in _GENERIC:
-            continue  # "Tuesday, my day off"
+        role, name = m.group("role"), m.group("name")
+        if role.split()[-1].lower() in _GENERIC or name.lower() in _DAYS_AND_MONTHS:
+            continue  # "Tuesday, my day off", "March, my busiest month"
         out.append(
             ExtractedFact(
-                content=f"{who}'s {role} is called {m.group('name')}.",
+                content=f"{who}'s {role} is called {name}.",
                 importance=0.7,
                 confidence=0.8,
-                entities=[who, m.group("name")],
+                entities=[who, name],
                 tags=["relationship"],
                 source_index=index,
             )

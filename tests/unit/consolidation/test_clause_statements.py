@@ -206,6 +206,8 @@ def test_a_dropped_ive_before_got_is_put_back(said: str, with_it: str) -> None:
         (["I have to work late", "my sister is cooking"],
          ["I have to work late", "my sister is cooking"]),
         (["I'm vegetarian", "eat fish sometimes"], ["I'm vegetarian", "eat fish sometimes"]),
+        (["I'll pick up the kids", "dinner is at six"],  # a subject of its own
+         ["I'll pick up the kids", "dinner is at six"]),
     ],
 )  # fmt: skip
 def test_a_verb_coordinated_with_an_intention_shares_it(
@@ -237,3 +239,18 @@ def test_it_is_the_thing_the_sentence_before_was_about(
     sentence: str, before: str, read: str
 ) -> None:
     assert with_antecedent(sentence, before) == read
+
+
+def test_a_request_to_remember_keeps_its_material_and_a_day_is_no_name() -> None:
+    from langgraph_prax_memory.consolidation._rule_facts import named_in_passing
+
+    facts = (
+        RuleBasedExtractor()
+        .extract(["user: can you remember this: my wife's birthday is on the 3rd of March"])
+        .facts
+    )
+    assert any("birthday" in f.content for f in facts), facts
+    said = "off on Tuesday, my day off, and Sam, my nephew, is coming"
+    assert [f.content for f in named_in_passing("User", said, 0)] == [
+        "User's nephew is called Sam."
+    ]
