@@ -249,6 +249,11 @@ _EVENT_ASPECT = re.compile(
 )
 
 
+def _said(text: str) -> str:
+    """A statement without its speaker's label and the response particles opening it."""
+    return _OPENING.sub("", _SPEAKER_PREFIX.sub("", text, count=1).strip())
+
+
 def without_response(text: str) -> str:
     """A statement without the response particles opening it ("ok so I moved" → "I moved").
 
@@ -269,7 +274,7 @@ def asks(text: str) -> bool:
         >>> asks("can you explain the difference"), asks("I can explain it")
         (True, False)
     """
-    body = _OPENING.sub("", _SPEAKER_PREFIX.sub("", text, count=1).strip())
+    body = _said(text)
     return (
         body.endswith("?")
         or _INTERROGATIVE.match(body) is not None
@@ -323,16 +328,11 @@ def is_junk(text: str, *, entities: Sequence[str] = (), change: bool = False) ->
         >>> is_junk("hmm ok I'll export it as pdf then"), is_junk("ok so I'm a nurse")
         (True, False)
     """
-    body = _SPEAKER_PREFIX.sub("", text, count=1).strip()
-    body = _OPENING.sub("", body)  # "hmm ok I'll export it then": what follows is said
-    if not body:
-        return True
-    if body.endswith("?") or _INTERROGATIVE.match(body) is not None:
-        return True  # a question, by its mark or its word order
+    body = _said(text)  # "hmm ok I'll export it then": what follows the particle is said
+    if not body or asks(body):
+        return True  # a question or a request: asked of the assistant, not said of the speaker
     if body[:1] in "'\"‘“":
         return True  # about quoted words ("'can't be bothered' is perfect"), not the speaker
-    if _REQUEST.match(body) is not None:
-        return True  # asked of the assistant, not said of the speaker
     if entities:
         return False
     if not change and is_transient(body):

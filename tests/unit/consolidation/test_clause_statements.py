@@ -254,3 +254,33 @@ def test_a_request_to_remember_keeps_its_material_and_a_day_is_no_name() -> None
     assert [f.content for f in named_in_passing("User", said, 0)] == [
         "User's nephew is called Sam."
     ]
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "langgraph_prax_memory.consolidation._rule_facts",
+        "langgraph_prax_memory.consolidation._smalltalk",
+        "langgraph_prax_memory.consolidation._normalize",
+        "langgraph_prax_memory.facts._cues",
+    ],
+)
+def test_the_examples_of_the_readings_hold(module: str) -> None:
+    """The docstring examples of the chat readings (session 11) are checked, not only shown."""
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted and not result.failed
+
+
+def test_a_guess_or_a_noun_is_no_goal_and_got_children_is_had() -> None:
+    from langgraph_prax_memory.facts import states_a_goal
+
+    assert not states_a_goal("That must have been tough for you.")
+    assert not states_a_goal("Gotta be a rush, all those options.")
+    assert not states_a_goal("Dairy-free is a must for me.")
+    assert states_a_goal("Must book the MOT.") and states_a_goal("Gotta renew my passport.")
+    assert with_subject("got children at the local school") == (
+        "I've got children at the local school"
+    )
