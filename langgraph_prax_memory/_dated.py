@@ -28,6 +28,7 @@ from langgraph_prax_memory._when import (
     NEAR_DAYS,
     SITUATION_DAYS,
     Span,
+    asked_spans,
     dates_an_episode,
     envelope,
     spans_of,
@@ -225,7 +226,7 @@ def dated_episodes(
         >>> [h.memory.content for h in hits], [str(s) for s in spans]
         (['User flies to Kansai on 9 December.'], ['2026-12-07..2026-12-13'])
     """
-    spans = spans_of(message, now)
+    spans = asked_spans(message, now)
     coming = not spans and coming_days > 0 and _OWN_LIFE.search(message) is not None
     ahead: list[Span] = []
     if coming:

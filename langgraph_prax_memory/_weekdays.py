@@ -54,11 +54,20 @@ _WEEKDAYS_ALL = re.compile(
 _JOINED = re.compile(r"(?i:\b(?:every|each)\s+\w+day\s+(?:and|or|&)\s+$)")
 
 
-def recurs(text: str, m: re.Match[str]) -> bool:
+#: one week named: "Monday to Wednesday next week" is a span of it, not a weekly schedule
+_ONE_WEEK = re.compile(
+    r"(?i:\b(?:this|next|last|coming|following)\s+week\b|\bweek\s+(?:of|after\s+next)\b)"
+)
+
+
+def recurs(text: str, m: re.Match[str], *, ranges: bool = True) -> bool:
     """Whether the weekday ``m`` found is a recurring time ("Sundays", "every Friday").
 
     Also "the first Tuesday of each month", a weekday as a kind ("a Saturday morning
-    team") and a range of weekdays without "next" or "this" ("works Monday to Wednesday").
+    team") and, with ``ranges``, a range of weekdays without "next" or "this" ("works Monday
+    to Wednesday") unless the text names one week ("Monday to Wednesday next week"). A
+    request reads a range as the coming days (``ranges=False``: "what do I have Monday to
+    Wednesday?").
     """
     before = text[: m.start("wd")]
     if m.group("plural") or m.group("part") or _RECURRING.search(before) or _JOINED.search(before):
@@ -67,7 +76,9 @@ def recurs(text: str, m: re.Match[str]) -> bool:
     if _NTH_OF_MONTH.search(after) or _SHARED_PART.search(after):
         return True
     which = (m.group("which") or "").lower()
-    return which not in ("next", "this", "coming", "this coming", "last") and any(
+    if not ranges or which in ("next", "this", "coming", "this coming", "last"):
+        return False
+    return not _ONE_WEEK.search(text) and any(
         r.start() <= m.start("wd") < r.end() for r in _WEEKDAY_RANGE.finditer(text)
     )
 

@@ -21,84 +21,38 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from langgraph_prax_memory._calendar import (
+    _DAY,
+    _ORDINALS,
+    Span,
+    _count,
+    _day_of_month,
+    _days,
+    _midnight,
+    _month_of,
+    _month_span,
+    _nearest_year,
+    _relative,
+    _safe_date,
+    _unit_days,
+    _week,
+    _weekday,
+)
 from langgraph_prax_memory._weekdays import WEEKDAY, WEEKDAYS, recurs
 
 __all__ = [
     "Span",
     "dates_an_episode",
     "envelope",
+    "asked_spans",
     "names_a_day",
     "spans_of",
     "weekdays_in",
 ]
 
-_DAY = timedelta(days=1)
-
-
-@dataclass(frozen=True)
-class Span:
-    """Calendar days ``[start, end)`` (aware UTC midnights).
-
-    ``here_and_now`` marks a span named relative to the moment of speech that holds it
-    ("today", "tonight", "this week", "this year"): the here and now of small talk, where
-    any other span dates a plan or an event.
-    """
-
-    start: datetime
-    end: datetime
-    here_and_now: bool = field(default=False, compare=False)
-    #: named after "since": the start of a state that holds ("since March"), not an episode
-    since: bool = field(default=False, compare=False)
-    #: not named: the coming days a request about the person's own life stands for
-    coming: bool = field(default=False, compare=False)
-
-    def overlaps(self, other: Span) -> bool:
-        """Whether the two spans share a moment."""
-        return self.start < other.end and other.start < self.end
-
-    def __str__(self) -> str:
-        last = (self.end - _DAY).date()
-        first = self.start.date()
-        return first.isoformat() if first == last else f"{first.isoformat()}..{last.isoformat()}"
-
-
-_MONTHS = {
-    "january": 1,
-    "february": 2,
-    "march": 3,
-    "april": 4,
-    "may": 5,
-    "june": 6,
-    "july": 7,
-    "august": 8,
-    "september": 9,
-    "october": 10,
-    "november": 11,
-    "december": 12,
-}
-_MONTH_ABBR = {m[:3]: n for m, n in _MONTHS.items()} | {"sept": 9}
-_NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "couple of": 2,
-    "a couple of": 2,
-    "three": 3,
-    "few": 3,
-    "a few": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-}
-_ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3}
 
 # "May" and "March" are months only when capitalized; other full names in any case
 _MONTH = (
@@ -124,15 +78,40 @@ _NTH_WEEK = re.compile(
 )
 # "on the 12th": an ordinal that stands alone (a date), not one before a noun ("the 3rd floor")
 _ORDINAL_DAY = re.compile(
-    r"(?i:\bthe\s+)(?P<day>[0-3]?\d)(?i:st|nd|rd|th)\b"
+    r"(?i:\b(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday),?\s+)?the\s+)(?P<day>[0-3]?\d)(?i:st|nd|rd|th)\b"
     r"(?=\s*(?:$|[.,;:!?)\u2013-]|(?i:at|and|or|to|till|until|for|when|if|so|but|from|in|on|"
-    r"this|next|is|was|i|we|please|then|as|because|since|that|which|with|before|after)\b))"
+    r"this|next|is|was|i|we|please|then|as|because|since|that|which|with|before|after|between|by|around|about)\b))"
 )
+#: the next days of a list after "the 10th": ", 17th and 24th"
+_MORE_ORDINAL = re.compile(
+    r"\s*(?:,|\band\b|\bor\b|&)\s*(?:the\s+)?(?P<day>[0-3]?\d)(?i:st|nd|rd|th)\b"
+)
+_TO = r"\s*(?:-|\u2013|\u2014|(?i:to|till|until|through|thru))\s*"
+#: a range of days of one month: "from 10 to 17 March", "between the 3rd and 5th of May",
+#: "March 10-17" (``first`` and ``day``)
+_DAY_RANGE = re.compile(
+    rf"\b(?:(?i:between)\s+(?:the\s+)?(?P<first>[0-3]?\d)(?i:st|nd|rd|th)?\s+(?i:and)\s+"
+    rf"|(?:(?i:from)\s+)?(?:the\s+)?(?P<first2>[0-3]?\d)(?i:st|nd|rd|th)?{_TO})"
+    rf"(?:the\s+)?{_DAYNUM}(?:\s+of)?\s+{_MONTH}{_YEAR}\b"
+)
+_MONTH_RANGE = re.compile(
+    rf"\b{_MONTH}\s+(?P<first>[0-3]?\d)(?i:st|nd|rd|th)?{_TO}{_DAYNUM}\b{_YEAR}(?![:.]\d)"
+)
+#: what joins two days into one span: "Monday to Wednesday", "the 10th till the 17th"
+_JOIN = re.compile(rf"^{_TO}(?:the\s+)?$")
+#: "between Monday and Thursday": the first day after "between", the second after "and"
+_BETWEEN = re.compile(r"(?i:\bbetween\s*(?:the\s+)?)$")
+#: a request's span from now up to a day: "anything due before the end of the month"
+_UP_TO = re.compile(r"(?i:\b(?:before|by|until|till|up\s+to)\s*(?:the\s+)?)$")
+#: a month named as the topic: "May — what's already fixed?", "April: plan it"
+_TOPIC = re.compile(r"\s*(?:[\u2013\u2014:]|-\s)")
+#: the end of a sentence
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 # a month alone is a span after a preposition or with a year ("in January", "May 2027"),
 # never as the first word of "May I ..."
 _BARE_MONTH = re.compile(
     rf"(?P<pre>(?i:\b(?:in|during|by|until|till|through|throughout|over|from|this|next|last|"
-    rf"early|late|mid|end of|beginning of|start of|since)\s+(?:mid-?)?|\bmid-))?{_MONTH}{_YEAR}"
+    rf"early|late|mid|end of|beginning of|start of|since|my)\s+(?:mid-?)?|\bmid-))?{_MONTH}{_YEAR}"
     rf"(?!\s*[0-3]?\d\b)"
 )
 _RELATIVE = re.compile(
@@ -192,107 +171,6 @@ _FUTURE = re.compile(
 )
 
 
-def _midnight(d: date) -> datetime:
-    return datetime(d.year, d.month, d.day, tzinfo=UTC)
-
-
-def _days(first: date, count: int = 1) -> Span:
-    start = _midnight(first)
-    return Span(start, start + count * _DAY)
-
-
-def _month_span(year: int, month: int) -> Span:
-    start = date(year, month, 1)
-    end = date(year + (month == 12), month % 12 + 1, 1)
-    return Span(_midnight(start), _midnight(end))
-
-
-def _month_of(name: str) -> int:
-    key = name.lower().rstrip(".")
-    return _MONTHS.get(key) or _MONTH_ABBR[key[:4] if key == "sept" else key[:3]]
-
-
-def _nearest_year(ref: date, month: int, day: int = 1) -> int:
-    """The year whose ``month``/``day`` lies nearest ``ref`` (within half a year)."""
-    best = ref.year
-    for year in (ref.year - 1, ref.year, ref.year + 1):
-        try:
-            candidate = date(year, month, min(day, 28 if month == 2 else day))
-        except ValueError:
-            continue
-        try:
-            current = date(best, month, min(day, 28 if month == 2 else day))
-        except ValueError:
-            current = candidate
-        if abs((candidate - ref).days) < abs((current - ref).days):
-            best = year
-    return best
-
-
-def _safe_date(year: int, month: int, day: int) -> date | None:
-    try:
-        return date(year, month, day)
-    except ValueError:
-        return None
-
-
-def _count(raw: str) -> int:
-    raw = raw.lower()
-    return int(raw) if raw.isdigit() else _NUMBERS.get(raw, 1)
-
-
-def _unit_days(unit: str, n: int) -> int:
-    unit = unit.lower()
-    if unit.startswith("fortnight"):
-        return 14 * n
-    if unit.startswith("week"):
-        return 7 * n
-    if unit.startswith("month"):
-        return 30 * n
-    return n
-
-
-def _week(monday: date) -> Span:
-    return _days(monday, 7)
-
-
-def _relative(word: str, ref: date) -> Span:
-    word = " ".join(word.lower().split())
-    monday = ref - timedelta(days=ref.weekday())
-    # this weekend's Saturday: the coming one, today's, or (on a Sunday) yesterday's
-    saturday = ref + timedelta(days=(5 - ref.weekday()) % 7 if ref.weekday() < 6 else -1)
-    if word in ("today", "tonight", "this morning", "this afternoon", "this evening"):
-        return _days(ref)
-    if word == "tomorrow":
-        return _days(ref + _DAY)
-    if word == "the day after tomorrow":
-        return _days(ref + 2 * _DAY)
-    if word == "yesterday":
-        return _days(ref - _DAY)
-    if word.endswith("weekend"):
-        shift = {"next": 7, "last": -7}.get(word.split()[0], 0)
-        if ref.weekday() == 6 and not shift:  # on a Sunday, "this weekend" is today
-            return _days(ref)
-        return _days(saturday + timedelta(days=shift), 2)
-    if word == "the week after next":
-        return _week(monday + timedelta(days=14))
-    if word.endswith("week"):
-        shift = {"next": 7, "last": -7}.get(word.split()[0], 0)
-        if word.startswith("later"):
-            return Span(_midnight(ref), _midnight(monday + timedelta(days=7)))
-        if word.startswith("earlier"):
-            return Span(_midnight(monday), _midnight(ref + _DAY))
-        return _week(monday + timedelta(days=shift))
-    if word.endswith("month"):
-        shift = {"next": 1, "last": -1}.get(word.split()[0], 0)
-        index = ref.year * 12 + ref.month - 1 + shift
-        return _month_span(index // 12, index % 12 + 1)
-    shift = {"next": 1, "last": -1}.get(word.split()[0], 0)  # a year
-    return Span(
-        _midnight(date(ref.year + shift, 1, 1)), _midnight(date(ref.year + shift + 1, 1, 1))
-    )
-
-
 def spans_of(text: str, ref: datetime) -> list[Span]:
     """The spans of days ``text`` names, read relative to ``ref`` (UTC).
 
@@ -320,20 +198,30 @@ def spans_of(text: str, ref: datetime) -> list[Span]:
         return []
 
 
-def _spans(text: str, ref: datetime) -> list[Span]:
+def _spans(text: str, ref: datetime, *, asked: bool = False) -> list[Span]:
     day = ref.astimezone(UTC).date()
     past = bool(_PAST.search(text)) and not _FUTURE.search(text)
-    found: list[tuple[int, Span]] = []
-    taken: list[tuple[int, int]] = []
+    found: list[_Found] = []
 
     def free(m: re.Match[str]) -> bool:
-        return not any(a < m.end() and m.start() < b for a, b in taken)
+        return not any(f.start < m.end() and m.start() < f.end for f in found)
 
-    def add(m: re.Match[str], span: Span) -> None:
+    def add(m: re.Match[str], span: Span, kind: str = "") -> None:
         if _SINCE.search(text[: m.start()]) or m.group(0).lower().startswith("since"):
             span = Span(span.start, span.end, span.here_and_now, since=True)
-        taken.append((m.start(), m.end()))
-        found.append((m.start(), span))
+        elif asked and _UP_TO.search(text[: m.start()]) and span.end > _midnight(day):
+            span = Span(min(span.start, _midnight(day)), span.end)  # "before the 20th"
+        found.append(_Found(m.start(), m.end(), span, kind))
+
+    for m in [*_DAY_RANGE.finditer(text), *_MONTH_RANGE.finditer(text)]:
+        if not free(m):  # "from 10 to 17 March", "March 10-17"
+            continue
+        month, last = _month_of(m.group("month")), int(m.group("day"))
+        first = int(m.groupdict().get("first") or m.group("first2"))
+        year = int(m.group("year")) if m.group("year") else _nearest_year(day, month, first)
+        start, end = _safe_date(year, month, first), _safe_date(year, month, last)
+        if start is not None and end is not None and start < end:
+            add(m, Span(_midnight(start), _midnight(end) + _DAY))
 
     for m in _WEEK_OF.finditer(text):
         d = int(m.group("day"))
@@ -379,11 +267,6 @@ def _spans(text: str, ref: datetime) -> list[Span]:
         if free(m) and not _MEASURE.search(text[: m.start()]):
             length = _unit_days(m.group("unit"), _count(m.group("n")))
             add(m, _days(day + timedelta(days=length)))
-    for m in _ORDINAL_DAY.finditer(text):
-        if free(m):
-            target = _day_of_month(day, int(m.group("day")), None)
-            if target is not None:
-                add(m, _days(target))
     for m in _FEAST.finditer(text):
         if free(m):
             (month, d), length = _FEASTS[m.group("feast").lower()]
@@ -416,7 +299,8 @@ def _spans(text: str, ref: datetime) -> list[Span]:
                 span = Span(span.start, span.end, here_and_now=True)
             add(m, span)
     for m in _BARE_MONTH.finditer(text):
-        if not free(m) or not (m.group("pre") or m.group("year")):
+        topic = _TOPIC.match(text, m.end()) is not None  # "May — what's already fixed?"
+        if not free(m) or not (m.group("pre") or m.group("year") or topic):
             continue
         month = _month_of(m.group("month"))
         pre = (m.group("pre") or "").strip().lower()
@@ -432,20 +316,132 @@ def _spans(text: str, ref: datetime) -> list[Span]:
         if pre in ("until", "till", "by"):
             span = Span(min(span.start, _midnight(day)), span.end)
         add(m, span)
+    for m in _ORDINAL_DAY.finditer(text):  # "on the 12th", "in April: the 10th, 17th and 24th"
+        if not free(m):
+            continue
+        within = _context(found, text, m.start())
+        while m is not None:
+            target = _day_in(within, int(m.group("day"))) or _day_of_month(
+                day, int(m.group("day")), None
+            )
+            if target is not None:
+                add(m, _days(target))
+            m = _MORE_ORDINAL.match(text, m.end())
     for m in WEEKDAY.finditer(text):
-        if not free(m) or recurs(text, m):
+        if not free(m) or recurs(text, m, ranges=not asked):
             continue
         which = (m.group("which") or "").lower()
-        target = _weekday(day, WEEKDAYS.index(m.group("wd").lower()), which, past)
-        add(m, _days(target))
+        weekday = WEEKDAYS.index(m.group("wd").lower())
+        week = _context(found, text, m.start("wd"), weeks=True)
+        if week is not None and which in ("", "on"):  # "Monday to Wednesday next week": that week's
+            add(m, _days(week.start.date() + timedelta(days=weekday)), "weekday")
+        else:
+            add(m, _days(_weekday(day, weekday, which, past)), "weekday")
     for m in _FOR_N.finditer(text):  # "... on 9 December for a week": the span lasts
-        before = [i for i, (at, _) in enumerate(found) if at < m.start()]
+        before = [f for f in found if f.start < m.start()]
         if before:
             length = _unit_days(m.group("unit"), _count(m.group("n")))
-            index = max(before, key=lambda i: found[i][0])  # the day named just before
-            at, stay = found[index]
-            found[index] = (at, Span(stay.start, max(stay.end, stay.start + length * _DAY)))
-    return [s for _, s in sorted(found, key=lambda x: x[0])]
+            stay = max(before, key=lambda f: f.start)  # the day named just before
+            stay.span = Span(stay.span.start, max(stay.span.end, stay.span.start + length * _DAY))
+    return [f.span for f in _joined(sorted(found, key=lambda f: f.start), text)]
+
+
+def asked_spans(text: str, now: datetime) -> list[Span]:
+    """The spans of days a request asks about, read at ``now``.
+
+    As :func:`spans_of`, and as a request means them: a span after "before", "by" or "until"
+    runs from today ("anything due before the end of the month"), and a span that holds a
+    narrower one named with it gives way to it ("early next week, Monday to Wednesday": the
+    Monday to the Wednesday; "in April, on the 10th": the 10th).
+
+    Example:
+        >>> now = datetime(2027, 3, 10, tzinfo=UTC)  # a Wednesday
+        >>> [str(s) for s in asked_spans("What do I have next week, Monday to Wednesday?", now)]
+        ['2027-03-15..2027-03-17']
+        >>> [str(s) for s in asked_spans("Any deadlines before the end of the month?", now)]
+        ['2027-03-10..2027-03-31']
+    """
+    try:
+        spans = _spans(text, now, asked=True)
+    except (ValueError, OverflowError):
+        return []
+    return [
+        s
+        for s in spans
+        if not any(o is not s and s.start <= o.start and o.end <= s.end and o != s for o in spans)
+    ]
+
+
+@dataclass
+class _Found:
+    """A span read from a text, where its words are, and what named it."""
+
+    start: int
+    end: int
+    span: Span
+    kind: str = ""
+
+
+def _context(found: list[_Found], text: str, at: int, *, weeks: bool = False) -> Span | None:
+    """The week or month named in the sentence of ``at`` that a day there is read in.
+
+    A day of the month ("the 5th") takes the week or month named before it ("in the first
+    week of May, on the 5th"); a weekday takes the one week named anywhere in its sentence
+    (``weeks``: "Monday to Wednesday next week").
+    """
+    begin = max((e.end() for e in _SENTENCE_END.finditer(text, 0, at)), default=0)
+    after = _SENTENCE_END.search(text, at)
+    stop = after.start() if after else len(text)
+    best: Span | None = None
+    for f in found:
+        length = (f.span.end - f.span.start).days
+        if weeks:
+            fits = length == 7 and f.span.start.weekday() == 0 and begin <= f.start < stop
+        else:
+            fits = 7 <= length <= 31 and begin <= f.start and f.end <= at
+        if fits and not f.span.since:
+            best = f.span
+    return best
+
+
+def _day_in(span: Span | None, d: int) -> date | None:
+    """The day of ``span`` that is the ``d``-th of its month (``None``: none is)."""
+    if span is None:
+        return None
+    when = span.start.date()
+    while _midnight(when) < span.end:
+        if when.day == d:
+            return when
+        when += _DAY
+    return None
+
+
+def _joined(found: list[_Found], text: str) -> list[_Found]:
+    """``found`` with each two days joined into one span by "to", "till", "-" or "between".
+
+    "Monday to Wednesday", "the 10th till the 17th", "between Monday and Thursday": the
+    first day to the second (a weekday before the first is the next week's).
+    """
+    out: list[_Found] = []
+    for f in found:
+        prev = out[-1] if out else None
+        gap = text[prev.end : f.start] if prev else ""
+        if prev is not None and (
+            _JOIN.match(gap)
+            or (
+                re.fullmatch(r"\s*(?i:and)\s*(?:the\s+)?", gap)
+                and _BETWEEN.search(text[: prev.start])
+            )
+        ):
+            end = f.span.end
+            while f.kind == "weekday" and end <= prev.span.start:
+                end += 7 * _DAY
+            if prev.span.start < end <= prev.span.start + 62 * _DAY:
+                prev.span = Span(prev.span.start, end, prev.span.here_and_now, prev.span.since)
+                prev.end = f.end
+                continue
+        out.append(f)
+    return out
 
 
 def _easter(year: int) -> date:
@@ -467,27 +463,6 @@ def _feast_day(feast: str, year: int) -> date:
         first = date(year, 11, 1)
         return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
     return _easter(year) + timedelta(days=_MOVABLE[feast][0])
-
-
-def _day_of_month(ref: date, d: int, month: int | None) -> date | None:
-    """The ``d``-th of ``month`` nearest ``ref``, or, with no month, the next ``d``-th."""
-    if month is not None:
-        return _safe_date(_nearest_year(ref, month, d), month, d)
-    for shift in range(0, 3):
-        index = ref.year * 12 + ref.month - 1 + shift
-        when = _safe_date(index // 12, index % 12 + 1, d)
-        if when is not None and when >= ref:
-            return when
-    return None
-
-
-def _weekday(ref: date, weekday: int, which: str, past: bool) -> date:
-    ahead = (weekday - ref.weekday()) % 7
-    if which == "last" or (past and which not in ("next", "this", "coming", "this coming")):
-        return ref - timedelta(days=(ref.weekday() - weekday) % 7 or 7)
-    if which == "next" and ahead == 0:
-        ahead = 7
-    return ref + timedelta(days=ahead)
 
 
 def envelope(spans: list[Span]) -> Span | None:

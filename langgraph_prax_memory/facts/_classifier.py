@@ -435,7 +435,18 @@ def _may_hold_now(
     spans = spans_of(text, now or datetime.now(UTC))
     if any(s.here_and_now and (s.end - s.start).days <= 7 for s in spans):
         return False  # "this week", "this morning": what happened of late, told now
+    if _THERE.search(text) and dates_an_episode(text, now or datetime.now(UTC), spans):
+        return False  # "defends her thesis on 5 May and wants User there": the event's
     return not dates_an_episode(text, now or datetime.now(UTC), spans, ahead=SITUATION_DAYS)
+
+
+#: A place that points back at an event a statement dates ("... on 5 May and wants User
+#: there"): what is said of it is the event's, however far off (not "there is", "over there").
+_THERE = re.compile(
+    r"\b(?<!over )there\b(?!\s*(?:is|are|was|were|'s|'re|will|would|has|have|had|must|may|"
+    r"might|should|could|can|isn't|aren't|wasn't|weren't)\b)",
+    re.I,
+)
 
 
 #: A time that points back at another clause's ("before then", "by then"): dated by it.

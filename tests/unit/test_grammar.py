@@ -631,3 +631,19 @@ def test_a_standing_reading_of_a_passing_stage_is_an_episode(mem: PraxMemory) ->
     assert found[1].fact_class == STANDING
     assert found[2].fact_class == EPISODE  # a craving of late, not a taste
     assert found[3].fact_class == STANDING
+
+
+def test_what_is_said_of_an_event_there_is_the_events_however_far_off() -> None:
+    """A place that points back at an event to come ("wants User there") makes the rest of
+    the statement that event's, beyond the month a statement's other clauses are read in;
+    "there is" and a past event's place do not (session 12)."""
+    from langgraph_prax_memory.facts import FactClass
+    from langgraph_prax_memory.facts._classifier import _may_hold_now
+
+    plan = FactClass(EPISODE, "plan", 0.9)
+    at = datetime(2027, 3, 2, tzinfo=UTC)
+    lena = "Lena defends her thesis in Dresden in the first week of May, on the 5th, and wants User there."
+    assert not _may_hold_now(lena, plan, now=at)
+    assert _may_hold_now("Lena defends her thesis on 5 May and is a keen climber.", plan, now=at)
+    assert _may_hold_now("User moved to Leeds in 2019 and has lived there since.", plan, now=at)
+    assert _may_hold_now("Exams on 5 May and there is a lot to learn for them.", plan, now=at)

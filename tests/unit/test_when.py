@@ -171,3 +171,84 @@ def test_the_calendars_ends_read_no_span_and_raise_nothing() -> None:
     assert spans_of("next month", end) == []
     assert [str(s) for s in spans_of("on 19 December", end)] == ["9999-12-19"]
     assert spans_of("last month", datetime(1, 1, 5, tzinfo=UTC)) == []
+
+
+# -- session 12: ranges, days in a named month or week, next week's weekday, what a request asks
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a range of days is one span, each end in
+        ("Rui is away from 10 to 17 December.", ["2026-12-10..2026-12-17"]),
+        ("an onsen trip for their anniversary, 17–19 December", ["2026-12-17..2026-12-19"]),
+        ("a coding camp running 12 to 16 January", ["2027-01-12..2027-01-16"]),
+        ("pickup December 22nd to 24th", ["2026-12-22..2026-12-24"]),
+        ("December 10-12 in Leeds", ["2026-12-10..2026-12-12"]),
+        ("between the 3rd and 5th of January", ["2027-01-03..2027-01-05"]),
+        ("from the 10th till the 17th", ["2026-12-10..2026-12-17"]),
+        # a day of the month after a named month or week is that month's or week's
+        (
+            "a course on three Saturdays in January: the 9th, 16th and 23rd.",
+            ["2027-01-01..2027-01-31", "2027-01-09", "2027-01-16", "2027-01-23"],
+        ),
+        (
+            "Lena defends in the first week of February, on the 5th.",
+            ["2027-02-01..2027-02-07", "2027-02-05"],
+        ),
+        ("the 5th. In February, maybe.", ["2026-12-05", "2027-02-01..2027-02-28"]),  # not across
+        # a weekday beside its date is the one day
+        ("Technician coming Thursday the 10th between 9:00 and 13:00", ["2026-12-10"]),
+        ("her e-bike back by Friday the 4th", ["2026-12-04"]),
+        # "next <weekday>": next week's (REF is a Wednesday)
+        ("next Thursday", ["2026-12-10"]),
+        ("next Monday", ["2026-12-07"]),
+        ("this Thursday", ["2026-12-03"]),
+        # a weekday range inside a named week is those days, not a weekly schedule
+        (
+            "User is in Berlin Monday to Wednesday next week.",
+            ["2026-12-07..2026-12-09", "2026-12-07..2026-12-13"],
+        ),
+        ("Last week I saw Tom on Monday.", ["2026-11-23..2026-11-29", "2026-11-23"]),
+    ],
+)
+def test_ranges_and_days_in_their_context(text: str, expected: list[str]) -> None:
+    assert _read(text) == expected
+
+
+def test_next_weekday_from_the_end_of_a_week() -> None:
+    saturday = datetime(2026, 12, 5, tzinfo=UTC)
+    assert _read("next Thursday", saturday) == ["2026-12-10"]
+    assert _read("next Sunday", saturday) == ["2026-12-13"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a narrower span named with a broader one is what is asked
+        ("What have I got on early next week, Monday to Wednesday?", ["2026-12-07..2026-12-09"]),
+        ("What do I have between Monday and Thursday next week?", ["2026-12-07..2026-12-10"]),
+        ("In January, what's on the 9th?", ["2027-01-09"]),
+        # a weekday range alone in a request is the coming days
+        ("What do I have Monday to Wednesday?", ["2026-12-07..2026-12-09"]),
+        # up to a day: from today
+        ("Anything with a deadline before the end of the month?", ["2026-12-02..2026-12-31"]),
+        ("What must be done by Friday?", ["2026-12-02..2026-12-04"]),
+        # a month as the topic, a month as the person's
+        ("May — what's already fixed?", ["2027-05-01..2027-05-31"]),
+        ("Plan my January for me.", ["2027-01-01..2027-01-31"]),
+        ("May I ask you something?", []),
+    ],
+)
+def test_what_a_request_asks(text: str, expected: list[str]) -> None:
+    from langgraph_prax_memory._when import asked_spans
+
+    assert [str(s) for s in asked_spans(text, REF)] == expected
+
+
+def test_a_memory_reads_its_deadline_and_schedule_as_said() -> None:
+    # only a request runs from today to a deadline; a memory is dated on its day
+    assert _read("User must return the book by the 15th.") == ["2026-12-15"]
+    # "works Monday to Wednesday" is a routine, in a memory as before
+    assert spans_of("User works night shifts from Monday to Wednesday.", REF) == []
+    assert weekdays_of("User is in Berlin Monday to Wednesday next week.") == set()
