@@ -216,10 +216,10 @@ def _spans(text: str, ref: datetime, *, asked: bool = False) -> list[Span]:
     for m in [*_DAY_RANGE.finditer(text), *_MONTH_RANGE.finditer(text)]:
         if not free(m):  # "from 10 to 17 March", "March 10-17"
             continue
-        month, last = _month_of(m.group("month")), int(m.group("day"))
-        first = int(m.groupdict().get("first") or m.group("first2"))
-        year = int(m.group("year")) if m.group("year") else _nearest_year(day, month, first)
-        start, end = _safe_date(year, month, first), _safe_date(year, month, last)
+        of, to_day = _month_of(m.group("month")), int(m.group("day"))
+        from_day = int(m.groupdict().get("first") or m.group("first2"))
+        year = int(m.group("year")) if m.group("year") else _nearest_year(day, of, from_day)
+        start, end = _safe_date(year, of, from_day), _safe_date(year, of, to_day)
         if start is not None and end is not None and start < end:
             add(m, Span(_midnight(start), _midnight(end) + _DAY))
 
@@ -320,20 +320,20 @@ def _spans(text: str, ref: datetime, *, asked: bool = False) -> list[Span]:
         if not free(m):
             continue
         within = _context(found, text, m.start())
-        while m is not None:
-            target = _day_in(within, int(m.group("day"))) or _day_of_month(
-                day, int(m.group("day")), None
-            )
-            if target is not None:
-                add(m, _days(target))
-            m = _MORE_ORDINAL.match(text, m.end())
+        item: re.Match[str] | None = m
+        while item is not None:
+            d = int(item.group("day"))
+            on = _day_in(within, d) or _day_of_month(day, d, None)
+            if on is not None:
+                add(item, _days(on))
+            item = _MORE_ORDINAL.match(text, item.end())
     for m in WEEKDAY.finditer(text):
         if not free(m) or recurs(text, m, ranges=not asked):
             continue
         which = (m.group("which") or "").lower()
         weekday = WEEKDAYS.index(m.group("wd").lower())
         week = _context(found, text, m.start("wd"), weeks=True)
-        if week is not None and which in ("", "on"):  # "Monday to Wednesday next week": that week's
+        if week is not None and which in ("", "on"):  # "Monday to Wednesday next week"
             add(m, _days(week.start.date() + timedelta(days=weekday)), "weekday")
         else:
             add(m, _days(_weekday(day, weekday, which, past)), "weekday")
