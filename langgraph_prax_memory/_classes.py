@@ -66,13 +66,16 @@ __all__ = ["CLASSES_KEY", "CLASSES_VERSION", "MemoryClasses"]
 
 logger = logging.getLogger(__name__)
 _CHUNK = 256
+#: The payload fields of the days a memory names (:func:`dated_fields`).
+_DATED_KEYS = ("when_start", "when_end", "weekdays")
 #: Collection metadata key recording that every memory has its class (:meth:`upgrade`).
 CLASSES_KEY = "prax_fact_classes"
 #: 2: memories also record the days they name (the dated tier); 3: a memory the text reading
 #: called an episode or small talk is read again for a main clause that holds now (the grammar);
 #: 4: read again as the grammar reads since session 9 (a note without its subject, a name the
-#: parser never saw, a time months ahead dating its clause only)
-CLASSES_VERSION = 4
+#: parser never saw, a time months ahead dating its clause only); 5: the days each memory
+#: names read again (session 12: ranges, a day in its month or week, next week's weekday)
+CLASSES_VERSION = 5
 
 
 def _term_text(payload: dict[str, Any]) -> str:
@@ -360,19 +363,24 @@ class MemoryClasses:
         return len(updates)
 
     def _date_stored(self, store: QdrantVectorStore, user_id: str) -> int:
-        """Record the days each classified memory of ``user_id`` names (``CLASSES_VERSION`` 2).
+        """Record the days each classified memory of ``user_id`` names, as read now.
 
-        Memories classified before the dated tier existed get ``when_start`` / ``when_end``
-        when their text names a day; returns how many were written.
+        Memories classified before the dated tier existed (``CLASSES_VERSION`` 2) get
+        ``when_start`` / ``when_end`` when their text names a day; those dated before the
+        reading of session 12 (version 5: "from 10 to 17 March" was two days, "next
+        Thursday" said on a Wednesday the next day) are dated again. Only memories whose
+        days change are written (a day no longer read is cleared); returns how many.
         """
-        undated = models.IsEmptyCondition(is_empty=models.PayloadField(key="when_start"))
         classified = models.IsEmptyCondition(is_empty=models.PayloadField(key="fact_class"))
-        flt = user_filter(user_id, undated, must_not=[classified])
-        updates = {
-            p.id: fields
-            for p in store.scroll(user_id, flt=flt, limit=10**9)
-            if (fields := dated_fields(p.payload))
-        }
+        updates: dict[str, dict[str, Any]] = {}
+        for p in store.scroll(
+            user_id, flt=user_filter(user_id, must_not=[classified]), limit=10**9
+        ):
+            fields = dated_fields(p.payload)
+            days = {k: fields.get(k) for k in _DATED_KEYS}
+            if days != {k: p.payload.get(k) for k in _DATED_KEYS} or set(fields) - set(days):
+                updates[p.id] = {**days, **fields}
+
         ops = payloads_plan(user_id, updates)
         if ops:
             write = functools.partial(store.client.batch_update_points, store.collection, ops)

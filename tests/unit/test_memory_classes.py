@@ -563,3 +563,47 @@ def test_a_conversations_turn_is_not_read_by_sentence(real: PraxMemory) -> None:
     got = by_sentence([note], whole[:1], classify, small_talk=SMALL_TALK, wanted=[STANDING])
     assert got[0].fact_class == STANDING
     assert asked == [["Allergic to penicillin.", "Amoxicillin too; paracetamol is ok"]]
+
+
+def test_memories_dated_by_an_earlier_reading_are_dated_again_on_upgrade(tmp_path: Path) -> None:
+    """Version 5: the days each memory names are read again (session 12: a range of days is
+    one span, "next Thursday" said on a Wednesday is next week's); only those that change
+    are written, and a day no longer read is cleared."""
+    from datetime import UTC, datetime
+
+    from langgraph_prax_memory._dated import dated_episodes
+    from langgraph_prax_memory.vectors._plan import payloads_plan
+
+    said = datetime(2027, 3, 3, 9, tzinfo=UTC)  # a Wednesday
+    config = MemoryConfig(data_dir=tmp_path)
+    mem = PraxMemory(config)
+    tour = mem.remember("u-dates", "User booked an onsen trip, 17–19 March.", created_at=said)
+    roof = mem.remember("u-dates", "Snow clearing next Thursday; move the bikes.", created_at=said)
+    same = mem.remember("u-dates", "User flies to Lisbon on 20 March.", created_at=said)
+    store = mem.ltm.store()
+    day = 86400.0
+    march = {d: datetime(2027, 3, d, tzinfo=UTC).timestamp() for d in (4, 11, 17, 19, 20)}
+    # as the reading before session 12 stored them: the last day; the next day; a weekday
+    old = {
+        tour: {"when_start": march[19], "when_end": march[19] + day},
+        roof: {"when_start": march[4], "when_end": march[4] + day, "weekdays": [3]},
+    }
+    store.client.batch_update_points(store.collection, payloads_plan("u-dates", old))
+    store.merge_metadata({CLASSES_KEY: 4})
+    before = {p.id: dict(p.payload) for p in store.scroll("u-dates", limit=10)}
+    mem.close()
+
+    with PraxMemory(config) as upgraded:
+        store = upgraded.ltm.store()
+        upgraded.ltm.classes.upgrade_once(store)
+        got = {p.id: p.payload for p in store.scroll("u-dates", limit=10)}
+        assert (got[tour]["when_start"], got[tour]["when_end"]) == (march[17], march[20])
+        assert (got[roof]["when_start"], got[roof]["when_end"]) == (march[11], march[11] + day)
+        assert not got[roof].get("weekdays")  # cleared: "next Thursday" is no routine
+        assert got[same] == before[same]  # unchanged, and not written
+        assert store.metadata()[CLASSES_KEY] == CLASSES_VERSION == 5
+        # the dated tier finds the tour on a day inside it (the engine's filter on the days)
+        hits, _ = dated_episodes(
+            upgraded, "u-dates", "What have I got on the 18th?", limit=3, now=said
+        )
+        assert [h.memory.id for h in hits] == [tour]
