@@ -241,12 +241,15 @@ def dated_episodes(
     result = memory.recall_detailed(
         user_id,
         message,
-        k=50 if people else min(2 * limit, 50),
+        k=50 if people else min(4 * limit, 50),
         now=now,
         reinforce=False,
         where=where,
     )
     hits = [h for h in result.hits if _in_spans(h, spans, now)]
+    # the diary of those days first: an episode dated there, then a routine on their weekdays
+    # (the week's background, which the profile tier may give too)
+    hits.sort(key=lambda h: h.memory.fact_class != EPISODE)
     if coming:
         bar = 0.0 if companion is None else companion
         theirs = [h for h in hits if names_in(h.memory.content, people)]
