@@ -31,6 +31,7 @@ from langgraph_prax_memory.facts import (
     AttributeModel,
     FactClass,
     FactClassifier,
+    QuestionReader,
     Reading,
     Statement,
     resolve_class,
@@ -131,6 +132,7 @@ class MemoryClasses:
         self._lock = threading.Lock()
         self._facts: FactClassifier | None = None
         self._attributes: AttributeModel | None = None
+        self._questions: QuestionReader | None = None
         self._upgraded = False
         self._upgrading = threading.Lock()
 
@@ -158,6 +160,14 @@ class MemoryClasses:
                     dense.embed_documents, dense.model_name, grammar=self.ltm.config.class_grammar
                 )
             return self._facts
+
+    def questions(self) -> QuestionReader:
+        """The reader of questions of the world on the memory's model (built on first use)."""
+        with self._lock:
+            if self._questions is None:
+                dense = self.ltm.dense
+                self._questions = QuestionReader(dense.embed_query, dense.model_name)
+            return self._questions
 
     def attributes(self) -> AttributeModel:
         """The attribute reader on the memory's model (built on first use; issue 38)."""

@@ -123,6 +123,10 @@ class RetrievalConfig(BaseModel):
     (docs/context.md, "The dated tier")."""
     coming_limit: int = Field(default=2, ge=0, le=50)
     """At most this many episodes of the coming days join a request that names no day."""
+    world_questions: bool = True
+    """A request that asks about the world ("Who invented the bicycle?"), not the person's
+    life, gets none of their episodes in the context block: no dated tier, and recalled
+    episodes left out (docs/context.md, "A question of the world")."""
     llm_check: bool = False
     """Off by default: a hit whose score falls in ``llm_check_band`` is kept or dropped by
     one small batched call to the chat model the caller passes (``check_model=``); a failing

@@ -26,6 +26,7 @@ from langgraph_prax_memory._context_lines import CONTEXT_TIERS as CONTEXT_TIERS
 from langgraph_prax_memory._dated import dated_episodes
 from langgraph_prax_memory._untrusted import quote_for_prompt
 from langgraph_prax_memory._validation import to_utc, utcnow
+from langgraph_prax_memory._world import asks_the_world, without_episodes
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
 from langgraph_prax_memory.facts import subject_of
 from langgraph_prax_memory.models import Memory, MemoryHit
@@ -363,11 +364,13 @@ def assemble_context(
             hits = memory.recall(user_id, message, k=k, now=now, reinforce=False)
             facts = memory.standing_facts(user_id, message, now=now) if budget > 0 else []
             people = _kin_in(message, facts)
+            world = cfg.world_questions and asks_the_world(memory.ltm.classes, message, hits)
+            hits = without_episodes(hits) if world else hits
             dated, spans = dated_episodes(
                 memory,
                 user_id,
                 message,
-                limit=cfg.dated_limit,
+                limit=0 if world else cfg.dated_limit,
                 now=to_utc(now) if now is not None else utcnow(),
                 coming_days=cfg.coming_days,
                 coming_limit=cfg.coming_limit,

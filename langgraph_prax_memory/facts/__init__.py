@@ -41,6 +41,11 @@ from langgraph_prax_memory.facts._names import (
     subject_of,
     without_speaker,
 )
+from langgraph_prax_memory.facts._questions import (
+    QuestionReader,
+    question_examples,
+    speaks_of_self,
+)
 from langgraph_prax_memory.facts._said import (
     StatementGrammar,
     passing_impressions,
@@ -56,6 +61,7 @@ __all__ = [
     "AttributeModel",
     "FactClass",
     "FactClassifier",
+    "QuestionReader",
     "Reading",
     "Statement",
     "StatementGrammar",
@@ -66,10 +72,12 @@ __all__ = [
     "holds_now",
     "passing_impressions",
     "query_names",
+    "question_examples",
     "question_names",
     "read_statements",
     "reported_views",
     "resolve_class",
+    "speaks_of_self",
     "stands_alone",
     "states_a_goal",
     "subject_of",

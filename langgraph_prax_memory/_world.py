@@ -1,0 +1,64 @@
+"""A question of the world gets no episode of the person's (the context block's judgement).
+
+"Who invented the bicycle?" meets "User restored a 1970s racing bike" by its words, and
+"Why does spring officially start on 20 or 21 March?" names days of the person's diary: a
+good assistant answers both from what it knows, with the person's standing facts at hand
+(they shape any answer) but not their plans and events. :func:`asks_the_world` reads the
+request (``facts.QuestionReader``: the question's own embedding, a classifier trained on
+requests written for it; never a request in the first person, nor one naming someone or
+something the recalled memories call by name); :func:`without_episodes` leaves the
+recalled episodes out, each saying why. docs/context.md, "A question of the world".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+from langgraph_prax_memory._when import names_a_day
+from langgraph_prax_memory.facts import EPISODE, QuestionReader
+from langgraph_prax_memory.models import MemoryHit
+
+__all__ = ["WORLD_WHY", "asks_the_world", "without_episodes"]
+
+#: Why a recalled episode is left out of the block of a question of the world.
+WORLD_WHY = "an episode, and the request asks about the world, not the user's life"
+
+_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'\u2019-]+")
+
+
+class _Classes(Protocol):
+    def questions(self) -> QuestionReader: ...
+
+
+def names_held(message: str, hits: Sequence[MemoryHit]) -> list[str]:
+    """The names ``message`` calls that the memories of ``hits`` hold too ("Lena").
+
+    A capitalised word not opening a sentence, found capitalised in a memory; a day
+    ("Easter", "May") is no name.
+
+    Example:
+        >>> from langgraph_prax_memory.models import Memory
+        >>> hit = MemoryHit(memory=Memory(id="1", content="Lena defends her thesis on 5 May."))
+        >>> names_held("When does Lena defend her thesis in May?", [hit])
+        ['Lena']
+    """
+    words = {w.removesuffix("'s").removesuffix("\u2019s") for w in _CAPITALISED.findall(message)}
+    held = [w for w in sorted(words) if any(w in h.memory.content for h in hits)]
+    return [w for w in held if not names_a_day(f"in {w}")]
+
+
+def asks_the_world(classes: _Classes, message: str, hits: Sequence[MemoryHit]) -> bool:
+    """Whether ``message`` asks about the world rather than the person's life."""
+    return classes.questions().of_the_world(message, names_held(message, hits))
+
+
+def without_episodes(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
+    """``hits`` with each episode that passed the floor left out (it says why)."""
+    return [
+        h.model_copy(update={"relevant": False, "why": WORLD_WHY})
+        if h.relevant and h.memory.fact_class == EPISODE
+        else h
+        for h in hits
+    ]
