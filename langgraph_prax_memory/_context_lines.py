@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from langgraph_prax_memory._dated import names_in
 from langgraph_prax_memory._untrusted import quote_for_prompt
+from langgraph_prax_memory._world import WORLD_WHY
 from langgraph_prax_memory.models import MemoryHit
 from langgraph_prax_memory.retrieval import FLOOR
 
@@ -175,7 +176,7 @@ class _Why:
         """Why the recalled ``hit`` is not in the block."""
         head = self._recalled(hit)
         content = hit.memory.content
-        if hit.why.startswith("dropped by the model check"):
+        if hit.why.startswith("dropped by the model check") or hit.why.endswith(WORLD_WHY):
             return ContextLine("left out", content, f"{head}, {hit.why}", hit)
         if self.floor and not hit.relevant:
             why = f"{head}, below the floor: {hit.why or f'score {hit.score:.2f}'}"

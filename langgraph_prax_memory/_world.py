@@ -25,6 +25,7 @@ __all__ = ["WORLD_WHY", "asks_the_world", "without_episodes"]
 #: Why a recalled episode is left out of the block of a question of the world.
 WORLD_WHY = "an episode, and the request asks about the world, not the user's life"
 
+
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'\u2019-]+")
 
 
@@ -32,32 +33,31 @@ class _Classes(Protocol):
     def questions(self) -> QuestionReader: ...
 
 
-def names_held(message: str, hits: Sequence[MemoryHit]) -> list[str]:
-    """The names ``message`` calls that the memories of ``hits`` hold too ("Lena").
+def names_held(message: str, contents: Sequence[str]) -> list[str]:
+    """The names ``message`` calls that the memories' ``contents`` hold too ("Lena").
 
     A capitalised word not opening a sentence, found capitalised in a memory; a day
     ("Easter", "May") is no name.
 
     Example:
-        >>> from langgraph_prax_memory.models import Memory
-        >>> hit = MemoryHit(memory=Memory(id="1", content="Lena defends her thesis on 5 May."))
-        >>> names_held("When does Lena defend her thesis in May?", [hit])
+        >>> names_held("When does Lena defend her thesis in May?", ["Lena defends on 5 May."])
         ['Lena']
     """
     words = {w.removesuffix("'s").removesuffix("\u2019s") for w in _CAPITALISED.findall(message)}
-    held = [w for w in sorted(words) if any(w in h.memory.content for h in hits)]
+    held = [w for w in sorted(words) if any(w in c for c in contents)]
     return [w for w in held if not names_a_day(f"in {w}")]
 
 
 def asks_the_world(classes: _Classes, message: str, hits: Sequence[MemoryHit]) -> bool:
     """Whether ``message`` asks about the world rather than the person's life."""
-    return classes.questions().of_the_world(message, names_held(message, hits))
+    names = names_held(message, [h.memory.content for h in hits])
+    return classes.questions().of_the_world(message, names)
 
 
 def without_episodes(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
     """``hits`` with each episode that passed the floor left out (it says why)."""
     return [
-        h.model_copy(update={"relevant": False, "why": WORLD_WHY})
+        h.model_copy(update={"relevant": False, "why": f"{h.why}, but {WORLD_WHY}"})
         if h.relevant and h.memory.fact_class == EPISODE
         else h
         for h in hits
