@@ -12,7 +12,8 @@ embedding (the one recall already computed: the embedder caches it), trained on
 ``questions.txt`` — requests written for this project by hand, of the world (facts of
 nature, history, language, arithmetic, how things work, a general how-to) and of a life (the
 person's plans, people, things, work, health, and tasks shaped by them). A request that
-speaks in the first person ("I", "my", "we", "our") or calls someone by a name the user's
+speaks in the first person ("I", "my", "we", "our"), asks about "the user" or someone called
+"he" or "she" (as an agent's memory tool asks), or calls someone by a name the user's
 memories hold is the person's whatever the classifier says (:func:`speaks_of_self`); the
 context block decides what follows (``context.assemble_context``: a question of the world
 gets no episode of the person's).
@@ -46,6 +47,14 @@ _PROBE = "question reader fingerprint"
 #: The first person: a request that says "I" or "my" is about the person's own life.
 _SELF = re.compile(
     r"\b(?:i|me|my|mine|myself|we|us|our|ours|ourselves)\b|\bi['\u2019](?:m|ve|d|ll)\b", re.I
+)
+
+
+#: A person the memory knows, called as an agent's tool asks ("Does the user like spicy
+#: food?", "Which editor does she use?"): a question of the world rarely points at someone
+#: it has not named.
+_SOMEONE = re.compile(
+    r"\b(?:the\s+user|user['\u2019]s|he|she|him|her|his|hers|himself|herself)\b", re.I
 )
 
 
@@ -191,10 +200,11 @@ class QuestionReader:
     def of_the_world(self, text: str, names: Sequence[str] = ()) -> bool:
         """Whether ``text`` asks about the world rather than the person's life.
 
-        Never for a request in the first person (:func:`speaks_of_self`) or one that names
-        any of ``names`` (the people and things the user's memories call by name).
+        Never for a request in the first person (:func:`speaks_of_self`), one about "the
+        user" or someone called "he" or "she", or one that names any of ``names`` (the people
+        and things the user's memories call by name).
         """
-        if speaks_of_self(text) or any(_names(text, n) for n in names):
+        if speaks_of_self(text) or _SOMEONE.search(text) or any(_names(text, n) for n in names):
             return False
         return self.score(text) > self.bar()
 

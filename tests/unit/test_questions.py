@@ -72,6 +72,9 @@ def test_the_first_person_or_a_name_the_memories_hold_is_never_the_worlds(
     assert not reader.of_the_world("How do I say thank you in Italian?")  # but says "I"
     assert speaks_of_self("What have we got on?") and not speaks_of_self("Who is Ada?")
     assert not reader.of_the_world("Who is Keiko?", ["Keiko"])
+    # as an agent's tool asks: "the user", "she"
+    assert not reader.of_the_world("Does the user take sugar in coffee?")
+    assert not reader.of_the_world("Which editor does she use?")
     # a timetable question reads as the world's alone; the trip the memories name makes it hers
     kyoto = "What time does the train to Kyoto leave?"
     assert reader.of_the_world(kyoto) and not reader.of_the_world(kyoto, ["Kyoto"])
