@@ -58,6 +58,7 @@ __all__ = [
 _MONTH = (
     r"(?P<month>(?i:january|february|april|june|july|august|september|october|november|december)"
     r"|May|March|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?(?=\s*\d))"
+    r"(?![^\W\d_])"  # a whole word: "Maya", "Mayfair", "Marchant" name no month
 )
 _DAYNUM = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s+(?P<year>(?:19|20)\d\d))?"

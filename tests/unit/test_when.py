@@ -95,6 +95,10 @@ def test_spans_read(text: str, expected: list[str]) -> None:
         # a unit measured, not a day to come (session 9)
         "How many minutes are there in a week?",
         "How much does a nurse earn in a year?",
+        # a month is a whole word (session 12: "in Maya" read May)
+        "Does the dog stay in Maya's flat?",
+        "User lives in Mayfair and works in Marchmont Street.",
+        "Drinks in Juneau's bar.",
         "",
     ],
 )
