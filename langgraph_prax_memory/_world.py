@@ -1,13 +1,14 @@
-"""A question of the world gets no episode of the person's (the context block's judgement).
+"""A question of the world gets no episode or small talk of the person's (the context block).
 
 "Who invented the bicycle?" meets "User restored a 1970s racing bike" by its words, and
 "Why does spring officially start on 20 or 21 March?" names days of the person's diary: a
 good assistant answers both from what it knows, with the person's standing facts at hand
-(they shape any answer) but not their plans and events. :func:`asks_the_world` reads the
-request (``facts.QuestionReader``: the question's own embedding, a classifier trained on
-requests written for it; never a request in the first person, nor one naming someone or
-something the recalled memories call by name); :func:`without_episodes` leaves the
-recalled episodes out, each saying why. docs/context.md, "A question of the world".
+(they shape any answer) but not their plans, events and small talk. :func:`asks_the_world`
+reads the request (``facts.QuestionReader``: the question's own embedding, a classifier
+trained on requests written for it; never a request in the first person, nor one naming
+someone or something the recalled memories call by name); :func:`without_episodes` leaves
+the recalled episodes and small talk out, each saying why. docs/context.md, "A question of
+the world".
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from langgraph_prax_memory._when import names_a_day
-from langgraph_prax_memory.facts import EPISODE, QuestionReader
+from langgraph_prax_memory.facts import EPISODE, SMALL_TALK, QuestionReader
 from langgraph_prax_memory.models import MemoryHit
 
 __all__ = ["WORLD_WHY", "asks_the_world", "without_episodes"]
 
-#: Why a recalled episode is left out of the block of a question of the world.
-WORLD_WHY = "an episode, and the request asks about the world, not the user's life"
+#: Why a recalled episode or small talk is left out of the block of a question of the world.
+WORLD_WHY = "not a standing fact, and the request asks about the world, not the user's life"
 
 
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'\u2019-]+")
@@ -55,10 +56,10 @@ def asks_the_world(classes: _Classes, message: str, hits: Sequence[MemoryHit]) -
 
 
 def without_episodes(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
-    """``hits`` with each episode that passed the floor left out (it says why)."""
+    """``hits`` with each episode or small talk that passed the floor left out (it says why)."""
     return [
         h.model_copy(update={"relevant": False, "why": f"{h.why}, but {WORLD_WHY}"})
-        if h.relevant and h.memory.fact_class == EPISODE
+        if h.relevant and h.memory.fact_class in (EPISODE, SMALL_TALK)
         else h
         for h in hits
     ]

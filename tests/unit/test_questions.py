@@ -27,12 +27,13 @@ USER = "world-u"
 BIKE = "User restored a 1970s racing bicycle and sold it to a collector on Saturday."
 TRIP = "User and Keiko are taking the bullet train to Kyoto on 20 March."
 ALLERGY = "User is allergic to penicillin."
+SNOW = "User grumbled that the snow has been heavier than usual this winter."
 
 
 @pytest.fixture(scope="module")
 def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PraxMemory]:
     memory = PraxMemory(MemoryConfig(data_dir=tmp_path_factory.mktemp("world") / "data"))
-    for text, days in ((BIKE, 4), (TRIP, 6), (ALLERGY, 300)):
+    for text, days in ((BIKE, 4), (TRIP, 6), (ALLERGY, 300), (SNOW, 2)):
         memory.remember(USER, text, created_at=NOW - timedelta(days=days))
     yield memory
     memory.close()
@@ -113,6 +114,10 @@ def test_a_question_of_the_world_gets_no_episode(mem: PraxMemory) -> None:
     # the bike was relevant (0.9 and more: the word is shared); the rule left it out, and says so
     [why] = [line.why for line in ctx.omitted if line.text == BIKE]
     assert "relevance 0.9" in why and why.endswith(WORLD_WHY)
+    # nor small talk ("the snow this winter")
+    snow = assemble_context(mem, USER, "Why is there more snow in some winters?", now=NOW)
+    assert SNOW not in {h.memory.content for h in snow.memories}
+    assert next(line.why for line in snow.omitted if line.text == SNOW).endswith(WORLD_WHY)
     # a day named in it opens no diary ("20 March": the trip)
     spring = assemble_context(mem, USER, "Why does spring start on 20 March?", now=NOW)
     assert not spring.dated and TRIP not in {h.memory.content for h in spring.memories}
