@@ -19,6 +19,7 @@ Dates are UTC calendar days: a span is ``[start, end)`` at midnight UTC.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -203,6 +204,7 @@ def _spans(text: str, ref: datetime, *, asked: bool = False) -> list[Span]:
     day = ref.astimezone(UTC).date()
     past = bool(_PAST.search(text)) and not _FUTURE.search(text)
     found: list[_Found] = []
+    sentences = _Sentences(text)
 
     def free(m: re.Match[str]) -> bool:
         return not any(f.start < m.end() and m.start() < f.end for f in found)
@@ -320,7 +322,7 @@ def _spans(text: str, ref: datetime, *, asked: bool = False) -> list[Span]:
     for m in _ORDINAL_DAY.finditer(text):  # "on the 12th", "in April: the 10th, 17th and 24th"
         if not free(m):
             continue
-        within = _context(found, text, m.start())
+        within = _context(found, sentences.of(m.start()), m.start())
         item: re.Match[str] | None = m
         while item is not None:
             d = int(item.group("day"))
@@ -333,7 +335,7 @@ def _spans(text: str, ref: datetime, *, asked: bool = False) -> list[Span]:
             continue
         which = (m.group("which") or "").lower()
         weekday = WEEKDAYS.index(m.group("wd").lower())
-        week = _context(found, text, m.start("wd"), weeks=True)
+        week = _context(found, sentences.of(m.start("wd")), m.start("wd"), weeks=True)
         if week is not None and which in ("", "on"):  # "Monday to Wednesday next week"
             add(m, _days(week.start.date() + timedelta(days=weekday)), "weekday")
         else:
@@ -383,16 +385,16 @@ class _Found:
     kind: str = ""
 
 
-def _context(found: list[_Found], text: str, at: int, *, weeks: bool = False) -> Span | None:
-    """The week or month named in the sentence of ``at`` that a day there is read in.
+def _context(
+    found: list[_Found], bounds: tuple[int, int], at: int, *, weeks: bool = False
+) -> Span | None:
+    """The week or month named in the sentence ``bounds`` of ``at`` that a day is read in.
 
     A day of the month ("the 5th") takes the week or month named before it ("in the first
     week of May, on the 5th"); a weekday takes the one week named anywhere in its sentence
     (``weeks``: "Monday to Wednesday next week").
     """
-    begin = max((e.end() for e in _SENTENCE_END.finditer(text, 0, at)), default=0)
-    after = _SENTENCE_END.search(text, at)
-    stop = after.start() if after else len(text)
+    begin, stop = bounds
     best: Span | None = None
     for f in found:
         length = (f.span.end - f.span.start).days
@@ -403,6 +405,24 @@ def _context(found: list[_Found], text: str, at: int, *, weeks: bool = False) ->
         if fits and not f.span.since:
             best = f.span
     return best
+
+
+class _Sentences:
+    """Where the sentences of a text begin and end (read once, on first use)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._marks: tuple[list[int], list[int]] | None = None
+
+    def of(self, at: int) -> tuple[int, int]:
+        """``(begin, stop)`` of the sentence holding position ``at``."""
+        if self._marks is None:
+            found = list(_SENTENCE_END.finditer(self._text))
+            self._marks = ([m.start() for m in found], [m.end() for m in found])
+        starts, ends = self._marks
+        i = bisect.bisect_right(ends, at)
+        j = bisect.bisect_left(starts, at)
+        return (ends[i - 1] if i else 0, starts[j] if j < len(starts) else len(self._text))
 
 
 def _day_in(span: Span | None, d: int) -> date | None:
