@@ -54,7 +54,9 @@ _WEEKDAYS_ALL = re.compile(
 _JOINED = re.compile(r"(?i:\b(?:every|each)\s+\w+day\s+(?:and|or|&)\s+$)")
 
 
-#: one week named: "Monday to Wednesday next week" is a span of it, not a weekly schedule
+#: one week named in the sentence: "Monday to Wednesday next week" is a span of it, not a
+#: weekly schedule
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 _ONE_WEEK = re.compile(
     r"(?i:\b(?:this|next|last|coming|following)\s+week\b|\bweek\s+(?:of|after\s+next)\b)"
 )
@@ -65,7 +67,7 @@ def recurs(text: str, m: re.Match[str], *, ranges: bool = True) -> bool:
 
     Also "the first Tuesday of each month", a weekday as a kind ("a Saturday morning
     team") and, with ``ranges``, a range of weekdays without "next" or "this" ("works Monday
-    to Wednesday") unless the text names one week ("Monday to Wednesday next week"). A
+    to Wednesday") unless its sentence names one week ("Monday to Wednesday next week"). A
     request reads a range as the coming days (``ranges=False``: "what do I have Monday to
     Wednesday?").
     """
@@ -78,7 +80,10 @@ def recurs(text: str, m: re.Match[str], *, ranges: bool = True) -> bool:
     which = (m.group("which") or "").lower()
     if not ranges or which in ("next", "this", "coming", "this coming", "last"):
         return False
-    return not _ONE_WEEK.search(text) and any(
+    begin = max((e.end() for e in _SENTENCE_END.finditer(text, 0, m.start())), default=0)
+    close = _SENTENCE_END.search(text, m.end())
+    sentence = text[begin : close.start() if close else len(text)]
+    return not _ONE_WEEK.search(sentence) and any(
         r.start() <= m.start("wd") < r.end() for r in _WEEKDAY_RANGE.finditer(text)
     )
 

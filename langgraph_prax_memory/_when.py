@@ -46,9 +46,9 @@ from langgraph_prax_memory._weekdays import WEEKDAY, WEEKDAYS, recurs
 
 __all__ = [
     "Span",
+    "asked_spans",
     "dates_an_episode",
     "envelope",
-    "asked_spans",
     "names_a_day",
     "spans_of",
     "weekdays_in",
@@ -80,9 +80,11 @@ _NTH_WEEK = re.compile(
 )
 # "on the 12th": an ordinal that stands alone (a date), not one before a noun ("the 3rd floor")
 _ORDINAL_DAY = re.compile(
-    r"(?i:\b(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday),?\s+)?the\s+)(?P<day>[0-3]?\d)(?i:st|nd|rd|th)\b"
+    r"(?i:\b(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday),?\s+)?the\s+)"
+    r"(?P<day>[0-3]?\d)(?i:st|nd|rd|th)\b"
     r"(?=\s*(?:$|[.,;:!?)\u2013-]|(?i:at|and|or|to|till|until|for|when|if|so|but|from|in|on|"
-    r"this|next|is|was|i|we|please|then|as|because|since|that|which|with|before|after|between|by|around|about)\b))"
+    r"this|next|is|was|i|we|please|then|as|because|since|that|which|with|before|after|"
+    r"between|by|around|about)\b))"
 )
 #: the next days of a list after "the 10th": ", 17th and 24th"
 _MORE_ORDINAL = re.compile(
@@ -210,9 +212,9 @@ def _spans(text: str, ref: datetime, *, asked: bool = False) -> list[Span]:
         return not any(f.start < m.end() and m.start() < f.end for f in found)
 
     def add(m: re.Match[str], span: Span, kind: str = "") -> None:
-        if _SINCE.search(text[: m.start()]) or m.group(0).lower().startswith("since"):
+        if _SINCE.search(text, 0, m.start()) or m.group(0).lower().startswith("since"):
             span = Span(span.start, span.end, span.here_and_now, since=True)
-        elif asked and _UP_TO.search(text[: m.start()]) and span.end > _midnight(day):
+        elif asked and _UP_TO.search(text, 0, m.start()) and span.end > _midnight(day):
             span = Span(min(span.start, _midnight(day)), span.end)  # "before the 20th"
         found.append(_Found(m.start(), m.end(), span, kind))
 

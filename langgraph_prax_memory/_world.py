@@ -13,6 +13,7 @@ the world".
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from typing import Protocol
@@ -22,6 +23,8 @@ from langgraph_prax_memory.facts import EPISODE, SMALL_TALK, QuestionReader
 from langgraph_prax_memory.models import MemoryHit
 
 __all__ = ["WORLD_WHY", "asks_the_world", "without_episodes"]
+
+logger = logging.getLogger(__name__)
 
 #: Why a recalled episode or small talk is left out of the block of a question of the world.
 WORLD_WHY = "not a standing fact, and the request asks about the world, not the user's life"
@@ -50,9 +53,17 @@ def names_held(message: str, contents: Sequence[str]) -> list[str]:
 
 
 def asks_the_world(classes: _Classes, message: str, hits: Sequence[MemoryHit]) -> bool:
-    """Whether ``message`` asks about the world rather than the person's life."""
+    """Whether ``message`` asks about the world rather than the person's life.
+
+    ``False`` when the reader cannot answer (the embedding model down, its weights
+    unreadable): the block is then what it was before the reader, never lost.
+    """
     names = names_held(message, [h.memory.content for h in hits])
-    return classes.questions().of_the_world(message, names)
+    try:
+        return classes.questions().of_the_world(message, names)
+    except Exception as exc:  # a judgement that adds to the block, never one it rests on
+        logger.warning("question reader unavailable, read as the person's: %s", exc)
+        return False
 
 
 def without_episodes(hits: Sequence[MemoryHit]) -> list[MemoryHit]:

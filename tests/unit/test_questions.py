@@ -155,3 +155,18 @@ def test_the_docstring_examples_run(name: str) -> None:
 
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+def test_a_reader_that_cannot_answer_leaves_the_block_as_before(
+    mem: PraxMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fault injection: the reader's model down reads every request as the person's."""
+    from langgraph_prax_memory.errors import EmbeddingError
+
+    def down() -> QuestionReader:
+        raise EmbeddingError("embedding model unreachable")
+
+    monkeypatch.setattr(mem.ltm.classes, "questions", down)
+    ctx = assemble_context(mem, USER, "Who invented the bicycle?", now=NOW)
+    assert BIKE in {h.memory.content for h in ctx.memories}  # as before the reader
+    assert ALLERGY in {h.memory.content for h in ctx.memories}

@@ -256,3 +256,6 @@ def test_a_memory_reads_its_deadline_and_schedule_as_said() -> None:
     # "works Monday to Wednesday" is a routine, in a memory as before
     assert spans_of("User works night shifts from Monday to Wednesday.", REF) == []
     assert weekdays_of("User is in Berlin Monday to Wednesday next week.") == set()
+    # the week named must be the range's sentence's
+    schedule = "User works Monday to Wednesday. Next week she is off."
+    assert weekdays_of(schedule) == {0, 1, 2}
