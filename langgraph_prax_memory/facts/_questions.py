@@ -189,7 +189,7 @@ class QuestionReader:
         self._ready()
 
     def score(self, text: str) -> float:
-        """The classifier's score: above 0, a question of the world."""
+        """The classifier's score: above :meth:`bar`, a question of the world."""
         weights = self._ready()
         return float(_features(np.asarray([self._embed(text)], dtype=np.float64))[0] @ weights[:-1])
 
