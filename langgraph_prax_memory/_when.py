@@ -109,6 +109,12 @@ _BETWEEN = re.compile(r"(?i:\bbetween\s*(?:the\s+)?)$")
 _UP_TO = re.compile(r"(?i:\b(?:before|by|until|till|up\s+to)\s*(?:the\s+)?)$")
 #: a month named as the topic: "May — what's already fixed?", "April: plan it"
 _TOPIC = re.compile(r"\s*(?:[\u2013\u2014:]|-\s)")
+#: a time that comes back every year: a month or feast in its sentence names no one span
+#: ("swims in the sea all year round, even in January", "usually in Spain in August")
+_EVERY_YEAR = re.compile(
+    r"(?i:\b(?:every|each)\s+(?:year|winter|summer|spring|autumn|fall)\b|\ball\s+year\b|"
+    r"\byear[-\s]round\b|\bannually\b|\byearly\b|\busually\b|\balways\b)"
+)
 #: the end of a sentence
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 # a month alone is a span after a preposition or with a year ("in January", "May 2027"),
@@ -272,13 +278,18 @@ def _spans(text: str, ref: datetime, *, asked: bool = False) -> list[Span]:
         if free(m) and not _MEASURE.search(text[: m.start()]):
             length = _unit_days(m.group("unit"), _count(m.group("n")))
             add(m, _days(day + timedelta(days=length)))
+
+    def yearly(m: re.Match[str]) -> bool:  # "swims all year round, even in January"
+        begin, stop = sentences.of(m.start())
+        return _EVERY_YEAR.search(text, begin, stop) is not None
+
     for m in _FEAST.finditer(text):
-        if free(m):
+        if free(m) and not yearly(m):
             (month, d), length = _FEASTS[m.group("feast").lower()]
             year = _nearest_year(day, month, d)
             add(m, _days(date(year, month, d), length))
     for m in _MOVABLE_FEAST.finditer(text):
-        if free(m):
+        if free(m) and not yearly(m):
             feast = m.group("feast").lower()
             year = min(
                 (day.year - 1, day.year, day.year + 1),
@@ -306,6 +317,8 @@ def _spans(text: str, ref: datetime, *, asked: bool = False) -> list[Span]:
     for m in _BARE_MONTH.finditer(text):
         topic = _TOPIC.match(text, m.end()) is not None  # "May — what's already fixed?"
         if not free(m) or not (m.group("pre") or m.group("year") or topic):
+            continue
+        if not m.group("year") and yearly(m):
             continue
         month = _month_of(m.group("month"))
         pre = (m.group("pre") or "").strip().lower()

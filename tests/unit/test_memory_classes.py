@@ -607,3 +607,17 @@ def test_memories_dated_by_an_earlier_reading_are_dated_again_on_upgrade(tmp_pat
             upgraded, "u-dates", "What have I got on the 18th?", limit=3, now=said
         )
         assert [h.memory.id for h in hits] == [tour]
+
+
+def test_a_habit_with_a_month_in_it_stays_standing(real: PraxMemory) -> None:
+    """"All year round, even in January" is no date: before session 12 the month made the
+    habit an episode (``fact_by`` "date"), to decay away."""
+    from datetime import UTC, datetime
+
+    mid = real.remember(
+        "u-habit",
+        "Ingrid swims in the sea all year round, even in January.",
+        created_at=datetime(2026, 12, 1, tzinfo=UTC),
+    )
+    got = real.get("u-habit", mid)
+    assert got is not None and got.fact_class == STANDING and got.fact_by != "date"

@@ -95,6 +95,10 @@ def test_spans_read(text: str, expected: list[str]) -> None:
         # a unit measured, not a day to come (session 9)
         "How many minutes are there in a week?",
         "How much does a nurse earn in a year?",
+        # a time that comes back every year names no one span (session 12)
+        "Ingrid swims in the sea all year round, even in January.",
+        "User is usually in Spain in August.",
+        "Every year the family goes to Kraków over Christmas.",
         # a month is a whole word (session 12: "in Maya" read May)
         "Does the dog stay in Maya's flat?",
         "User lives in Mayfair and works in Marchmont Street.",
@@ -248,6 +252,12 @@ def test_what_a_request_asks(text: str, expected: list[str]) -> None:
     from langgraph_prax_memory._when import asked_spans
 
     assert [str(s) for s in asked_spans(text, REF)] == expected
+
+
+def test_a_yearly_time_is_read_only_in_its_own_sentence() -> None:
+    text = "User always swims in the lake. The family visits in January."
+    assert _read(text) == ["2027-01-01..2027-01-31"]
+    assert _read("User got married in June 2019, as always.") == ["2019-06-01..2019-06-30"]
 
 
 def test_a_memory_reads_its_deadline_and_schedule_as_said() -> None:
