@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from langgraph_prax_memory.facts._classifier import _cache_dir
+
 __all__ = ["QuestionReader", "question_examples", "speaks_of_self"]
 
 logger = logging.getLogger(__name__)
@@ -81,15 +83,6 @@ def question_examples() -> list[tuple[bool, str]]:
             raise ValueError(f"{_DATA.name}: unknown kind {kind!r}")
         out.append((kind == "world", text.strip()))
     return out
-
-
-def _cache_dir() -> Path:
-    configured = os.environ.get("MEMORY_CLASSIFIER_CACHE_DIR", "").strip()
-    if configured:
-        return Path(configured)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("langgraph-prax-memory")) / "fact-classifier"
 
 
 class QuestionReader:
