@@ -610,8 +610,10 @@ def test_memories_dated_by_an_earlier_reading_are_dated_again_on_upgrade(tmp_pat
 
 
 def test_a_habit_with_a_month_in_it_stays_standing(real: PraxMemory) -> None:
-    """ "All year round, even in January" is no date: before session 12 the month made the
-    habit an episode (``fact_by`` "date"), to decay away."""
+    """A habit's month is no date ("all year round, even in January").
+
+    Before session 12 the month made the habit an episode (``fact_by`` "date"), to decay away.
+    """
     from datetime import UTC, datetime
 
     mid = real.remember(
