@@ -54,9 +54,10 @@ _WEEKDAYS_ALL = re.compile(
 _JOINED = re.compile(r"(?i:\b(?:every|each)\s+\w+day\s+(?:and|or|&)\s+$)")
 
 
+#: the end of a sentence (also read by ``_when``)
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 #: one week named in the sentence: "Monday to Wednesday next week" is a span of it, not a
 #: weekly schedule
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 _ONE_WEEK = re.compile(
     r"(?i:\b(?:this|next|last|coming|following)\s+week\b|\bweek\s+(?:of|after\s+next)\b)"
 )

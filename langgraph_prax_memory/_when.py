@@ -42,7 +42,7 @@ from langgraph_prax_memory._calendar import (
     _week,
     _weekday,
 )
-from langgraph_prax_memory._weekdays import WEEKDAY, WEEKDAYS, recurs
+from langgraph_prax_memory._weekdays import _SENTENCE_END, WEEKDAY, WEEKDAYS, recurs
 
 __all__ = [
     "Span",
@@ -115,8 +115,6 @@ _EVERY_YEAR = re.compile(
     r"(?i:\b(?:every|each)\s+(?:year|winter|summer|spring|autumn|fall)\b|\ball\s+year\b|"
     r"\byear[-\s]round\b|\bannually\b|\byearly\b|\busually\b|\balways\b)"
 )
-#: the end of a sentence
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 # a month alone is a span after a preposition or with a year ("in January", "May 2027"),
 # never as the first word of "May I ..."
 _BARE_MONTH = re.compile(
@@ -202,8 +200,12 @@ def spans_of(text: str, ref: datetime) -> list[Span]:
         >>> spans_of("User plays cricket on Saturday mornings.", ref)
         []
     """
+    return _read(text, ref, asked=False)
+
+
+def _read(text: str, ref: datetime, *, asked: bool) -> list[Span]:
     try:
-        return _spans(text, ref)
+        return _spans(text, ref, asked=asked)
     except (ValueError, OverflowError):  # a span past the calendar's ends (year 1, 9999)
         return []
 
@@ -379,10 +381,7 @@ def asked_spans(text: str, now: datetime) -> list[Span]:
         >>> [str(s) for s in asked_spans("Any deadlines before the end of the month?", now)]
         ['2027-03-10..2027-03-31']
     """
-    try:
-        spans = _spans(text, now, asked=True)
-    except (ValueError, OverflowError):
-        return []
+    spans = _read(text, now, asked=True)
     return [
         s
         for s in spans
