@@ -307,3 +307,23 @@ def test_a_person_is_named_with_a_capital() -> None:
     assert names_in("Kasia's birthday is on the 10th.", {"kasia"}) == {"kasia"}
     assert names_in("I will call the garage later.", {"will"}) == set()  # not Will
     assert names_in("Will's school play is on Friday.", {"will"}) == {"will"}
+
+
+def test_the_diary_of_the_days_comes_before_their_routines(tmp_path: Path) -> None:
+    """Session 12: an episode dated in the days asked comes before a routine on their
+    weekdays, however much nearer the routine's words are to the request."""
+    from langgraph_prax_memory._dated import dated_episodes
+
+    with PraxMemory(MemoryConfig(data_dir=tmp_path)) as memory:
+        gym = "User goes to the gym every Monday morning before work."
+        dentist = "Dentist appointment on 7 December at 15:00."
+        for text in (gym, dentist):
+            memory.remember(USER, text, created_at=NOW - timedelta(days=2))
+        hits, _ = dated_episodes(
+            memory, USER, "What's on at the gym next Monday morning?", limit=1, now=NOW
+        )
+        assert [h.memory.content for h in hits] == [dentist]
+        both, _ = dated_episodes(
+            memory, USER, "What's on at the gym next Monday morning?", limit=2, now=NOW
+        )
+        assert [h.memory.content for h in both] == [dentist, gym]
