@@ -37,7 +37,7 @@ from langgraph_prax_memory.consolidation._rule_patterns import (
 from langgraph_prax_memory.consolidation._smalltalk import (
     _GENERIC,
     asks,
-    is_junk,
+    junk_reason,
     without_response,
 )
 
@@ -550,11 +550,13 @@ def _fact(
     clauses = own_statements(said)
     # a sentence is judged clause by clause: "been on my feet all day, I'm a receptionist
     # at a vet surgery" keeps the receptionist and loses the day
-    kept = [
-        c
+    why = [
+        junk_reason(c, entities=[t for t in things if t.lower() in c.lower()], change=changed)
         for c in clauses
-        if not is_junk(c, entities=[t for t in things if t.lower() in c.lower()], change=changed)
-    ]
+    ]  # a clause junk by its verb's aspect alone is kept for the model to judge
+    read = list(zip(clauses, why, strict=True))
+    kept = [c for c, w in read if w != "junk"]
+    tentative = [third_person(subject, c) for c, w in read if w == "aspect"]
     if not kept:
         return None
     if len(kept) < len(clauses):
@@ -578,6 +580,7 @@ def _fact(
     return ExtractedFact(
         content=third_person(subject, with_subject(sentence)),
         statements=[third_person(subject, c) for c in clauses] if len(clauses) > 1 else [],
+        tentative=tentative,
         importance=importance,
         tags=tags,
         confidence=confidence,

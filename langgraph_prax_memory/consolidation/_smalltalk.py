@@ -32,6 +32,7 @@ __all__ = [
     "asks",
     "is_junk",
     "is_transient",
+    "junk_reason",
     "names_in",
     "small_talk_to_drop",
     "without_response",
@@ -209,9 +210,13 @@ _TRANSIENT = re.compile(
     r"|^(?:I|we)(?:'m| am|'re| are)\s+(?:\w+ly\s+|so\s+|just\s+)?(?:eating|drinking|having|"
     r"grabbing|making|cooking|watching|waiting|sitting|standing|walking|heading|leaving|going|"
     r"coming|logging|checking|reading|sleeping|napping|resting|chilling|relaxing|cleaning|"
-    r"showering|getting|taking|typing|looking|stuck|at|in|on|out|off|back|almost|about)\b",
+    r"showering|getting|taking|typing|looking|stuck|out|off|back|almost|about)\b"
+    r"|^(?:I|we)(?:'m| am|'re| are)\s+just\s+(?:at|in|on)\b",
     re.I,
 )
+#: Being somewhere, said in the present ("I'm at the gym", "I'm on nights at the
+#: warehouse"): the moment or a standing arrangement, which the words alone do not tell.
+_BEING_AT = re.compile(r"^(?:I|we)(?:'m| am|'re| are)\s+(?:\w+ly\s+|so\s+)?(?:at|in|on)\b", re.I)
 
 
 #: A statement about the conversation itself: what was said, asked or meant, or a reaction
@@ -239,12 +244,32 @@ _EVENT_ASPECT = re.compile(
     r"^(?:\w+,?\s+)?(?:I|we|my\s+\w+)(?:"
     r"(?:'m| am|'re| are| was| were)\s+(?:\w+ly\s+|just\s+|so\s+|still\s+|now\s+)?\w+ing\b"
     r"|(?:'ve| have)\s+been\s+(?:\w+ly\s+|just\s+)?\w+ing\b"
-    r"|\s+(?:\w+ly\s+|just\s+|almost\s+|only\s+|really\s+|also\s+|finally\s+)?"
-    r"(?:\w+ed|was|were|had|went|got|did|made|took|saw|came|left|ate|drank|forgot|sent|told|"
-    r"said|spent|lost|found|met|ran|bought|broke|fell|slept|woke|heard|felt|thought|knew|"
-    r"didn't|did not|couldn't|could not|wasn't|weren't)\b"
+    r"|\s+just\s+(?:\w+ed|was|were|had|went|got|did|made|took|saw|came|left|ate|drank|"
+    r"forgot|sent|told|said|spent|lost|found|met|ran|bought|broke|fell|slept|woke|heard|felt)\b"
     r"|(?:'ll| will|'d| would| had better| shall|'m going to| am going to|'m gonna| am gonna|"
     r"'m about to| am about to)\b(?!\s+(?:rather|prefer|sooner)\b))",  # "I'd rather": a taste
+    re.I,
+)
+
+
+#: A past event told in the simple past ("I had a long day", "my train was late", "I switched
+#: onto the day rota"): a moment that has passed, or a change whose result lasts, which the
+#: words alone do not tell (:func:`junk_reason`).
+_PAST = re.compile(
+    r"^(?:\w+,?\s+)?(?:I|we|my\s+\w+)\s+"
+    r"(?:\w+ly\s+|almost\s+|only\s+|really\s+|also\s+|finally\s+)?"
+    r"(?:\w+ed|was|were|had|went|got|did|made|took|saw|came|left|ate|drank|forgot|sent|told|"
+    r"said|spent|lost|found|met|ran|bought|broke|fell|slept|woke|heard|felt|thought|knew|"
+    r"didn't|did not|couldn't|could not|wasn't|weren't)\b",
+    re.I,
+)
+
+
+#: The past of a verb of changing what one has, uses or belongs to ("switched onto the day
+#: rota", "ported my number", "cancelled the gym", "gave up meat"): its result lasts.
+_CHANGED = re.compile(
+    r"\b(?:switched|swapped|changed|transferred|ported|migrated|converted|upgraded|"
+    r"downgraded|replaced|cancell?ed|quit|joined|resigned|signed up|enrol(?:l)?ed|gave up)\b",
     re.I,
 )
 
@@ -297,11 +322,27 @@ def is_transient(body: str) -> bool:
         >>> is_transient("I'm planning to move to Canada next year.")
         False
     """
+    return _transient(body) is not None
+
+
+def _transient(body: str) -> str | None:
+    """Why a sentence speaks of the here and now: ``"moment"``, ``"aspect"`` or None.
+
+    ``"aspect"``: only by its verb's aspect, a simple past ("I switched onto the day rota")
+    or being somewhere ("I'm on nights at the warehouse"), which tells a passing moment
+    from a lasting change or arrangement no better than the words around it do.
+    """
     if _NOW.search(body) is not None and _LASTING.search(body) is None:
-        return True  # "walking the dog at the moment": the moment wins over the dog
+        return "moment"  # "walking the dog at the moment": the moment wins over the dog
     if _DURABLE.search(body) is not None:
-        return False
-    return any(p.search(body) is not None for p in (_TRANSIENT, _ABOUT_THE_TALK, _EVENT_ASPECT))
+        return None
+    if any(p.search(body) is not None for p in (_TRANSIENT, _ABOUT_THE_TALK, _EVENT_ASPECT)):
+        return "moment"
+    if _PAST.search(body) is not None and _CHANGED.search(body) is not None:
+        return None  # a change, told as what happened: "I switched onto the day rota"
+    if _PAST.search(body) is not None or _BEING_AT.search(body) is not None:
+        return "aspect"
+    return None
 
 
 def is_junk(text: str, *, entities: Sequence[str] = (), change: bool = False) -> bool:
@@ -328,20 +369,42 @@ def is_junk(text: str, *, entities: Sequence[str] = (), change: bool = False) ->
         >>> is_junk("hmm ok I'll export it as pdf then"), is_junk("ok so I'm a nurse")
         (True, False)
     """
+    return junk_reason(text, entities=entities, change=change) is not None
+
+
+def junk_reason(text: str, *, entities: Sequence[str] = (), change: bool = False) -> str | None:
+    """Why :func:`is_junk` calls a sentence small talk (None: it does not).
+
+    ``"aspect"`` when nothing but its verb's aspect does (a simple past, being somewhere:
+    :func:`_transient`): the rule-based extractor keeps such a statement *tentatively*, for
+    the memory's model to judge (consolidation keeps it when it reads as a standing fact or
+    as a change: :func:`tentative_to_drop`). ``"junk"`` for every other reason.
+
+    Example:
+        >>> junk_reason("I'm on nights at the warehouse"), junk_reason("I love it!")
+        ('aspect', 'junk')
+        >>> junk_reason("I switched onto the day rota at work") is None
+        True
+        >>> junk_reason("I'm going to grab lunch."), junk_reason("I'm a nurse.") is None
+        ('junk', True)
+    """
     body = _said(text)  # "hmm ok I'll export it then": what follows the particle is said
     if not body or asks(body):
-        return True  # a question or a request: asked of the assistant, not said of the speaker
+        return "junk"  # a question or a request: asked of the assistant, not of the speaker
     if body[:1] in "'\"‘“":
-        return True  # about quoted words ("'can't be bothered' is perfect"), not the speaker
+        return "junk"  # about quoted words ("'can't be bothered' is perfect"), not the speaker
     if entities:
-        return False
-    if not change and is_transient(body):
-        return True
+        return None
+    why = None if change else _transient(body)
+    if why == "moment":
+        return "junk"
     words = [w.lower().strip("'’.-") for w in _WORD.findall(body)]
     content = [w for w in words if w and w not in _GENERIC and not w.isdigit()]
     if not content:
-        return True
-    return _DEICTIC_OBJECT.search(body) is not None and len(content) <= 2
+        return "junk"
+    if _DEICTIC_OBJECT.search(body) is not None and len(content) <= 2:
+        return "junk"
+    return why
 
 
 def without_small_talk(

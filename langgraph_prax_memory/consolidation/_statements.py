@@ -17,6 +17,13 @@ judged by the memory-class classifier, the same judgement as every other door:
   with the clause before it, whatever its class.
 
 A sentence whose clauses are all kept and none is a standing fact is stored as it was said.
+
+A statement the extractor could not tell from a passing moment by its words (``ExtractedFact.
+tentative``: a simple past, "I had a long day" or "I switched onto the day rota"; being
+somewhere, "I'm at the gym" or "I'm on nights at the warehouse") is judged here by the
+memory's model: kept when the classifier reads a standing fact as surely as the standing
+bar, otherwise left out as small talk (:func:`tentative_to_drop`). A change told in the
+past ("I switched onto the day rota") is no such statement: its verb says its result lasts.
 """
 
 from __future__ import annotations
@@ -40,12 +47,14 @@ if TYPE_CHECKING:
     from langgraph_prax_memory._parts import MemoryParts
     from langgraph_prax_memory.consolidation._models import ConsolidationResult
 
-__all__ = ["by_statement", "plan_statements"]
+__all__ = ["by_statement", "plan_statements", "tentative_to_drop"]
 
 logger = logging.getLogger(__name__)
 
 #: The key of a memory item that lists its sentence's statements (not stored).
 STATEMENTS_KEY = "_statements"
+#: The key of a memory item that lists its tentative statements (not stored).
+TENTATIVE_KEY = "_tentative"
 
 
 def _join(content: str, clauses: Sequence[str]) -> str:
@@ -153,6 +162,32 @@ def plan_statements(
     return out, dropped
 
 
+def tentative_to_drop(classes: Sequence[FactClass | None]) -> list[bool]:
+    """Which tentative statements to leave out: those not read as a sure standing fact.
+
+    Pure: ``classes`` are the statements' classes (None: not judged, kept). An episode is
+    left out too: the words could not tell the event from the moment, and the classifier
+    reading an event does not either ("I had a long meeting").
+
+    Example:
+        >>> tentative_to_drop(
+        ...     [FactClass("standing", "work", 0.9), FactClass("standing", "routine", 0.4),
+        ...      FactClass("episode", "event", 0.9), None]
+        ... )
+        [False, True, True, False]
+    """
+    return [
+        c is not None and not (c.fact_class == STANDING and c.confidence >= STANDING_CONFIDENCE)
+        for c in classes
+    ]
+
+
+def _listed(item: dict[str, Any]) -> list[str]:
+    """An item's statements: those listed, or its content when it lists fewer than two."""
+    statements = [str(s) for s in item.get(STATEMENTS_KEY) or ()]
+    return statements if len(statements) > 1 else [str(item.get("content", ""))]
+
+
 def by_statement(
     parts: MemoryParts,
     items: list[dict[str, Any]],
@@ -165,13 +200,21 @@ def by_statement(
     Items without statements pass as they are; the others become the memories
     :func:`plan_statements` keeps (each a copy of the item with its own content and the
     names it still mentions). Clauses left out as small talk are counted in
-    ``small_talk_dropped``. A classifier that cannot run (the model down) keeps every
-    sentence whole.
+    ``small_talk_dropped``, as are tentative statements the model does not keep
+    (:func:`tentative_to_drop`). A classifier that cannot run (the model down) keeps every
+    sentence whole, tentative statements included.
     """
-    listed = [i for i in items if len(i.get(STATEMENTS_KEY) or ()) > 1]
+    private = (STATEMENTS_KEY, TENTATIVE_KEY)
+    listed = [i for i in items if len(i.get(STATEMENTS_KEY) or ()) > 1 or i.get(TENTATIVE_KEY)]
     if not listed:
-        return [{k: v for k, v in i.items() if k != STATEMENTS_KEY} for i in items]
-    texts = [str(s) for i in listed for s in i[STATEMENTS_KEY]]
+        return [{k: v for k, v in i.items() if k not in private} for i in items]
+    flat = [(item, s) for item in listed for s in _listed(item)]
+    texts = [s for _, s in flat]
+    tentative = [  # a statement judged by the model: the item's only one, or one it lists
+        j
+        for j, (item, s) in enumerate(flat)
+        if item.get(TENTATIVE_KEY) and (len(_listed(item)) == 1 or s in item[TENTATIVE_KEY])
+    ]
     found: list[FactClass | None]
     try:
         found = list(parts.ltm.classes.classifier().classify(texts))
@@ -179,17 +222,27 @@ def by_statement(
         logger.debug("statements kept whole: %s", exc)
         found = [None] * len(texts)
     drops = small_talk_to_drop(texts, found, grammar=parts.ltm.config.class_grammar)
+    gate = tentative_to_drop([found[j] for j in tentative])
+    for j, drop in zip(tentative, gate, strict=True):
+        drops[j] = drops[j] or drop
     out: list[dict[str, Any]] = []
     at = 0
     for item in items:
-        statements = [str(s) for s in item.get(STATEMENTS_KEY) or ()]
-        base = {k: v for k, v in item.items() if k != STATEMENTS_KEY}
-        if len(statements) < 2:
+        base = {k: v for k, v in item.items() if k not in private}
+        if not (len(item.get(STATEMENTS_KEY) or ()) > 1 or item.get(TENTATIVE_KEY)):
             out.append(base)
             continue
+        statements = _listed(item)
         classes = found[at : at + len(statements)]
         dropping = drops[at : at + len(statements)]
         at += len(statements)
+        if len(statements) == 1:
+            if dropping[0]:
+                result.small_talk_dropped += 1
+                logger.info("not stored (a passing moment): %r", str(base["content"])[:80])
+            else:
+                out.append(base)
+            continue
         contents, dropped = plan_statements(
             str(item["content"]),
             statements,

@@ -37,7 +37,11 @@ from langgraph_prax_memory.consolidation._models import (
     SourceState,
 )
 from langgraph_prax_memory.consolidation._smalltalk import DROP_CONFIDENCE, without_small_talk
-from langgraph_prax_memory.consolidation._statements import STATEMENTS_KEY, by_statement
+from langgraph_prax_memory.consolidation._statements import (
+    STATEMENTS_KEY,
+    TENTATIVE_KEY,
+    by_statement,
+)
 from langgraph_prax_memory.consolidation._supersede import SupersedeStage
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
@@ -437,6 +441,11 @@ class WriteStage(SupersedeStage):
                         "_timed": known is not None,
                         **({"_replaces": list(fact.replaces_ids)} if fact.replaces_ids else {}),
                         **({STATEMENTS_KEY: list(fact.statements)} if whole else {}),
+                        **(
+                            {TENTATIVE_KEY: list(fact.tentative)}
+                            if fact.tentative and len(text) <= limit
+                            else {}
+                        ),
                     }
                 )
         return items

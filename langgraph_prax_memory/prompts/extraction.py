@@ -285,6 +285,13 @@ class ExtractedFact(_Item):
         "the rule-based extractor for a sentence of several clauses; consolidation keeps "
         "those that are not small talk and stores a standing fact among them on its own)",
     )
+    tentative: SkipJsonSchema[list[str]] = Field(
+        default_factory=list,
+        description="the statements of `content` (or `content` itself) the rule-based "
+        "extractor could not tell from a passing moment by their words (a simple past, being "
+        "somewhere): consolidation keeps them when the memory's classifier reads a standing "
+        "fact",
+    )
 
     @field_validator("importance", mode="before")
     @classmethod

@@ -1,0 +1,109 @@
+"""A statement the rule path cannot tell from a passing moment by its words (issue 38).
+
+"I'm on the early shift at the bakery" and "I'm on the bus" are both being somewhere; "I had
+a long meeting" and "I swapped my landline for a mobile plan" are both the simple past. The
+rule-based extractor used to drop all four as small talk of the moment, losing the shift and
+the change. Now a verb of changing keeps its statement (its result lasts), and a statement
+transient by its verb's aspect alone is kept *tentatively*: consolidation stores it only when
+the memory's classifier reads a standing fact as surely as the standing bar. The sentences
+were written for these tests (not taken from a benchmark's data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from langgraph_prax_memory import MemoryConfig, PraxMemory
+from langgraph_prax_memory.consolidation import Consolidator, RuleBasedExtractor, TraceLogSource
+from langgraph_prax_memory.consolidation._smalltalk import is_junk, junk_reason
+from langgraph_prax_memory.consolidation._statements import tentative_to_drop
+from langgraph_prax_memory.facts import FactClass
+
+from .conftest import NOW
+
+
+@pytest.mark.parametrize(
+    ("said", "why"),
+    [
+        ("I'm on the early shift at the bakery, 5am to 1pm", "aspect"),
+        ("I'm at the gym", "aspect"),
+        ("I had a long meeting with the auditors", "aspect"),
+        ("I swapped my landline for a mobile-only plan", None),  # a verb of changing
+        ("I cancelled the cleaner", None),
+        ("I'm back from the shops", "junk"),  # coming back: the moment
+        ("I just woke up", "junk"),
+        ("I'm going to grab lunch", "junk"),
+        ("I'm a pharmacist", None),
+    ],
+)
+def test_why_a_statement_reads_as_the_moment(said: str, why: str | None) -> None:
+    assert junk_reason(said) == why
+    assert is_junk(said) == (why is not None)  # the hygiene report's reading is unchanged
+
+
+def test_a_tentative_statement_is_kept_only_as_a_sure_standing_fact() -> None:
+    classes = [
+        FactClass("standing", "work", 0.8),
+        FactClass("standing", "possession", 0.5),  # under the standing bar
+        FactClass("episode", "event", 0.95),
+        None,  # not judged (the model down): kept
+    ]
+    assert tentative_to_drop(classes) == [False, True, True, False]
+
+
+def test_the_extractor_lists_what_it_keeps_tentatively() -> None:
+    out = RuleBasedExtractor().extract(
+        ["user: I'm on the early shift at the bakery, 5am to 1pm, and my feet are killing me"]
+    )
+    assert out.facts, "the shift was dropped as small talk"
+    fact = out.facts[0]
+    assert "early shift at the bakery" in fact.content
+    assert any("early shift" in t for t in fact.tentative)
+
+
+@pytest.fixture
+def mem(tmp_path: Path) -> Iterator[PraxMemory]:
+    memory = PraxMemory(MemoryConfig(data_dir=tmp_path / "data"))
+    yield memory
+    memory.close()
+
+
+def _stored(mem: PraxMemory, tmp_path: Path, user: str, lines: list[str]) -> list[str]:
+    trace = tmp_path / f"{user}.log"
+    trace.write_text("".join(f"user: {line}\n" for line in lines), encoding="utf-8")
+    Consolidator(mem).run(user, TraceLogSource(trace), now=NOW)
+    return [m.content for m in mem.list_memories(user, limit=100) if m.summary_level == "raw"]
+
+
+def test_consolidation_keeps_a_standing_arrangement_and_a_change(
+    mem: PraxMemory, tmp_path: Path
+) -> None:
+    """Fails when being somewhere or a change told in the past is dropped as the moment."""
+    stored = _stored(
+        mem,
+        tmp_path,
+        "ana",
+        [
+            "I'm on the early shift at the bakery, 5am to 1pm, four days a week",
+            "I swapped my landline for a mobile-only plan with Three",
+        ],
+    )
+    assert any("early shift at the bakery" in s for s in stored), stored
+    assert any("mobile-only plan" in s for s in stored), stored
+
+
+def test_consolidation_leaves_out_a_moment_told_in_the_past(
+    mem: PraxMemory, tmp_path: Path
+) -> None:
+    """Fails when a tentative statement is stored whatever the model reads."""
+    stored = _stored(
+        mem,
+        tmp_path,
+        "ben",
+        ["I left my umbrella on the train again", "I'm allergic to kiwi fruit"],
+    )
+    assert not any("umbrella" in s for s in stored), stored
+    assert any("kiwi" in s for s in stored), stored
