@@ -32,6 +32,7 @@ from langgraph_prax_memory.consolidation._models import (
     ExtractedRelation,
     Extraction,
 )
+from langgraph_prax_memory.consolidation._rule_patterns import DIETS
 from langgraph_prax_memory.consolidation._rules import SINGLE_VALUED, SUPERSEDES_CURRENT
 from langgraph_prax_memory.graph import GraphStore
 
@@ -63,8 +64,7 @@ CATEGORIES: dict[str, frozenset[str]] = {
         "chat": "slack|discord|teams|microsoft teams|zulip|mattermost|email|phone|whatsapp|"
         "signal|telegram",
         "frontend": "react|vue|svelte|angular|solid|htmx",
-        "diet": "vegan|vegetarian|meat|fish|keto|paleo|pescatarian|flexitarian|gluten-free|"
-        "dairy-free|carnivore|omnivore",
+        "diet": "meat|fish|" + DIETS.replace("-", " "),  # one list of diets (the extractor's)
         "transport": "bike|car|train|bus|subway|metro|scooter|walking|cycling|driving",
         "time of day": "mornings|evenings|nights|afternoons|morning|evening|night|afternoon",
         "music": "jazz|rock|pop|classical|hip hop|techno|metal|folk|blues|country|podcasts",

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from qdrant_client import models as qm
 
 from langgraph_prax_memory.consolidation._normalize import third_person
+from langgraph_prax_memory.consolidation._rule_patterns import DIETS, RESTRICTIONS
 from langgraph_prax_memory.errors import EmbeddingError
 from langgraph_prax_memory.graph import entity_id
 from langgraph_prax_memory.retrieval import ltm_filter, validity_filter
@@ -78,7 +79,7 @@ _CUES: dict[str, re.Pattern[str]] = {
     "prefers": re.compile(
         r"\b(prefer\w*|like[sd]?|lov\w+|enjoy\w*|favou?rite|fan|use[sd]?|using|into|"
         r"drink\w*|eat\w*|eats|play\w*|watch\w*|listen\w*|read\w*|rid\w+|takes?|goes|"
-        r"drive\w*|wear\w*|vegan|vegetarian|diet)\b",
+        rf"drive\w*|wear\w*|{DIETS}|{RESTRICTIONS}|diet)\b",
         re.I,
     ),
     "works_on": re.compile(r"\b(work\w*|build\w*|develop\w*|project|busy)\b", re.I),
