@@ -75,8 +75,15 @@ CLASSES_KEY = "prax_fact_classes"
 #: called an episode or small talk is read again for a main clause that holds now (the grammar);
 #: 4: read again as the grammar reads since session 9 (a note without its subject, a name the
 #: parser never saw, a time months ahead dating its clause only); 5: the days each memory
-#: names read again (session 12: ranges, a day in its month or week, next week's weekday)
-CLASSES_VERSION = 5
+#: names read again (session 12: ranges, a day in its month or week, next week's weekday);
+#: 6: a bare weekday beside a recurring one is the routine's (session 13), and an episode by
+#: days no longer read is read again as a text
+CLASSES_VERSION = 6
+
+
+def _dated(payload: dict[str, Any]) -> bool:
+    """Whether a stored memory records days it names."""
+    return payload.get("when_start") is not None
 
 
 def _term_text(payload: dict[str, Any]) -> str:
@@ -398,7 +405,7 @@ class MemoryClasses:
         return len(updates)
 
     def _reread_stored(self, store: QdrantVectorStore, user_id: str) -> int:
-        """Read again the memories the text reading did not call standing (``CLASSES_VERSION`` 4).
+        """Read again the memories the text reading did not call standing (versions 4 and 6).
 
         Memories classified before the grammar of what holds now (docs/context.md, "Memory
         classes", step 5), or before its latest reading, keep their class unless the reading
@@ -407,7 +414,7 @@ class MemoryClasses:
         """
         if not self.ltm.config.class_grammar:
             return 0
-        by_text = models.FieldCondition(key="fact_by", match=models.MatchValue(value="text"))
+        by_text = models.FieldCondition(key="fact_by", match=models.MatchAny(any=["text", "date"]))
         standing = models.FieldCondition(key="fact_class", match=models.MatchValue(value=STANDING))
         points = store.scroll(
             user_id,
@@ -415,6 +422,9 @@ class MemoryClasses:
             limit=10**9,
             with_vector=True,
         )
+        # an episode by its days whose days are no longer read (version 6: "every Sunday
+        # here (Saturday evening there)" named no Saturday) is read again as a text
+        points = [p for p in points if p.payload.get("fact_by") == "text" or not _dated(p.payload)]
         updates: dict[str, dict[str, Any]] = {}
         for start in range(0, len(points), _CHUNK):
             chunk = points[start : start + _CHUNK]

@@ -91,6 +91,7 @@ class _Why:
         self.spans = ""
         self.coming = False
         self.people: dict[str, set[str]] = {}
+        self.called: set[str] = set()
 
     def date(
         self, dated: Sequence[MemoryHit], spans: Sequence[object], people: Collection[str] = ()
@@ -106,6 +107,7 @@ class _Why:
         self.people = {
             h.memory.id: names for h in dated if (names := names_in(h.memory.content, people))
         }
+        self.called = set(people)
 
     def _standing(self, hit: MemoryHit) -> str:
         """What makes ``hit`` a standing fact, in a few words (``""``: not known here)."""
@@ -137,9 +139,16 @@ class _Why:
                 else ""
             )
             what = self._standing(hit)
+            called = names_in(hit.memory.content, self.called)
+            order = (
+                f"names {', '.join(n.title() for n in sorted(called))}, whom the request calls "
+                "by their relation to the user, then by relevance + importance"
+                if called
+                else "by relevance + importance"
+            )
             why = (
                 f"{what + '; ' if what else ''}given whatever is asked: "
-                f"#{self.profile[hit.memory.id]} of the profile tier by relevance + importance, "
+                f"#{self.profile[hit.memory.id]} of the profile tier {order}, "
                 f"within profile_chars ({self.profile_chars}){said}"
             )
             return ContextLine("standing fact", text, why, hit)

@@ -67,26 +67,40 @@ def recurs(text: str, m: re.Match[str], *, ranges: bool = True) -> bool:
     """Whether the weekday ``m`` found is a recurring time ("Sundays", "every Friday").
 
     Also "the first Tuesday of each month", a weekday as a kind ("a Saturday morning
-    team") and, with ``ranges``, a range of weekdays without "next" or "this" ("works Monday
-    to Wednesday") unless its sentence names one week ("Monday to Wednesday next week"). A
+    team"), a bare weekday in the sentence of a recurring one ("every Sunday morning here
+    (Saturday evening at home)"; not one marked "on", "this", "next" nor in a sentence that
+    names one week) and, with ``ranges``, a range of weekdays without "next" or "this"
+    ("works Monday to Wednesday") unless its sentence names one week ("Monday to Wednesday
+    next week"). A
     request reads a range as the coming days (``ranges=False``: "what do I have Monday to
     Wednesday?").
     """
+    if _recurs_itself(text, m):
+        return True
+    which = (m.group("which") or "").lower()
+    begin = max((e.end() for e in _SENTENCE_END.finditer(text, 0, m.start())), default=0)
+    close = _SENTENCE_END.search(text, m.end())
+    end = close.start() if close else len(text)
+    if not which and not _ONE_WEEK.search(text, begin, end):
+        # a bare weekday beside a recurring one is the same routine, told another way
+        # ("video call every Sunday morning Hobart time (Saturday evening in Chile)")
+        others = (o for o in WEEKDAY.finditer(text, begin, end) if o.start("wd") != m.start("wd"))
+        if any(_recurs_itself(text, o) for o in others):
+            return True
+    if not ranges or which in ("next", "this", "coming", "this coming", "last"):
+        return False
+    return not _ONE_WEEK.search(text, begin, end) and any(
+        r.start() <= m.start("wd") < r.end() for r in _WEEKDAY_RANGE.finditer(text)
+    )
+
+
+def _recurs_itself(text: str, m: re.Match[str]) -> bool:
+    """Whether the weekday ``m`` recurs by its own words (plural, "every", "of each month")."""
     before = text[: m.start("wd")]
     if m.group("plural") or m.group("part") or _RECURRING.search(before) or _JOINED.search(before):
         return True
     after = text[m.end("wd") :]
-    if _NTH_OF_MONTH.search(after) or _SHARED_PART.search(after):
-        return True
-    which = (m.group("which") or "").lower()
-    if not ranges or which in ("next", "this", "coming", "this coming", "last"):
-        return False
-    begin = max((e.end() for e in _SENTENCE_END.finditer(text, 0, m.start())), default=0)
-    close = _SENTENCE_END.search(text, m.end())
-    sentence = text[begin : close.start() if close else len(text)]
-    return not _ONE_WEEK.search(sentence) and any(
-        r.start() <= m.start("wd") < r.end() for r in _WEEKDAY_RANGE.finditer(text)
-    )
+    return bool(_NTH_OF_MONTH.search(after) or _SHARED_PART.search(after))
 
 
 def weekdays_of(text: str) -> frozenset[int]:

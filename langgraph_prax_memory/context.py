@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import logging
-import re
 import threading
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -23,15 +21,15 @@ from langgraph_prax_memory._context_lines import (
     _Why,
 )
 from langgraph_prax_memory._context_lines import CONTEXT_TIERS as CONTEXT_TIERS
-from langgraph_prax_memory._dated import dated_episodes
+from langgraph_prax_memory._dated import dated_episodes, names_in
+from langgraph_prax_memory._kin import kin_in
 from langgraph_prax_memory._untrusted import quote_for_prompt
 from langgraph_prax_memory._validation import to_utc, utcnow
 from langgraph_prax_memory._world import asks_the_world, without_episodes
 from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError, MemoryValidationError
-from langgraph_prax_memory.facts import subject_of
 from langgraph_prax_memory.models import Memory, MemoryHit
 from langgraph_prax_memory.prompts.context_check import ContextJudgement, context_check_messages
-from langgraph_prax_memory.retrieval import json_object, kin_named, text_of, user_kin
+from langgraph_prax_memory.retrieval import json_object, text_of
 from langgraph_prax_memory.stm import StmEntry
 
 if TYPE_CHECKING:
@@ -179,12 +177,19 @@ def _profile_weight(m: Memory) -> float:
     return m.importance
 
 
-def _profile_order(facts: Sequence[MemoryHit], weight: float) -> list[MemoryHit]:
-    """Standing facts by calibrated relevance to the request plus ``weight`` × importance."""
+def _profile_order(
+    facts: Sequence[MemoryHit], weight: float, people: Collection[str] = ()
+) -> list[MemoryHit]:
+    """Standing facts by calibrated relevance to the request plus ``weight`` × importance.
+
+    Those naming ``people`` (whom the request calls by their relation to the user: "my
+    mother" is Verónica) come first: they are about whom the request is about.
+    """
     own = {h.memory.id: (h.score if h.relevance is None else h.relevance) for h in facts}
     return sorted(
         facts,
         key=lambda h: (
+            not names_in(h.memory.content, people),
             -(own[h.memory.id] + weight * (_profile_weight(h.memory) - 0.5)),
             h.memory.id,
         ),
@@ -234,13 +239,14 @@ def select_memories(
     importance_weight: float = 0.5,
     floor: bool = True,
     dated: Sequence[MemoryHit] = (),
+    people: Collection[str] = (),
 ) -> tuple[list[MemoryHit], list[MemoryHit], list[MemoryHit]]:
     """The context's long-term memories: relevant hits, dated episodes, standing facts.
 
     Recalled hits that pass the floor (all of them with ``floor=False``) come first, by
     score; then the ``dated`` episodes not among them (the dated tier, in their order);
-    then the standing facts not among them, by relevance and importance, within
-    ``profile_chars``; the whole section stays within ``ltm_chars``.
+    then the standing facts not among them, by relevance and importance (those naming
+    ``people`` first), within ``profile_chars``; the whole section stays within ``ltm_chars``.
 
     Returns:
         ``(memories, profile, left_out)``: what goes in the block in its order, the standing
@@ -269,7 +275,7 @@ def select_memories(
         used += size
     profile: list[MemoryHit] = []
     spent = 0
-    for fact in _profile_order(facts, importance_weight):
+    for fact in _profile_order(facts, importance_weight, people):
         if fact.memory.id in seen:
             continue
         size = 1 + len(_line(fact))
@@ -363,7 +369,8 @@ def assemble_context(
             # only what reaches the block is strengthened (below-floor hits are not recalled)
             hits = memory.recall(user_id, message, k=k, now=now, reinforce=False)
             facts = memory.standing_facts(user_id, message, now=now) if budget > 0 else []
-            people = _kin_in(message, facts)
+            people, theirs = kin_in(memory, user_id, message, facts, now)
+            facts = [*facts, *theirs]
             world = cfg.world_questions and asks_the_world(memory.ltm.classes, message, hits)
             hits = without_episodes(hits) if world else hits
             dated, spans = dated_episodes(
@@ -402,6 +409,7 @@ def assemble_context(
                 importance_weight=cfg.profile_importance_weight,
                 floor=cfg.relevance_floor,
                 dated=dated,
+                people=people,
             )
             in_block = {h.memory.id for h in chosen}
             passed = {h.memory.id for h in hits if h.relevant or not cfg.relevance_floor}
@@ -425,26 +433,6 @@ def assemble_context(
         lines=tuple(lines),
         omitted=tuple(omitted),
     )
-
-
-_MY = re.compile(r"\b(?:my|our)\b", re.I)
-
-
-def _kin_in(message: str, facts: Sequence[MemoryHit]) -> set[str]:
-    """The names of the people ``message`` calls by their relation to the user ("my wife").
-
-    As the user's standing facts give them (one name to a relation); the user's own name
-    is the subject most of them open with, when a third of them do.
-    """
-    if not _MY.search(message) or not facts:
-        return set()
-    contents = [h.memory.content for h in facts]
-    subjects = [s for c in contents if (s := subject_of(c)) is not None]
-    owner = None
-    if subjects:
-        top, count = Counter(subjects).most_common(1)[0]
-        owner = top if count * 3 >= len(contents) else None
-    return kin_named(message, user_kin(contents, owner))
 
 
 def _checked(

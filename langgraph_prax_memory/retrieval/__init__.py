@@ -41,7 +41,11 @@ __all__ += ["CosineScale", "is_standing", "json_object", "profile_filter", "text
 
 # for the context's dated tier (the people a request calls by their relation to the user)
 # and the long-term memory's class service (langgraph_prax_memory._classes)
-from langgraph_prax_memory.retrieval._persons import kin_named, user_kin  # noqa: E402
+from langgraph_prax_memory.retrieval._persons import (  # noqa: E402
+    kin_named,
+    relation_words,
+    user_kin,
+)
 from langgraph_prax_memory.retrieval._recall import HISTORY_FIELD as HISTORY_FIELD  # noqa: E402
 
-__all__ += ["kin_named", "user_kin"]
+__all__ += ["kin_named", "relation_words", "user_kin"]

@@ -45,6 +45,7 @@ __all__ = [
     "asked_people",
     "named_readings",
     "person_of",
+    "relation_words",
     "words_after",
 ]
 
@@ -414,6 +415,39 @@ def user_kin(contents: Collection[str], owner: str | None = None) -> dict[str, s
                 name, at = _name_at(words, k)
                 if name is not None and words[at][:1].isupper():
                     out.setdefault(relation[1], set()).add(name)
+    return out
+
+
+def relation_words(message: str) -> set[str]:
+    """The words of the relations ``message`` calls people by ("my mother"), every spelling.
+
+    The relation's own word and those for the same person ("mother", "mum", "mom", "mam");
+    a generic word ("my kids") gives every word of its kind. What the user's memories may
+    call that person by.
+
+    Example:
+        >>> sorted(relation_words("Write something to my mother."))
+        ['mam', 'mom', 'mother', 'mum']
+        >>> relation_words("What is the capital of Peru?")
+        set()
+    """
+    words = _WORD.findall(message)
+    out: set[str] = set()
+    for i, word in enumerate(words):
+        if word.casefold() not in ("my", "our"):
+            continue
+        j = i + 1
+        while j < len(words) and _bare(words[j]) in _MODIFIERS:
+            j += 1
+        relation = RELATIONS.get(_bare(words[j])) if j < len(words) else None
+        if relation is None:
+            continue
+        kind, specific = relation
+        out |= {
+            w
+            for w, (k, s) in RELATIONS.items()
+            if k == kind and (specific is None or s == specific)
+        }
     return out
 
 

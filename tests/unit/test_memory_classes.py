@@ -601,7 +601,7 @@ def test_memories_dated_by_an_earlier_reading_are_dated_again_on_upgrade(tmp_pat
         assert (got[roof]["when_start"], got[roof]["when_end"]) == (march[11], march[11] + day)
         assert not got[roof].get("weekdays")  # cleared: "next Thursday" is no routine
         assert got[same] == before[same]  # unchanged, and not written
-        assert store.metadata()[CLASSES_KEY] == CLASSES_VERSION == 5
+        assert store.metadata()[CLASSES_KEY] == CLASSES_VERSION == 6
         # the dated tier finds the tour on a day inside it (the engine's filter on the days)
         hits, _ = dated_episodes(
             upgraded, "u-dates", "What have I got on the 18th?", limit=3, now=said
