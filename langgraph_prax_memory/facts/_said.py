@@ -82,10 +82,27 @@ def _says_what_it_is_about(doc: Any) -> bool:
         }
         words = [t for t in verb.subtree if t.i not in others]
         if not any(
-            t.lower_ in _POINTING and t.dep_ in _ARGUMENTS and _points_at_nothing(t) for t in words
+            (t.lower_ in _POINTING and t.dep_ in _ARGUMENTS and _points_at_nothing(t))
+            or _shown_subject(t)
+            for t in words
         ):
             return True
     return False
+
+
+def _shown_subject(det: Any) -> bool:
+    """Whether ``det`` makes its clause's subject a thing shown, not named ("This traffic").
+
+    A demonstrative determiner of a subject points at what the speaker has before them, as a
+    pointing pronoun does: read later, "This traffic will finish User" is about nothing.
+    Unless the same noun came before it ("User bought a bike; this bike is ...").
+    """
+    head = det.head
+    if det.dep_ != "det" or det.lower_ not in _POINTING or det.lower_ == "it":
+        return False
+    if head.dep_ not in ("nsubj", "nsubjpass") or head.pos_ != "NOUN":
+        return False
+    return not any(t.lower_ == head.lower_ for t in det.doc[: det.i])
 
 
 def stands_alone(texts: Sequence[str]) -> list[bool]:

@@ -216,6 +216,8 @@ POINTING_AT_NOTHING = [
     "User keeps losing it.",
     "It's right on the edge of User's memory.",
     "User always assumed that was normal.",
+    "This humidity is going to finish User.",  # a subject shown, not named (session 13)
+    "These new boots are killing User.",
 ]
 STANDING_ALONE = [
     "User bought an old Volvo in spring and it has never broken down.",  # antecedent before
@@ -224,6 +226,9 @@ STANDING_ALONE = [
     "User's sister lent them a tent and they take it on every trip.",  # "them": the person
     "User has a tablet but rarely uses it.",
     "User is allergic to kiwi.",
+    "User bought a tandem and this tandem is their pride and joy.",  # the noun came before
+    "After that podcast User went vegan.",  # not a subject
+    "This spring User is training for a triathlon.",  # a time, not a subject
 ]
 
 
