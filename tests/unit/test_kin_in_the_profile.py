@@ -1,13 +1,13 @@
 """The people a request calls by their relation, in the profile tier; a weekday beside a routine.
 
-"Can my father join the five-a-side on Tuesday?": the user's memories say who the father is ("User's
-dad Tomás lives in Porto"), and that fact is about whom the request is about, though it
-shares no word with it ("father" / "dad") and other facts match it better. The profile tier gives the standing facts naming
-the person first; when the facts scored for the request do not include the one that binds
-the relation, the user's standing facts are read once more for the relation's words, every
-spelling of it. And a routine told in two time zones ("every Sunday morning here, Saturday
-evening at home") names no Saturday: the fact stays standing. Sentences written for these
-tests (not from a benchmark's data).
+"Can my father join the five-a-side on Tuesday?": the user's memories say who the father
+is ("User's dad Tomás lives in Porto"), and that fact is about whom the request is about,
+though it shares no word with it ("father" / "dad") and other facts match it better. The
+profile tier gives the standing facts naming the person first; when the facts scored for
+the request do not include the one that binds the relation, the user's standing facts are
+read once more for the relation's words, every spelling of it. And a routine told in two
+time zones ("every Sunday morning here, Saturday evening at home") names no Saturday: the
+fact stays standing. Sentences written for these tests (not from a benchmark's data).
 """
 
 from __future__ import annotations
