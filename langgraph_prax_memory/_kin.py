@@ -13,6 +13,7 @@ join the profile tier's candidates. The context block orders the facts that name
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -20,11 +21,14 @@ from datetime import datetime
 from typing import Protocol
 
 from langgraph_prax_memory._dated import names_in
+from langgraph_prax_memory.errors import BackendUnavailable, EmbeddingError
 from langgraph_prax_memory.facts import subject_of
 from langgraph_prax_memory.models import MemoryHit
 from langgraph_prax_memory.retrieval import kin_named, relation_words, user_kin
 
 __all__ = ["kin_in", "named_kin"]
+
+logger = logging.getLogger(__name__)
 
 
 class _Facts(Protocol):
@@ -66,7 +70,8 @@ def kin_in(
 
     ``facts`` are the user's standing facts scored for the message; ``more`` the standing
     facts outside them that name one of the people, read for the relation's words when
-    ``facts`` name no one (one more scoring of the user's standing facts, only then).
+    ``facts`` name no one (one more scoring of the user's standing facts, only then; a
+    scoring that fails leaves ``more`` empty and the block as it was).
     """
     words = relation_words(message)
     if not words:
@@ -75,7 +80,11 @@ def kin_in(
     if people:
         return people, []
     seen = {h.memory.id for h in facts}
-    read = memory.standing_facts(user_id, " ".join(sorted(words)), now=now)
+    try:
+        read = memory.standing_facts(user_id, " ".join(sorted(words)), now=now)
+    except (BackendUnavailable, EmbeddingError) as exc:  # the block keeps what it has
+        logger.warning("the facts of whom the request calls by relation were not read: %s", exc)
+        return people, []
     more = [h for h in read if h.memory.id not in seen]
     people = named_kin(message, [*facts, *more])
     return people, [h for h in more if names_in(h.memory.content, people)]

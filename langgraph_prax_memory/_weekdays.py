@@ -67,9 +67,9 @@ def recurs(text: str, m: re.Match[str], *, ranges: bool = True) -> bool:
     """Whether the weekday ``m`` found is a recurring time ("Sundays", "every Friday").
 
     Also "the first Tuesday of each month", a weekday as a kind ("a Saturday morning
-    team"), a bare weekday in the sentence of a recurring one ("every Sunday morning here
-    (Saturday evening at home)"; not one marked "on", "this", "next" nor in a sentence that
-    names one week) and, with ``ranges``, a range of weekdays without "next" or "this"
+    team"), a bare weekday in brackets after a recurring one, which restates it ("every
+    Sunday morning here (Saturday evening at home)") and, with ``ranges``, a range of
+    weekdays without "next" or "this"
     ("works Monday to Wednesday") unless its sentence names one week ("Monday to Wednesday
     next week"). A
     request reads a range as the coming days (``ranges=False``: "what do I have Monday to
@@ -81,10 +81,11 @@ def recurs(text: str, m: re.Match[str], *, ranges: bool = True) -> bool:
     begin = max((e.end() for e in _SENTENCE_END.finditer(text, 0, m.start())), default=0)
     close = _SENTENCE_END.search(text, m.end())
     end = close.start() if close else len(text)
-    if not which and not _ONE_WEEK.search(text, begin, end):
-        # a bare weekday beside a recurring one is the same routine, told another way
-        # ("video call every Sunday morning Hobart time (Saturday evening in Chile)")
-        others = (o for o in WEEKDAY.finditer(text, begin, end) if o.start("wd") != m.start("wd"))
+    opened = text.rfind("(", begin, m.start("wd"))
+    if not which and opened >= 0 and text.find(")", opened, m.start("wd")) < 0:
+        # a bare weekday in brackets after a recurring one restates it ("video call every
+        # Sunday morning Hobart time (Saturday evening in Chile)"): the same routine
+        others = WEEKDAY.finditer(text, begin, opened)
         if any(_recurs_itself(text, o) for o in others):
             return True
     if not ranges or which in ("next", "this", "coming", "this coming", "last"):

@@ -369,7 +369,7 @@ def assemble_context(
             # only what reaches the block is strengthened (below-floor hits are not recalled)
             hits = memory.recall(user_id, message, k=k, now=now, reinforce=False)
             facts = memory.standing_facts(user_id, message, now=now) if budget > 0 else []
-            people, theirs = kin_in(memory, user_id, message, facts, now)
+            people, theirs = kin_in(memory, user_id, message, facts, now) if budget else ((), [])
             facts = [*facts, *theirs]
             world = cfg.world_questions and asks_the_world(memory.ltm.classes, message, hits)
             hits = without_episodes(hits) if world else hits

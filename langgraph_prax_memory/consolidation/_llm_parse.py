@@ -231,7 +231,8 @@ def _coerce_items(kind: str, raw: Any) -> tuple[list[Any], list[str]]:
             if old in data and new not in data:
                 data[new] = data.pop(old)
         data.setdefault("confidence", None)  # unstated → UNSTATED_CONFIDENCE → review
-        for internal in ("replaces_ids", "statements"):  # set by the pipeline, not the model
+        # set by the pipeline, not the model
+        for internal in ("replaces_ids", "statements", "tentative"):
             data.pop(internal, None)
         try:
             out.append(model.model_validate(data))

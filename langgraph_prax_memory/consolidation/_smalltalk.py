@@ -210,13 +210,9 @@ _TRANSIENT = re.compile(
     r"|^(?:I|we)(?:'m| am|'re| are)\s+(?:\w+ly\s+|so\s+|just\s+)?(?:eating|drinking|having|"
     r"grabbing|making|cooking|watching|waiting|sitting|standing|walking|heading|leaving|going|"
     r"coming|logging|checking|reading|sleeping|napping|resting|chilling|relaxing|cleaning|"
-    r"showering|getting|taking|typing|looking|stuck|out|off|back|almost|about)\b"
-    r"|^(?:I|we)(?:'m| am|'re| are)\s+just\s+(?:at|in|on)\b",
+    r"showering|getting|taking|typing|looking|stuck|at|in|on|out|off|back|almost|about)\b",
     re.I,
 )
-#: Being somewhere, said in the present ("I'm at the gym", "I'm on nights at the
-#: warehouse"): the moment or a standing arrangement, which the words alone do not tell.
-_BEING_AT = re.compile(r"^(?:I|we)(?:'m| am|'re| are)\s+(?:\w+ly\s+|so\s+)?(?:at|in|on)\b", re.I)
 
 
 #: A statement about the conversation itself: what was said, asked or meant, or a reaction
@@ -265,11 +261,14 @@ _PAST = re.compile(
 )
 
 
-#: The past of a verb of changing what one has, uses or belongs to ("switched onto the day
-#: rota", "ported my number", "cancelled the gym", "gave up meat"): its result lasts.
+#: The speaker's past of a verb of changing what they use or belong to, as the main verb,
+#: from one thing to another ("I switched onto the day rota", "we swapped the landline for a
+#: mobile plan", "I ported my number to giffgaff"): its result lasts. Not another subject's
+#: ("my train was cancelled"), nor a change with nothing it changed to ("I changed my shirt").
 _CHANGED = re.compile(
-    r"\b(?:switched|swapped|changed|transferred|ported|migrated|converted|upgraded|"
-    r"downgraded|replaced|cancell?ed|quit|joined|resigned|signed up|enrol(?:l)?ed|gave up)\b",
+    r"^(?:\w+,?\s+)?(?:I|we)\s+(?:\w+ly\s+|finally\s+|also\s+|just\s+)?"
+    r"(?:switched|swapped|changed|moved|transferred|ported|migrated|converted|upgraded|"
+    r"downgraded)\b[^.,;!?]*?\b(?:to|onto|into|over|for)\b",
     re.I,
 )
 
@@ -328,9 +327,10 @@ def is_transient(body: str) -> bool:
 def _transient(body: str) -> str | None:
     """Why a sentence speaks of the here and now: ``"moment"``, ``"aspect"`` or None.
 
-    ``"aspect"``: only by its verb's aspect, a simple past ("I switched onto the day rota")
-    or being somewhere ("I'm on nights at the warehouse"), which tells a passing moment
-    from a lasting change or arrangement no better than the words around it do.
+    ``"aspect"``: only by its verb's aspect, the simple past ("I had a long meeting", "I
+    moved the car"), which tells a passing moment from a lasting change no better than the
+    words around it do; the speaker's past of a verb of changing ("I switched onto the day
+    rota") is no moment at all.
     """
     if _NOW.search(body) is not None and _LASTING.search(body) is None:
         return "moment"  # "walking the dog at the moment": the moment wins over the dog
@@ -338,9 +338,9 @@ def _transient(body: str) -> str | None:
         return None
     if any(p.search(body) is not None for p in (_TRANSIENT, _ABOUT_THE_TALK, _EVENT_ASPECT)):
         return "moment"
-    if _PAST.search(body) is not None and _CHANGED.search(body) is not None:
+    if _CHANGED.search(body) is not None:
         return None  # a change, told as what happened: "I switched onto the day rota"
-    if _PAST.search(body) is not None or _BEING_AT.search(body) is not None:
+    if _PAST.search(body) is not None:
         return "aspect"
     return None
 
@@ -375,13 +375,13 @@ def is_junk(text: str, *, entities: Sequence[str] = (), change: bool = False) ->
 def junk_reason(text: str, *, entities: Sequence[str] = (), change: bool = False) -> str | None:
     """Why :func:`is_junk` calls a sentence small talk (None: it does not).
 
-    ``"aspect"`` when nothing but its verb's aspect does (a simple past, being somewhere:
+    ``"aspect"`` when nothing but its verb's aspect does (the simple past:
     :func:`_transient`): the rule-based extractor keeps such a statement *tentatively*, for
-    the memory's model to judge (consolidation keeps it when it reads as a standing fact or
-    as a change: :func:`tentative_to_drop`). ``"junk"`` for every other reason.
+    the memory's classifier to judge (consolidation keeps it when it reads a sure standing
+    fact: ``_statements.tentative_to_drop``). ``"junk"`` for every other reason.
 
     Example:
-        >>> junk_reason("I'm on nights at the warehouse"), junk_reason("I love it!")
+        >>> junk_reason("I had a long meeting"), junk_reason("I love it!")
         ('aspect', 'junk')
         >>> junk_reason("I switched onto the day rota at work") is None
         True

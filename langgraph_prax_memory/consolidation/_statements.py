@@ -19,11 +19,11 @@ judged by the memory-class classifier, the same judgement as every other door:
 A sentence whose clauses are all kept and none is a standing fact is stored as it was said.
 
 A statement the extractor could not tell from a passing moment by its words (``ExtractedFact.
-tentative``: a simple past, "I had a long day" or "I switched onto the day rota"; being
-somewhere, "I'm at the gym" or "I'm on nights at the warehouse") is judged here by the
-memory's model: kept when the classifier reads a standing fact as surely as the standing
-bar, otherwise left out as small talk (:func:`tentative_to_drop`). A change told in the
-past ("I switched onto the day rota") is no such statement: its verb says its result lasts.
+tentative``: the simple past, "I had a long day", "I sold the old bike") is judged here by
+the memory's model: kept when the classifier reads a standing fact from its text as surely
+as the standing bar, otherwise left out as small talk (:func:`tentative_to_drop`). A change
+told in the past ("I switched onto the day rota") is no such statement: its verb says its
+result lasts. A fact longer than ``max_content_chars`` is cut into parts and not judged.
 """
 
 from __future__ import annotations
@@ -165,9 +165,11 @@ def plan_statements(
 def tentative_to_drop(classes: Sequence[FactClass | None]) -> list[bool]:
     """Which tentative statements to leave out: those not read as a sure standing fact.
 
-    Pure: ``classes`` are the statements' classes (None: not judged, kept). An episode is
-    left out too: the words could not tell the event from the moment, and the classifier
-    reading an event does not either ("I had a long meeting").
+    Pure: ``classes`` are the statements' classes (None: not judged, kept). Standing by
+    the text's own reading: the grammar's reading of what holds now sits at the bar itself,
+    no surer than the words were. An episode is left out too: the words could not tell the
+    event from the moment, and the classifier reading an event does not either ("I had a
+    long meeting").
 
     Example:
         >>> tentative_to_drop(
@@ -177,7 +179,10 @@ def tentative_to_drop(classes: Sequence[FactClass | None]) -> list[bool]:
         [False, True, True, False]
     """
     return [
-        c is not None and not (c.fact_class == STANDING and c.confidence >= STANDING_CONFIDENCE)
+        c is not None
+        and not (
+            c.fact_class == STANDING and c.confidence >= STANDING_CONFIDENCE and c.by == "text"
+        )
         for c in classes
     ]
 

@@ -97,6 +97,10 @@ _TITLES = frozenset(
     {"professor", "prof", "dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "sir", "dame", "rev",
      "reverend", "captain", "coach"}
 )  # fmt: skip
+# the verbs that tell a relation of a kind without its word ("Johan is seeing someone, Pia")
+_BONDS: dict[str, set[str]] = {
+    "spouse": {"dating", "seeing", "married", "marrying", "engaged", "wed", "divorced"},
+}
 # a question word or a word that asks for the people of a person's life
 _ASKS_PEOPLE = frozenset({"who", "whom", "whose", "family", "relatives", "related", "married"})
 _WORD = re.compile(r"[^\W\d_][\w'\u2019-]*", re.UNICODE)
@@ -309,6 +313,12 @@ def about_other_person(
             and any(w in RELATIONS and _same_relation(RELATIONS[w], relation) for w in words)
         ):
             return False  # "Tomasz and Agnieszka have a son" for Tomasz's son
+        if (
+            person.relation is None
+            and person.owner == owner
+            and _BONDS.get(relation[0], set()) & set(words)
+        ):
+            return False  # "Johan is seeing someone, Pia" for Johan's girlfriend
     for name in asked.names:
         if name in names_of or (name in words and asked.people_words):
             return False  # about them; or mentions them, and the question asks about people
@@ -399,7 +409,7 @@ def user_kin(contents: Collection[str], owner: str | None = None) -> dict[str, s
         >>> kin = user_kin(["My wife Kasia is a pharmacist.", "Dad is Kofi; mum Akosua sells yams.",
         ...                 "My daughter Emma lives in Perth with her husband Josh."])
         >>> {r: sorted(n) for r, n in sorted(kin.items())}
-        {'daughter': ['emma'], 'father': ['kofi'], 'wife': ['kasia']}
+        {'daughter': ['emma'], 'father': ['kofi'], 'mother': ['akosua'], 'wife': ['kasia']}
     """
     out: dict[str, set[str]] = {}
     for content in contents:

@@ -67,8 +67,10 @@ def test_a_bare_weekday_beside_a_recurring_one_is_the_routine() -> None:
     said = datetime(2026, 5, 6, tzinfo=UTC)
     habit = "They video call every Sunday morning here (Saturday evening at home)."
     assert spans_of(habit, said) == []
-    # marked as a date, or in another sentence, it stays one
+    # marked as a date, unmarked outside brackets, or in another sentence, it stays one
     assert len(spans_of("Swims every Monday and on Saturday flies to Rome.", said)) == 1
+    assert len(spans_of("I swim every Monday but Saturday I have a wedding.", said)) == 1
+    assert len(spans_of("Tennis on Tuesdays; Thursday I'm meeting Ana.", said)) == 1
     assert len(spans_of("Swims every Monday. Saturday is the party.", said)) == 1
 
 
@@ -80,7 +82,9 @@ def test_an_episode_by_days_no_longer_read_is_read_again_on_upgrade(tmp_path: Pa
         "User's sister Ines lives in Lima; they talk every Sunday morning (Saturday night there)."
     )
     mid = mem.remember("u-up", text, created_at=NOW)
+    trip = mem.remember("u-up", "User flies to Lima on Saturday.", created_at=NOW)
     store = mem.ltm.store()
+    kept = dict(store.retrieve("u-up", [trip])[0].payload)
     saturday = datetime(2026, 5, 9, tzinfo=UTC).timestamp()
     old = {  # as the reading before session 13 stored it: Saturday the 9th, an episode by date
         mid: {
@@ -101,3 +105,16 @@ def test_an_episode_by_days_no_longer_read_is_read_again_on_upgrade(tmp_path: Pa
         assert got is not None and got.fact_class == "standing"
         point = upgraded.ltm.store().retrieve("u-up", [mid])[0]
         assert point.payload.get("when_start") is None
+        # an episode still dated by its days is left as it was
+        assert upgraded.ltm.store().retrieve("u-up", [trip])[0].payload == kept
+
+
+def test_a_verb_of_a_bond_tells_the_relation_it_does_not_name() -> None:
+    """ "Johan is seeing someone, Pia" answers who Johan's girlfriend is (persons reading)."""
+    from langgraph_prax_memory.retrieval._persons import Person, about_other_person, asked_people
+
+    asked = asked_people("What's the name of Johan's new girlfriend?", {"johan"})
+    seeing = {"mentioned", "he's", "seeing", "someone", "pia"}
+    assert not about_other_person(Person("johan"), seeing, asked, {})
+    # a memory about Johan that tells no bond is still not about his girlfriend
+    assert about_other_person(Person("johan"), {"works", "in", "it"}, asked, {})

@@ -263,6 +263,9 @@ def test_a_request_to_remember_keeps_its_material_and_a_day_is_no_name() -> None
         "langgraph_prax_memory.consolidation._smalltalk",
         "langgraph_prax_memory.consolidation._normalize",
         "langgraph_prax_memory.facts._cues",
+        "langgraph_prax_memory.consolidation._statements",
+        "langgraph_prax_memory.consolidation._resolve",
+        "langgraph_prax_memory.retrieval._persons",
     ],
 )
 def test_the_examples_of_the_readings_hold(module: str) -> None:

@@ -26,7 +26,7 @@ from .conftest import NOW
     "said",
     [
         "I'm with Santander for my mortgage and the app is awful",
-        "I'm with EE and the signal in the kitchen is rubbish",
+        "I'm with Vodafone and the signal in the kitchen is rubbish",
     ],
 )
 def test_a_provider_is_not_a_partner(said: str) -> None:
