@@ -19,7 +19,7 @@ judged by the memory-class classifier, the same judgement as every other door:
 A sentence whose clauses are all kept and none is a standing fact is stored as it was said.
 
 A statement the extractor could not tell from a passing moment by its words (``ExtractedFact.
-tentative``: the simple past, "I had a long day", "I sold the old bike") is judged here by
+tentative``: the simple past, "I had a long day", "I lost the bet") is judged here by
 the memory's model: kept when the classifier reads a standing fact from its text as surely
 as the standing bar, otherwise left out as small talk (:func:`tentative_to_drop`). A change
 told in the past ("I switched onto the day rota") is no such statement: its verb says its
