@@ -76,8 +76,8 @@ CLASSES_KEY = "prax_fact_classes"
 #: 4: read again as the grammar reads since session 9 (a note without its subject, a name the
 #: parser never saw, a time months ahead dating its clause only); 5: the days each memory
 #: names read again (session 12: ranges, a day in its month or week, next week's weekday);
-#: 6: a bare weekday beside a recurring one is the routine's (session 13), and an episode by
-#: days no longer read is read again as a text
+#: 6: a bare weekday in brackets after a recurring one is the routine's (session 13), and an
+#: episode by days no longer read is read again as a text
 CLASSES_VERSION = 6
 
 

@@ -69,11 +69,9 @@ def recurs(text: str, m: re.Match[str], *, ranges: bool = True) -> bool:
     Also "the first Tuesday of each month", a weekday as a kind ("a Saturday morning
     team"), a bare weekday in brackets after a recurring one, which restates it ("every
     Sunday morning here (Saturday evening at home)") and, with ``ranges``, a range of
-    weekdays without "next" or "this"
-    ("works Monday to Wednesday") unless its sentence names one week ("Monday to Wednesday
-    next week"). A
-    request reads a range as the coming days (``ranges=False``: "what do I have Monday to
-    Wednesday?").
+    weekdays without "next" or "this" ("works Monday to Wednesday") unless its sentence
+    names one week ("Monday to Wednesday next week"). A request reads a range as the coming
+    days (``ranges=False``: "what do I have Monday to Wednesday?").
     """
     if _recurs_itself(text, m):
         return True
