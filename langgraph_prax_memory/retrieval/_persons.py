@@ -441,8 +441,20 @@ def relation_words(message: str) -> set[str]:
         >>> relation_words("What is the capital of Peru?")
         set()
     """
-    words = _WORD.findall(message)
     out: set[str] = set()
+    for kind, specific in _called(message):
+        out |= {
+            w
+            for w, (k, s) in RELATIONS.items()
+            if k == kind and (specific is None or s == specific)
+        }
+    return out
+
+
+def _called(message: str) -> list[tuple[str, str | None]]:
+    """The relations ``message`` calls people by: "my" or "our", modifiers, a relation word."""
+    words = _WORD.findall(message)
+    out: list[tuple[str, str | None]] = []
     for i, word in enumerate(words):
         if word.casefold() not in ("my", "our"):
             continue
@@ -450,14 +462,8 @@ def relation_words(message: str) -> set[str]:
         while j < len(words) and _bare(words[j]) in _MODIFIERS:
             j += 1
         relation = RELATIONS.get(_bare(words[j])) if j < len(words) else None
-        if relation is None:
-            continue
-        kind, specific = relation
-        out |= {
-            w
-            for w, (k, s) in RELATIONS.items()
-            if k == kind and (specific is None or s == specific)
-        }
+        if relation is not None:
+            out.append(relation)
     return out
 
 
@@ -475,20 +481,8 @@ def kin_named(message: str, kin: Mapping[str, set[str]]) -> set[str]:
         >>> kin_named("Plan a dinner for my sister.", {"wife": {"kasia"}})
         set()
     """
-    words = _WORD.findall(message)
     out: set[str] = set()
-    for i, word in enumerate(words):
-        if word.casefold() not in ("my", "our"):
-            continue
-        j = i + 1
-        while j < len(words) and _bare(words[j]) in _MODIFIERS:
-            j += 1
-        if j >= len(words):
-            continue
-        relation = RELATIONS.get(_bare(words[j]))
-        if relation is None:
-            continue
-        kind, specific = relation
+    for kind, specific in _called(message):
         for rel, names in kin.items():
             if len(names) == 1 and (
                 rel == specific or (specific is None and RELATIONS[rel][0] == kind)
