@@ -248,9 +248,9 @@ _EVENT_ASPECT = re.compile(
 )
 
 
-#: A past event told in the simple past ("I had a long day", "my train was late", "I switched
-#: onto the day rota"): a moment that has passed, or a change whose result lasts, which the
-#: words alone do not tell (:func:`junk_reason`).
+#: An event told in the simple past ("I had a long day", "my train was late", "I lost the
+#: bet"): a moment that has passed, or a change whose result lasts, which the words alone
+#: do not tell (:func:`junk_reason`; a verb of changing to something is read by _CHANGED).
 _PAST = re.compile(
     r"^(?:\w+,?\s+)?(?:I|we|my\s+\w+)\s+"
     r"(?:\w+ly\s+|almost\s+|only\s+|really\s+|also\s+|finally\s+)?"

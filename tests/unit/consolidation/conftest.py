@@ -13,7 +13,12 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from langgraph_prax_memory import PraxMemory
-from langgraph_prax_memory.consolidation import Consolidator, Extraction, RuleBasedExtractor
+from langgraph_prax_memory.consolidation import (
+    Consolidator,
+    Extraction,
+    RuleBasedExtractor,
+    TraceLogSource,
+)
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
@@ -69,6 +74,16 @@ class ScriptedToolModel(BaseChatModel):
             tool_calls=[{"name": "Extraction", "args": args, "id": f"call-{self.calls}"}],
         )
         return ChatResult(generations=[ChatGeneration(message=msg)])
+
+
+def rule_path_stored(
+    mem: PraxMemory, tmp: Path, user: str, turns: Sequence[str], *, now: datetime | None = None
+) -> list[str]:
+    """The raw memories the rule path stores of ``turns`` said by ``user`` (one trace)."""
+    trace = tmp / f"{user}.log"
+    trace.write_text("".join(f"user: {t}\n" for t in turns), encoding="utf-8")
+    Consolidator(mem, extractor=RuleBasedExtractor()).run(user, TraceLogSource(trace), now=now)
+    return [m.content for m in mem.list_memories(user, limit=100) if m.summary_level == "raw"]
 
 
 def write_lines(path: Path, lines: Sequence[str], *, mode: str = "w") -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory
-from langgraph_prax_memory.consolidation import Consolidator, RuleBasedExtractor, TraceLogSource
+from langgraph_prax_memory.consolidation import RuleBasedExtractor
 from langgraph_prax_memory.consolidation._rule_facts import (
     statement_clauses,
     with_antecedent,
@@ -22,6 +22,8 @@ from langgraph_prax_memory.consolidation._rule_facts import (
 )
 from langgraph_prax_memory.consolidation._statements import plan_statements
 from langgraph_prax_memory.facts import FactClass
+
+from .conftest import rule_path_stored
 
 
 @pytest.mark.parametrize(
@@ -110,10 +112,7 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PraxMemory]:
 
 
 def _consolidate(mem: PraxMemory, tmp: Path, user: str, *turns: str) -> list[str]:
-    trace = tmp / f"{user}.log"
-    trace.write_text("".join(f"user: {t}\n" for t in turns), encoding="utf-8")
-    Consolidator(mem, extractor=RuleBasedExtractor()).run(user, TraceLogSource(trace))
-    return [m.content for m in mem.list_memories(user, limit=100) if m.summary_level == "raw"]
+    return rule_path_stored(mem, tmp, user, turns)
 
 
 def test_a_standing_fact_said_beside_a_complaint_is_stored_on_its_own(

@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory
-from langgraph_prax_memory.consolidation import Consolidator, RuleBasedExtractor, TraceLogSource
+from langgraph_prax_memory.consolidation import RuleBasedExtractor
 from langgraph_prax_memory.consolidation._smalltalk import is_junk, junk_reason
 from langgraph_prax_memory.consolidation._statements import tentative_to_drop
 from langgraph_prax_memory.facts import FactClass
 
-from .conftest import NOW
+from .conftest import NOW, rule_path_stored
 
 
 @pytest.mark.parametrize(
@@ -73,10 +73,7 @@ def mem(tmp_path: Path) -> Iterator[PraxMemory]:
 
 
 def _stored(mem: PraxMemory, tmp_path: Path, user: str, lines: list[str]) -> list[str]:
-    trace = tmp_path / f"{user}.log"
-    trace.write_text("".join(f"user: {line}\n" for line in lines), encoding="utf-8")
-    Consolidator(mem).run(user, TraceLogSource(trace), now=NOW)
-    return [m.content for m in mem.list_memories(user, limit=100) if m.summary_level == "raw"]
+    return rule_path_stored(mem, tmp_path, user, lines, now=NOW)
 
 
 def test_consolidation_keeps_a_change_told_in_the_past(mem: PraxMemory, tmp_path: Path) -> None:
