@@ -273,9 +273,36 @@ _CHANGED = re.compile(
 )
 
 
+#: The first person's contractions as chat types them, without the apostrophe ("im so
+#: full", "ive been", "i cant"): only those no other word is spelt as ("ill", "id", "wont"
+#: and "were" are words of their own).
+_BARE_CONTRACTIONS = re.compile(
+    r"\b(?:(?P<i>i)(?P<im>m|ve)|(?P<neg>do|does|did|ca|is|was|are|could|would|should|have|"
+    r"has)n(?P<t>t))\b",
+    re.I,
+)
+
+
+def _with_apostrophes(text: str) -> str:
+    """Chat's bare contractions spelt out: "im so full" → "I'm so full".
+
+    Example:
+        >>> _with_apostrophes("im so full i cant move, ive eaten too much")
+        "I'm so full i can't move, I've eaten too much"
+    """
+
+    def spelt(m: re.Match[str]) -> str:
+        if m.group("i"):
+            return f"I'{m.group('im')}"
+        return f"{m.group('neg')}n't"
+
+    return _BARE_CONTRACTIONS.sub(spelt, text)
+
+
 def _said(text: str) -> str:
     """A statement without its speaker's label and the response particles opening it."""
-    return _OPENING.sub("", _SPEAKER_PREFIX.sub("", text, count=1).strip())
+    body = _SPEAKER_PREFIX.sub("", text, count=1).strip()
+    return _OPENING.sub("", _with_apostrophes(body))
 
 
 def without_response(text: str) -> str:

@@ -39,11 +39,60 @@ _ARGUMENTS = frozenset(["nsubj", "nsubjpass", "dobj", "pobj", "attr", "dative"])
 
 
 def _clause_of(token: Any) -> Any:
-    """The verb heading the clause ``token`` is an argument of."""
+    """The verb heading the clause ``token`` is an argument of.
+
+    A verb that completes another ("is going to *kill*", "wants to *sell*", an ``xcomp``)
+    shares its governor's clause: its subject is the governor's.
+    """
     head = token.head
     while head.head.i != head.i and (head.dep_ == "prep" or head.pos_ not in ("VERB", "AUX")):
         head = head.head
+    while head.dep_ == "xcomp" and head.head.i != head.i:
+        head = head.head
     return head
+
+
+#: Nouns that name a person (kin, partners, the people of work and home): a pointing pronoun
+#: never refers back to one ("User's boss is going to kill them when he sees this").
+_PEOPLE = frozenset(
+    ["mum", "mom", "mother", "dad", "father", "parents", "parent", "sister", "brother", "son",
+     "daughter", "kid", "kids", "child", "children", "baby", "wife", "husband", "partner",
+     "girlfriend", "boyfriend", "fiance", "fiancé", "fiancée", "friend", "friends", "mate",
+     "mates", "boss", "manager", "colleague", "colleagues", "coworker", "team", "neighbour",
+     "neighbor", "flatmate", "roommate", "housemate", "cousin", "aunt", "uncle", "grandma",
+     "grandmother", "grandpa", "grandfather", "nan", "gran", "nephew", "niece", "teacher",
+     "doctor", "landlord", "family", "everyone", "everybody", "people", "guy", "girl", "man",
+     "woman", "lad", "lads", "bloke"]
+)  # fmt: skip
+
+#: Verbs of learning or being told something: what a clause of theirs takes in is news.
+_LEARNING = frozenset(
+    ["see", "sees", "saw", "seen", "hear", "hears", "heard", "find", "finds", "found", "learn",
+     "learns", "learned", "learnt", "read", "reads", "notice", "notices", "noticed", "realise",
+     "realises", "realised", "realize", "realizes", "realized", "discover", "discovers",
+     "discovered", "tell", "tells", "told", "show", "shows", "showed", "shown", "know",
+     "knows", "spot", "spots", "spotted"]
+)  # fmt: skip
+#: The future of a prediction: "will", "'ll", "is going to", "gonna".
+_FUTURE_AUX = frozenset(["will", "'ll", "wo", "shall"])
+_GOING = frozenset(["going", "gon"])
+
+#: The nouns of a choice among options shown ("the second option", "that one", "the first
+#: version"), and the words that pick one of them.
+_CHOICES = frozenset(
+    ["one", "ones", "option", "options", "version", "versions", "suggestion", "suggestions",
+     "draft", "choice", "pick"]
+)  # fmt: skip
+_ORDINALS = frozenset(
+    ["first", "second", "third", "fourth", "fifth", "last", "other", "latter", "former",
+     "next", "previous", "top", "bottom", "middle"]
+)  # fmt: skip
+#: Verbs of liking or choosing: a quoted object of theirs is the conversation's own words.
+_CHOOSING = frozenset(
+    ["like", "likes", "love", "loves", "prefer", "prefers", "adore", "adores", "fancy",
+     "pick", "picks", "choose", "chooses", "chose"]
+)  # fmt: skip
+_QUOTES = frozenset(["'", '"', "\u2018", "\u201c", "``", "`"])
 
 
 def _points_at_nothing(pronoun: Any) -> bool:
@@ -58,8 +107,10 @@ def _points_at_nothing(pronoun: Any) -> bool:
     extraposed = pronoun.lower_ == "it" and pronoun.dep_ in ("nsubj", "nsubjpass", "expl")
     if extraposed and any(c.dep_ in _CLAUSAL for c in clause.children):
         return False
+    if pronoun.lower_ == "it" and any(c.dep_ == "advcl" for c in pronoun.head.children):
+        return False  # "loves it when it snows": "it" anticipates its clause
     for t in pronoun.doc[: pronoun.i]:
-        if t.pos_ not in ("NOUN", "PROPN") or t.lower_ == "user":
+        if t.pos_ not in ("NOUN", "PROPN") or t.lower_ in ("user", *_PEOPLE):
             continue
         if not (t.dep_ in _ARGUMENTS and _clause_of(t).i == clause.i):  # not a co-argument
             return False
@@ -81,13 +132,82 @@ def _says_what_it_is_about(doc: Any) -> bool:
             for t in v.subtree
         }
         words = [t for t in verb.subtree if t.i not in others]
+        if _predicts_news(verb) or _quoted_choice(verb):
+            continue
         if not any(
             (t.lower_ in _POINTING and t.dep_ in _ARGUMENTS and _points_at_nothing(t))
             or _shown_subject(t)
+            or _shown_choice(t)
             for t in words
         ):
             return True
     return False
+
+
+def _future(verb: Any) -> bool:
+    """Whether a clause tells what will be: "will freak out", "is going to kill", "gonna"."""
+    if any(c.dep_ == "aux" and c.lower_ in _FUTURE_AUX for c in verb.children):
+        return True
+    return verb.lower_ in _GOING and any(c.dep_ == "xcomp" for c in verb.children)
+
+
+def _predicts_news(verb: Any) -> bool:
+    """Whether a clause predicts how someone will take news the conversation holds.
+
+    A future clause ("User's sister will freak out", "Eli is going to lose his mind") whose
+    time is a clause of learning or being told ("when she hears", "when User tells him
+    that", "once he sees this") with nothing told but a pointing pronoun or a person: the
+    news is what the conversation said, so read later the prediction is about nothing. "Mum
+    will be thrilled when User tells her they got the job" names its news: not this.
+    """
+    if not _future(verb):
+        return False
+    chain = [verb, *(c for c in verb.children if c.dep_ == "xcomp")]
+    for clause in (c for v in chain for c in v.children if c.dep_ == "advcl"):
+        if clause.lower_ not in _LEARNING:
+            continue
+        told = [
+            c
+            for c in clause.children
+            if c.dep_ in ("dobj", "ccomp", "xcomp", "attr", "pobj", "prep")
+            and not (c.lower_ in _POINTING or c.lower_ in _PERSONAL or c.tag_ == "PRP")
+        ]
+        if not told:
+            return True
+    return False
+
+
+def _shown_choice(token: Any) -> bool:
+    """Whether ``token`` names a choice among options shown ("the second option").
+
+    "The first one", "that option", "the other version": one of a list only the conversation
+    holds. Unless the same noun came before it ("User has two bikes; the first one ...").
+    """
+    if token.lower_ not in _CHOICES or token.i == 0:
+        return False
+    doc = token.doc
+    before = doc[max(0, token.i - 2) : token.i]
+    words = [t.lower_ for t in before]
+    picked = bool(words) and (
+        words[-1] in _ORDINALS or words[-1] in ("this", "that", "these", "those")
+    )
+    if not picked:
+        return False
+    return not any(t.lower_ == token.lower_ for t in doc[: before.start])
+
+
+def _quoted_choice(verb: Any) -> bool:
+    """Whether a verb of liking or choosing takes a quoted object ("User likes 'Squeeze'").
+
+    Quotes in a chat turn repeat words already in the conversation, most often a name the
+    assistant proposed: "ooh i like 'Harbour Lights'" answers a suggestion; it is no taste
+    of the person's to keep.
+    """
+    if verb.lower_ not in _CHOOSING:
+        return False
+    doc = verb.doc
+    after = [t for t in doc[verb.i + 1 : verb.i + 3] if t.lower_ != "the"]
+    return bool(after) and after[0].text in _QUOTES
 
 
 def _shown_subject(det: Any) -> bool:

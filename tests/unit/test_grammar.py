@@ -218,6 +218,18 @@ POINTING_AT_NOTHING = [
     "User always assumed that was normal.",
     "This humidity is going to finish User.",  # a subject shown, not named (session 13)
     "These new boots are killing User.",
+    # (session 14) a verb that completes another shares its subject: no antecedent
+    "User's manager is gonna love this.",
+    "User's dad is going to lose it when he finds out.",
+    "User's boss is going to kill them when he sees this.",  # a person is no antecedent
+    # a prediction of how someone takes news only the conversation holds
+    "User's sister will freak out when she hears.",
+    "Eli is going to lose his mind when User tells him that.",
+    "User's mate will be gutted when User tells him.",
+    # a choice among options shown, or a quoted name proposed
+    "Yes User likes the second option better.",
+    "User prefers the first one tbh.",
+    "User likes 'Harbour Lights', that one's perfect.",
 ]
 STANDING_ALONE = [
     "User bought an old Volvo in spring and it has never broken down.",  # antecedent before
@@ -229,6 +241,15 @@ STANDING_ALONE = [
     "User bought a tandem and this tandem is their pride and joy.",  # the noun came before
     "After that podcast User went vegan.",  # not a subject
     "This spring User is training for a triathlon.",  # a time, not a subject
+    # (session 14) the news is named; a wait that is not news; "it" before its clause
+    "User's mum will be thrilled when User tells her they got the job.",
+    "User will see the doctor when they get back.",
+    "User's dad will pick them up when they land.",
+    "User's dog is going to love it when it snows.",
+    "User hates it when people are late.",
+    "User bought a bike and wants to sell it.",
+    "User has two bikes and the first one is a Brompton.",  # the noun came before
+    "User loves the second season of The Wire.",
 ]
 
 

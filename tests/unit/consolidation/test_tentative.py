@@ -108,3 +108,39 @@ def test_consolidation_leaves_out_a_moment_told_in_the_past(
     )
     assert not any(w in s for s in stored for w in ("umbrella", "airport", "bus")), stored
     assert any("kiwi" in s for s in stored), stored
+
+
+def test_consolidation_stores_no_reaction_to_the_conversation(
+    mem: PraxMemory, tmp_path: Path
+) -> None:
+    """Fails when a reaction to options shown or a prediction of news is stored (session 14).
+
+    Turns written for this test, none from a benchmark: liking a name the assistant proposed
+    or the second of its options, and guessing how someone will take what was just said,
+    among two facts that must be kept.
+    """
+    stored = _stored(
+        mem,
+        tmp_path,
+        "reactions",
+        [
+            "ooh i like 'Harbour Lights', that one's perfect",
+            "yes I like the second option better",
+            "my boss is going to kill me when he sees this",
+            "my sister will freak out when she hears",
+            "I work nights at the sorting office",
+            "we adopted a greyhound called Pip last year",
+        ],
+    )
+    text = " ".join(stored).lower()
+    assert "sorting office" in text and "greyhound" in text, stored
+    for junk in ("harbour lights", "second option", "kill", "freak"):
+        assert junk not in text, stored
+
+
+def test_chat_spelling_of_contractions_is_read_as_the_contraction() -> None:
+    """Fails when "im"/"ive"/"dont" typed without apostrophes escape the readings of "I'm"."""
+    assert junk_reason("im eating my lunch") == junk_reason("I'm eating my lunch") == "junk"
+    assert junk_reason("ive been staring at this screen") == "junk"
+    assert junk_reason("im a nurse") is None
+    assert junk_reason("i dont eat pork") is None
