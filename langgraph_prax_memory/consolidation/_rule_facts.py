@@ -176,6 +176,14 @@ _STATEMENT_BREAK = re.compile(
     re.I,
 )
 _STATEMENT_SPLIT = re.compile(f"({_STATEMENT_BREAK.pattern})", re.I)
+#: A verb after which "so" is a degree ("I'm so full", "it was so good", "I feel so
+#: rested"): no clause of its own follows.
+_BEFORE_A_DEGREE = re.compile(
+    r"(?:\b(?:am|is|are|was|were|be|been|being|im|feel|feels|felt|look|looks|looked|seem|"
+    r"seems|seemed|get|gets|got|getting)|['’](?:m|s|re))$",
+    re.I,
+)
+_DEGREE = re.compile(r"^so\s", re.I)
 #: The words that join a clause to the one before it (not part of its statement).
 _JOINER = re.compile(r"^(?:(?:and|but|so|then|also)\b[\s,]*)+", re.I)
 
@@ -350,6 +358,8 @@ def statement_clauses(sentence: str) -> list[str]:
         ["I'm a nurse at St Thomas'", 'we were two staff down on the ward again']
         >>> statement_clauses("I'm pescatarian, been that way since uni, so fish yes")
         ["I'm pescatarian", 'been that way since uni, so fish yes']
+        >>> statement_clauses("im so full from lunch and i need a nap")
+        ['im so full from lunch', 'i need a nap']
     """
     text = sentence.strip().rstrip(" ,;:.!")
     pieces = _STATEMENT_SPLIT.split(text)  # part, separator, part, separator, ... part
@@ -357,6 +367,9 @@ def statement_clauses(sentence: str) -> list[str]:
     for i in range(0, len(pieces), 2):
         sep = pieces[i - 1] if i else ""
         part = (pieces[i] or "").strip(" ,;:")
+        if out and not sep.strip() and _DEGREE.match(part) and _BEFORE_A_DEGREE.search(out[-1]):
+            out[-1] = f"{out[-1]} {part}"  # "I'm so full ...": a degree, not a new clause
+            continue
         alone = _JOINER.sub("", part).strip()
         if not alone:
             continue

@@ -299,6 +299,16 @@ def _with_apostrophes(text: str) -> str:
     return _BARE_CONTRACTIONS.sub(spelt, text)
 
 
+#: A clause whose predicate is left out, its auxiliary last ("every time I don't", "I
+#: can't", "we did"): what it says is in the conversation, not in the clause.
+_ELLIPSIS = re.compile(
+    r"\b(?:I|we|you|he|she|they|it|User)\s+(?:do|does|did|can|could|will|would|should|"
+    r"have|has|had|am|'m|was|were|must|might)(?:n't|\s+not)?(?:\s+(?:either|neither))?"
+    r"\s*[.!]*$",
+    re.I,
+)
+
+
 def _said(text: str) -> str:
     """A statement without its speaker's label and the response particles opening it."""
     body = _SPEAKER_PREFIX.sub("", text, count=1).strip()
@@ -414,12 +424,16 @@ def junk_reason(text: str, *, entities: Sequence[str] = (), change: bool = False
         True
         >>> junk_reason("I'm going to grab lunch."), junk_reason("I'm a nurse.") is None
         ('junk', True)
+        >>> junk_reason("and every time I don't"), junk_reason("I can't eat gluten") is None
+        ('junk', True)
     """
     body = _said(text)  # "hmm ok I'll export it then": what follows the particle is said
     if not body or asks(body):
         return "junk"  # a question or a request: asked of the assistant, not of the speaker
     if body[:1] in "'\"‘“":
         return "junk"  # about quoted words ("'can't be bothered' is perfect"), not the speaker
+    if _ELLIPSIS.search(body) is not None:
+        return "junk"  # "every time I don't": the predicate is the conversation's
     if entities:
         return None
     why = None if change else _transient(body)

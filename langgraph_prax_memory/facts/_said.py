@@ -77,6 +77,15 @@ _LEARNING = frozenset(
 _FUTURE_AUX = frozenset(["will", "'ll", "wo", "shall"])
 _GOING = frozenset(["going", "gon"])
 
+#: Verbs of mind that take what is minded as their object ("forgets the bins", "knows
+#: Spanish"): without one, it is what the conversation said ("I always forget").
+_MINDING = frozenset(
+    ["forget", "forgets", "forgot", "forgotten", "remember", "remembers", "remembered",
+     "know", "knows", "knew", "mention", "mentions", "mentioned", "understand",
+     "understands", "understood", "realise", "realised", "realize", "realized"]
+)  # fmt: skip
+_MINDED = frozenset(["dobj", "ccomp", "xcomp", "prep", "attr", "dative", "pcomp", "oprd", "advcl"])
+
 #: The nouns of a choice among options shown ("the second option", "that one", "the first
 #: version"), and the words that pick one of them.
 _CHOICES = frozenset(
@@ -132,7 +141,7 @@ def _says_what_it_is_about(doc: Any) -> bool:
             for t in v.subtree
         }
         words = [t for t in verb.subtree if t.i not in others]
-        if _predicts_news(verb) or _quoted_choice(verb):
+        if _predicts_news(verb) or _quoted_choice(verb) or _minds_nothing(verb):
             continue
         if not any(
             (t.lower_ in _POINTING and t.dep_ in _ARGUMENTS and _points_at_nothing(t))
@@ -142,6 +151,15 @@ def _says_what_it_is_about(doc: Any) -> bool:
         ):
             return True
     return False
+
+
+def _minds_nothing(verb: Any) -> bool:
+    """Whether a verb of mind has lost what it minds ("User always forgets").
+
+    "Forget", "remember", "know", "mention" take what is minded as their object; said with
+    none ("Thank you, I always forget"), the object is what the conversation just said.
+    """
+    return verb.lower_ in _MINDING and not any(c.dep_ in _MINDED for c in verb.children)
 
 
 def _future(verb: Any) -> bool:

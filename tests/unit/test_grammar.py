@@ -230,6 +230,9 @@ POINTING_AT_NOTHING = [
     "Yes User likes the second option better.",
     "User prefers the first one tbh.",
     "User likes 'Harbour Lights', that one's perfect.",
+    # a verb of mind without what it minds
+    "User always forgets.",
+    "User forgot.",
 ]
 STANDING_ALONE = [
     "User bought an old Volvo in spring and it has never broken down.",  # antecedent before
@@ -250,6 +253,10 @@ STANDING_ALONE = [
     "User bought a bike and wants to sell it.",
     "User has two bikes and the first one is a Brompton.",  # the noun came before
     "User loves the second season of The Wire.",
+    "User forgot about the dentist.",
+    "User never remembers birthdays.",
+    "User remembers when the mill closed.",
+    "User always forgets to lock the door.",
 ]
 
 

@@ -144,3 +144,30 @@ def test_chat_spelling_of_contractions_is_read_as_the_contraction() -> None:
     assert junk_reason("ive been staring at this screen") == "junk"
     assert junk_reason("im a nurse") is None
     assert junk_reason("i dont eat pork") is None
+
+
+def test_a_clause_without_its_predicate_is_the_conversations() -> None:
+    """Fails when a clause ending on its auxiliary ("every time I don't") is kept."""
+    for said in ("and every time i dont", "we did", "I will", "I'm not"):
+        assert junk_reason(said) == "junk", said
+    for fact in ("I can't eat gluten", "I love cooking and my husband does too"):
+        assert junk_reason(fact) is None, fact
+
+
+def test_so_after_a_copula_is_a_degree_not_a_new_clause(mem: PraxMemory, tmp_path: Path) -> None:
+    """Fails when "im so full ..." is cut at "so" and its second half kept as a fact."""
+    from langgraph_prax_memory.consolidation._rule_facts import statement_clauses
+
+    assert statement_clauses("im so full from lunch and i need a nap") == [
+        "im so full from lunch",
+        "i need a nap",
+    ]
+    assert statement_clauses("I'm a nurse so I work nights") == ["I'm a nurse", "I work nights"]
+    stored = _stored(
+        mem,
+        tmp_path,
+        "degree",
+        ["im so full from lunch i cant even think about food tbh", "I'm a nurse so I work nights"],
+    )
+    text = " ".join(stored).lower()
+    assert "nurse" in text and "food" not in text, stored
