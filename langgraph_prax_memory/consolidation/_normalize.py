@@ -56,6 +56,8 @@ _CONTRACTIONS = (
     (re.compile(r"\b(?:I|we)['’]d\b", re.I), _S + " would"),
     (re.compile(r"\b(?:I|we)['’]ll\b", re.I), _S + " will"),
 )
+#: The past of "be" after "we", said of the one person the memory is of.
+_WE_PAST = {"were": "was", "weren't": "wasn't"}
 #: First-person verb forms after "they" (a second "I" of the sentence).
 _PLURAL = {"am": "are", "is": "are", "has": "have", "was": "were"}
 #: Common verbs that share the subject after "and" / "but" ("moved to Berlin and work at …").
@@ -140,6 +142,8 @@ def third_person(subject: str, sentence: str) -> str:
         "Carol's daughter Mia starts school in September."
         >>> third_person("User", "I'm reading 'Dune' again")
         "User is reading 'Dune' again."
+        >>> third_person("User", "we were living in Paris when the kids were born")
+        'User was living in Paris when the kids were born.'
     """
     text = " ".join(sentence.strip().split())
     for pattern, repl in _CONTRACTIONS:
@@ -176,6 +180,8 @@ def third_person(subject: str, sentence: str) -> str:
                 j += 1
             if j < len(tokens) and re.match(r"[A-Za-z]", tokens[j]):
                 verb = tokens[j]
+                if not again and low == "we":  # "we were broke" → "User was broke"
+                    verb = _WE_PAST.get(verb.lower(), verb)
                 out.append(_PLURAL.get(verb, verb) if again else _conjugate(verb))
                 j += 1
             i = j

@@ -269,3 +269,17 @@ def test_stats_report_duplicates_junk_superseded_and_never_recalled(memory: Prax
     assert report.superseded == 1
     assert report.never_recalled == 6
     assert "2 duplicates, 2 junk candidates, 1 superseded" in memory.stats(USER).summary()
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [
+        ("we were broke so we moved back home", "User was broke so they moved back home."),
+        ("we weren't sure about the flat", "User wasn't sure about the flat."),
+        ("I think we were right", "User thinks they were right."),
+        ("we are vegetarian", "User is vegetarian."),
+    ],
+)
+def test_we_in_the_past_of_be_is_said_of_the_one_person(said: str, stored: str) -> None:
+    """Fails when "we were" is stored as "User were" (session 14)."""
+    assert third_person("User", said) == stored
