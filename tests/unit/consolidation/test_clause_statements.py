@@ -13,8 +13,8 @@ import pytest
 
 from langgraph_prax_memory import MemoryConfig, PraxMemory
 from langgraph_prax_memory.consolidation import RuleBasedExtractor
+from langgraph_prax_memory.consolidation._clauses import statement_clauses
 from langgraph_prax_memory.consolidation._rule_facts import (
-    statement_clauses,
     with_antecedent,
     with_subject,
     with_subjects,
@@ -259,6 +259,7 @@ def test_a_request_to_remember_keeps_its_material_and_a_day_is_no_name() -> None
     "module",
     [
         "langgraph_prax_memory.consolidation._rule_facts",
+        "langgraph_prax_memory.consolidation._clauses",
         "langgraph_prax_memory.consolidation._smalltalk",
         "langgraph_prax_memory.consolidation._normalize",
         "langgraph_prax_memory.facts._cues",

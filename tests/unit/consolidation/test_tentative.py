@@ -156,7 +156,7 @@ def test_a_clause_without_its_predicate_is_the_conversations() -> None:
 
 def test_so_after_a_copula_is_a_degree_not_a_new_clause(mem: PraxMemory, tmp_path: Path) -> None:
     """Fails when "im so full ..." is cut at "so" and its second half kept as a fact."""
-    from langgraph_prax_memory.consolidation._rule_facts import statement_clauses
+    from langgraph_prax_memory.consolidation._clauses import statement_clauses
 
     assert statement_clauses("im so full from lunch and i need a nap") == [
         "im so full from lunch",
