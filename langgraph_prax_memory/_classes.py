@@ -77,8 +77,9 @@ CLASSES_KEY = "prax_fact_classes"
 #: parser never saw, a time months ahead dating its clause only); 5: the days each memory
 #: names read again (session 12: ranges, a day in its month or week, next week's weekday);
 #: 6: a bare weekday in brackets after a recurring one is the routine's (session 13), and an
-#: episode by days no longer read is read again as a text
-CLASSES_VERSION = 6
+#: episode by days no longer read is read again as a text; 7: a weekday is read in the tense of
+#: its own clause (session 14), so an episode by its days is a plan or an event as read now
+CLASSES_VERSION = 7
 
 
 def _dated(payload: dict[str, Any]) -> bool:
@@ -118,6 +119,20 @@ def _statement(
         change=change,
         their_end=their_end,
     )
+
+
+def _kind_by_days(payload: Mapping[str, Any], fields: Mapping[str, Any]) -> str | None:
+    """The kind an episode classed by its days has as its days are read now, if it changed.
+
+    A plan when its days end after it was said, else an event (:func:`dated_fields`).
+    """
+    if payload.get("fact_by") != "date" or payload.get("fact_class") != EPISODE:
+        return None
+    end, said = fields.get("when_end"), payload.get("created_ts")
+    if not isinstance(end, (int, float)) or not isinstance(said, (int, float)):
+        return None
+    kind = "plan" if end > said else "event"
+    return kind if kind != payload.get("fact_kind") else None
 
 
 class MemoryClasses:
@@ -395,6 +410,9 @@ class MemoryClasses:
         ):
             fields = dated_fields(p.payload)
             days = {k: fields.get(k) for k in _DATED_KEYS}
+            kind = _kind_by_days(p.payload, fields)
+            if kind is not None:
+                fields["fact_kind"] = kind  # version 7: "fitted it on Tuesday" was a plan
             if days != {k: p.payload.get(k) for k in _DATED_KEYS} or set(fields) - set(days):
                 updates[p.id] = {**days, **fields}
 

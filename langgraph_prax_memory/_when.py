@@ -173,6 +173,7 @@ _PAST = re.compile(
     r"(?i:\b(?:was|were|went|had|did|saw|met|got|took|came|left|told|said|wrote|bought|"
     r"\w+ed)\b)"
 )
+_CLAUSE = re.compile(r"[,;]|\b(?:and|but)\b", re.I)
 _FUTURE = re.compile(
     r"(?i:\b(?:will|'ll|going to|gonna|plans?|planning|next|coming|upcoming|is|are|am|'s|"
     r"starts?|due)\b)"
@@ -355,8 +356,11 @@ def _spans(text: str, ref: datetime, *, asked: bool = False) -> list[Span]:
         week = _context(found, sentences.of(m.start("wd")), m.start("wd"), weeks=True)
         if week is not None and which in ("", "on"):  # "Monday to Wednesday next week"
             add(m, _days(week.start.date() + timedelta(days=weekday)), "weekday")
-        else:
-            add(m, _days(_weekday(day, weekday, which, past)), "weekday")
+        else:  # the tense of the weekday's own clause, when it has one ("..., fitted it on Tue")
+            clause = _CLAUSE.split(text[: m.start()])[-1] + _CLAUSE.split(text[m.start() :])[0]
+            tensed = _PAST.search(clause) or _FUTURE.search(clause)
+            told = bool(_PAST.search(clause)) and not _FUTURE.search(clause) if tensed else past
+            add(m, _days(_weekday(day, weekday, which, told)), "weekday")
     for m in _FOR_N.finditer(text):  # "... on 9 December for a week": the span lasts
         before = [f for f in found if f.start < m.start()]
         if before:

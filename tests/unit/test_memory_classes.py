@@ -601,7 +601,7 @@ def test_memories_dated_by_an_earlier_reading_are_dated_again_on_upgrade(tmp_pat
         assert (got[roof]["when_start"], got[roof]["when_end"]) == (march[11], march[11] + day)
         assert not got[roof].get("weekdays")  # cleared: "next Thursday" is no routine
         assert got[same] == before[same]  # unchanged, and not written
-        assert store.metadata()[CLASSES_KEY] == CLASSES_VERSION == 6
+        assert store.metadata()[CLASSES_KEY] == CLASSES_VERSION == 7
         # the dated tier finds the tour on a day inside it (the engine's filter on the days)
         hits, _ = dated_episodes(
             upgraded, "u-dates", "What have I got on the 18th?", limit=3, now=said
@@ -623,3 +623,36 @@ def test_a_habit_with_a_month_in_it_stays_standing(real: PraxMemory) -> None:
     )
     got = real.get("u-habit", mid)
     assert got is not None and got.fact_class == STANDING and got.fact_by != "date"
+
+
+def test_upgrade_reads_a_weekday_in_its_own_clause_again(tmp_path: Path) -> None:
+    """Version 7: an episode its days made a plan, whose weekday's own clause is past, is an
+    event of last week on upgrade (fails on the code before: it stayed next week's plan)."""
+    from datetime import UTC, datetime
+
+    from langgraph_prax_memory.vectors._plan import payloads_plan
+
+    said = datetime(2027, 3, 3, 9, tzinfo=UTC)  # a Wednesday
+    config = MemoryConfig(data_dir=tmp_path)
+    mem = PraxMemory(config)
+    text = "User's broadband is with Gigaclear now, the engineer fitted it on Tuesday."
+    mid = mem.remember("u-tense", text, created_at=said)
+    store = mem.ltm.store()
+    tuesday = {d: datetime(2027, 3, d, tzinfo=UTC).timestamp() for d in (2, 9)}
+    old = {  # as the reading before session 14 stored it: next Tuesday, a plan by its days
+        mid: {
+            "fact_class": "episode",
+            "fact_kind": "plan",
+            "fact_by": "date",
+            "when_start": tuesday[9],
+            "when_end": tuesday[9] + 86400.0,
+        }
+    }
+    store.client.batch_update_points(store.collection, payloads_plan("u-tense", old))
+    store.merge_metadata({CLASSES_KEY: 6})
+    mem.close()
+    with PraxMemory(config) as upgraded:
+        upgraded.ltm.classes.upgrade_once(upgraded.ltm.store())
+        got = upgraded.ltm.store().retrieve("u-tense", [mid])[0].payload
+        assert (got["fact_class"], got["fact_kind"]) == ("episode", "event")
+        assert got["when_start"] == tuesday[2]

@@ -269,3 +269,21 @@ def test_a_memory_reads_its_deadline_and_schedule_as_said() -> None:
     # the week named must be the range's sentence's
     schedule = "User works Monday to Wednesday. Next week she is off."
     assert weekdays_of(schedule) == {0, 1, 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the weekday's own clause is past though the sentence has a present (session 14)
+        ("User's broadband is with Gigaclear now, the engineer fitted it on Tuesday.",
+         ["2026-12-01"]),
+        ("User went to the dentist on Monday and is going back on Friday.",
+         ["2026-11-30", "2026-12-04"]),
+        # a clause with no tense of its own takes the sentence's
+        ("On Tuesday User fixed the boiler.", ["2026-12-01"]),
+        ("User is seeing the dentist on Tuesday.", ["2026-12-08"]),
+    ],
+)  # fmt: skip
+def test_a_weekday_is_read_in_the_tense_of_its_own_clause(text: str, expected: list[str]) -> None:
+    """Fails when one present verb anywhere makes every weekday of the text the next one."""
+    assert [str(s) for s in spans_of(text, REF)] == expected
