@@ -1,14 +1,9 @@
 """What attribute of a person a statement sets, and whether the attribute holds one value.
 
-One place knows what an attribute is (issue 38): each attribute is the questions it answers
-("Where does the user live?") and a few statement templates ("User lives in {X}."), filled
-with a couple of values, embedded with the memory's own model. A statement's attribute is the
-question it answers, when it is at least as near it as the model's relevance floor (session
-14: the nearest template, used before, was pulled by a wordy statement's other words and by
-the templates' own values); an end ("User broke up with {X}.") answers no question and is
-read by its nearest template. A reading is *sure* when no other attribute's question comes
-within the model's margin of its own, or when its nearest template, in a form the catalogue
-writes, agrees. One reading alone is weak evidence (small talk about coffee
+One place knows what an attribute is (issue 38): each attribute is a few statement templates
+("User lives in {X}."), filled with a couple of values and embedded with the memory's own
+model. A statement's attribute is its nearest template sentence, when that is at least as near as
+the model's relevance floor. One reading alone is weak evidence (small talk about coffee
 lands near "usual drink"), so a replacement asks for more (see
 :meth:`~langgraph_prax_memory._classes.MemoryClasses.replace_by_attribute`): the new statement
 a standing fact, the old one a standing fact read as the same attribute, the two near each
@@ -148,9 +143,6 @@ class Reading:
     single: bool
     polarity: str  # "states" | "ends"
     similarity: float
-    #: Read as surely as a plain statement of the attribute reads (by its template or by
-    #: its question: :meth:`AttributeModel.read`).
-    sure: bool = False
 
 
 @dataclass(frozen=True)
@@ -229,16 +221,13 @@ class AttributeModel:
         self._matrix: np.ndarray | None = None
         self._labels: list[tuple[str, str]] = []
         self._single = {a.name: a.single for a in ATTRIBUTES}
-        #: The median cosine of a template to its nearest sibling (set when first read): a
-        #: statement that near a template is in a form the catalogue writes.
+        #: The median cosine of a template to its nearest sibling (set when first read).
         self.sibling = 1.0
         #: The cosine above which two statements are about the same thing (set when first
         #: read): the 95th percentile of templates of two different attributes.
         self.same_thing = 1.0
         self._frames = template_words(tokens)
         self._events: np.ndarray | None = None
-        self._questions: np.ndarray | None = None
-        self._asked: list[str] = []
 
     def _ready(self) -> np.ndarray:
         with self._lock:
@@ -273,13 +262,6 @@ class AttributeModel:
                     ]
                 )
                 self.same_thing = float(np.percentile(other, 95)) if other.size else 1.0
-                # the questions each attribute answers: what a statement sets is read by
-                # the question it answers ("Where does the user keep their passwords?")
-                asked = [(a.name, q) for a in ATTRIBUTES for q in a.questions]
-                q = np.asarray(self._embed([text for _, text in asked]), dtype=np.float64)
-                q /= np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
-                self._questions = q
-                self._asked = [a for a, _ in asked]
             return self._matrix
 
     def changes(self, vectors: Sequence[Sequence[float]]) -> list[bool]:
@@ -314,38 +296,14 @@ class AttributeModel:
             return [None] * len(texts)
         v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
         sims = v @ m.T
-        questions = self._questions
-        assert questions is not None
-        answers = v @ questions.T
         out: list[Reading | None] = []
-        for row, answer in zip(sims, answers, strict=True):
-            nearest = int(np.argmax(row))
-            attribute, polarity = self._labels[nearest]
-            if polarity == ENDS:  # an end answers no question: it reads by its template
-                if row[nearest] < self.floor:
-                    out.append(None)
-                    continue
-                sure = bool(row[nearest] >= self.sibling)
-                single = self._single[attribute]
-                out.append(Reading(attribute, single, polarity, float(row[nearest]), sure))
-                continue
-            # any other statement by the question it answers, whatever its other words
-            best = int(np.argmax(answer))
-            attribute = self._asked[best]
-            if answer[best] < self.floor:
+        for row in sims:
+            best = int(np.argmax(row))
+            attribute, polarity = self._labels[best]
+            if row[best] < self.floor:
                 out.append(None)
                 continue
-            # sure when no other attribute's question comes near: by the model's margin
-            other = max(
-                (float(x) for x, a in zip(answer, self._asked, strict=True) if a != attribute),
-                default=0.0,
-            )
-            # or when its nearest template, in a form the catalogue writes, agrees
-            sure = bool(answer[best] - other >= self.margin) or (
-                attribute == self._labels[nearest][0] and row[nearest] >= self.sibling
-            )
-            single = self._single[attribute]
-            out.append(Reading(attribute, single, STATES, float(answer[best]), sure))
+            out.append(Reading(attribute, self._single[attribute], polarity, float(row[best])))
         return out
 
     @staticmethod
@@ -435,7 +393,7 @@ class AttributeModel:
             return False  # the old one records an end itself: nothing left to retire
         stands_out = runner_up is None or cosine - runner_up >= self.margin
         if nr is not None and orr is not None and nr.attribute == orr.attribute:
-            sure = [r.sure for r in (nr, orr)]
+            sure = [r.similarity >= self.sibling for r in (nr, orr)]
             nearest = runner_up is None or cosine > runner_up
             if all(sure) or (cosine >= self.floor and (stands_out or (sure[0] and nearest))):
                 # a value is what the statement names ("Globex", "Leith"), else its terms

@@ -143,37 +143,3 @@ def test_what_the_other_person_did_or_ended_of_their_own_retires_nothing(
 ) -> None:
     """Another person's doings, and the end of something of theirs, leave the relation be."""
     assert _retired(mem, f"u-theirs-{abs(hash(news))}", news, RELATIONS) == []
-
-
-# -- an attribute read by the question it answers (session 14) --------------------------------
-
-WORDY = [
-    "User is a backend developer at a fintech in Bristol, mostly Python and Kafka.",
-    "User stores every single login in NordPass.",
-    "User's TalkTalk broadband cuts out most evenings around nine.",
-    "User lives in Cardiff.",
-    "User's girlfriend is called Maya.",
-    "User is vegetarian.",
-    "User plays the cello.",
-    "User is allergic to wasps.",
-]
-
-
-@pytest.mark.parametrize(
-    ("news", "retired"),
-    [
-        ("User is now head of engineering with four reports.",
-         "User is a backend developer at a fintech in Bristol, mostly Python and Kafka."),
-        ("User keeps their passwords in Enpass these days, it syncs better.",
-         "User stores every single login in NordPass."),
-        ("User's broadband is with Gigaclear now, the engineer fitted it on Tuesday.",
-         "User's TalkTalk broadband cuts out most evenings around nine."),
-    ],
-)  # fmt: skip
-def test_a_wordy_statement_is_read_by_the_question_it_answers(
-    mem: PraxMemory, news: str, retired: str
-) -> None:
-    """Fails when the attribute is read by the nearest template: the old facts' other words
-    (a city, "evenings around nine") pulled them to other attributes (a tool per project, a
-    timezone), so a new value left them current."""
-    assert _retired(mem, f"u-wordy-{abs(hash(news))}", news, WORDY) == [retired]
