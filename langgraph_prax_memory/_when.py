@@ -174,9 +174,10 @@ _PAST = re.compile(
     r"\w+ed)\b)"
 )
 _CLAUSE = re.compile(r"[,;]|\b(?:and|but)\b", re.I)
-_FUTURE = re.compile(
-    r"(?i:\b(?:will|'ll|going to|gonna|plans?|planning|next|coming|upcoming|is|are|am|'s|"
-    r"starts?|due)\b)"
+_FUTURE = re.compile(  # a verb of arranging tells of a day to come ("booked a table for Friday")
+    r"(?i:\b(?:will|'ll|going to|gonna|plans?|planning|next|coming|upcoming|is|are|am|due|"
+    r"(?:it|he|she|that|there|what|who|here)'s|starts?|booked|arranged|scheduled|planned|"
+    r"organi[sz]ed|reserved|invited)\b)"
 )
 
 

@@ -275,11 +275,10 @@ _CHANGED = re.compile(
 
 #: The first person's contractions as chat types them, without the apostrophe ("im so
 #: full", "ive been", "i cant"): only those no other word is spelt as ("ill", "id", "wont"
-#: and "were" are words of their own).
+#: and "were" are words of their own; "Ive" and "IM" are a name and a shout).
 _BARE_CONTRACTIONS = re.compile(
-    r"\b(?:(?P<i>i)(?P<im>m|ve)|(?P<neg>do|does|did|ca|is|was|are|could|would|should|have|"
-    r"has)n(?P<t>t))\b",
-    re.I,
+    r"\b(?:(?P<i>i(?=m|ve)|I(?=m))(?P<im>m|ve)|(?P<neg>(?i:do|does|did|ca|is|was|are|could|would|should|"
+    r"have|has))n(?P<t>t))\b"
 )
 
 
@@ -302,9 +301,10 @@ def _with_apostrophes(text: str) -> str:
 #: A clause whose predicate is left out, its auxiliary last ("every time I don't", "I
 #: can't", "we did"): what it says is in the conversation, not in the clause.
 _ELLIPSIS = re.compile(
-    r"\b(?:I|we|you|he|she|they|it|User)\s+(?:do|does|did|can|could|will|would|should|"
-    r"have|has|had|am|'m|was|were|must|might)(?:n't|\s+not)?(?:\s+(?:either|neither))?"
-    r"\s*[.!]*$",
+    r"^(?:(?:and|but|so|yes|no|well|ok|okay|then|every\s+time|each\s+time)\s+)*"
+    r"(?:I|we|you|he|she|they|it|User)(?:\s+|['’](?=m\b))(?:do|does|did|can|could|will|would|"
+    r"should|have|has|had|am|m|was|were|must|might)(?:n['’]t|\s+not)?"
+    r"(?:\s+(?:either|neither|too))?\s*[.!]*$",
     re.I,
 )
 

@@ -11,6 +11,7 @@ all three (:func:`read_statements`). Over the same parser and clause reading as
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -65,6 +66,31 @@ _PEOPLE = frozenset(
      "woman", "lad", "lads", "bloke"]
 )  # fmt: skip
 
+_NO_ANTECEDENT = _PEOPLE | {"user"}
+#: Verbs of feeling whose "it" object can stand for a clause after it ("hates it when ...").
+_FEELING = frozenset(
+    ["love", "loves", "loved", "hate", "hates", "hated", "like", "likes", "liked", "mind",
+     "minds", "prefer", "prefers", "adore", "adores", "enjoy", "enjoys", "stand"]
+)  # fmt: skip
+
+
+def _anticipates(pronoun: Any) -> bool:
+    """Whether an "it" object of a verb of feeling stands for the "when"/"if" clause after it.
+
+    "User hates it when people are late", "the dog loves it when it snows": what "it" is,
+    is said next. Not "User messes it up when they are tired" (no verb of feeling).
+    """
+    head = pronoun.head
+    if pronoun.lower_ != "it" or pronoun.dep_ != "dobj" or head.lower_ not in _FEELING:
+        return False
+    return any(
+        c.dep_ == "advcl"
+        and c.i > pronoun.i
+        and any(m.lower_ in ("when", "whenever", "if") for m in c.children)
+        for c in head.children
+    )
+
+
 #: Verbs of learning or being told something: what a clause of theirs takes in is news.
 _LEARNING = frozenset(
     ["see", "sees", "saw", "seen", "hear", "hears", "heard", "find", "finds", "found", "learn",
@@ -116,10 +142,10 @@ def _points_at_nothing(pronoun: Any) -> bool:
     extraposed = pronoun.lower_ == "it" and pronoun.dep_ in ("nsubj", "nsubjpass", "expl")
     if extraposed and any(c.dep_ in _CLAUSAL for c in clause.children):
         return False
-    if pronoun.lower_ == "it" and any(c.dep_ == "advcl" for c in pronoun.head.children):
+    if _anticipates(pronoun):
         return False  # "loves it when it snows": "it" anticipates its clause
     for t in pronoun.doc[: pronoun.i]:
-        if t.pos_ not in ("NOUN", "PROPN") or t.lower_ in ("user", *_PEOPLE):
+        if t.pos_ not in ("NOUN", "PROPN") or t.lower_ in _NO_ANTECEDENT:
             continue
         if not (t.dep_ in _ARGUMENTS and _clause_of(t).i == clause.i):  # not a co-argument
             return False
@@ -204,8 +230,14 @@ def _shown_choice(token: Any) -> bool:
     if token.lower_ not in _CHOICES or token.i == 0:
         return False
     doc = token.doc
+    if any(c.dep_ in ("poss", "prep") for c in token.children):
+        return False  # "User's first choice", "the first one in their family"
+    if token.i + 1 < len(doc) and doc[token.i + 1].lower_ in ("in", "of", "to", "for"):
+        return False
     before = doc[max(0, token.i - 2) : token.i]
     words = [t.lower_ for t in before]
+    if any(w in ("my", "your", "his", "her", "their", "our", "its", "'s") for w in words):
+        return False  # "my first choice is Edinburgh": theirs, not one shown
     picked = bool(words) and (
         words[-1] in _ORDINALS or words[-1] in ("this", "that", "these", "those")
     )
@@ -218,14 +250,22 @@ def _quoted_choice(verb: Any) -> bool:
     """Whether a verb of liking or choosing takes a quoted object ("User likes 'Squeeze'").
 
     Quotes in a chat turn repeat words already in the conversation, most often a name the
-    assistant proposed: "ooh i like 'Harbour Lights'" answers a suggestion; it is no taste
-    of the person's to keep.
+    assistant proposed: "ooh i like 'Harbour Lights', that one's perfect" answers a
+    suggestion; it is no taste of the person's to keep. Only when the turn also points back
+    at it as one of several ("that one", "go with that"): "I love 'Dune'" is a taste.
     """
     if verb.lower_ not in _CHOOSING:
         return False
     doc = verb.doc
     after = [t for t in doc[verb.i + 1 : verb.i + 3] if t.lower_ != "the"]
-    return bool(after) and after[0].text in _QUOTES
+    if not (after and after[0].text in _QUOTES):
+        return False
+    # and the turn points back at it as one of several ("that one's perfect", "go with that")
+    words = [t.lower_ for t in doc]
+    return any(
+        (a in ("that", "this") and b in ("one", "name", "title")) or (a, b) == ("go", "with")
+        for a, b in itertools.pairwise(words)
+    )
 
 
 def _shown_subject(det: Any) -> bool:

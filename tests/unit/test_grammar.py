@@ -230,6 +230,10 @@ POINTING_AT_NOTHING = [
     "Yes User likes the second option better.",
     "User prefers the first one tbh.",
     "User likes 'Harbour Lights', that one's perfect.",
+    "User likes 'Copper Kettle', go with that.",
+    # (review) an "it" object of no verb of feeling still points at nothing
+    "User can paste it in slack when they are back.",
+    "User always messes it up when they are tired.",
     # a verb of mind without what it minds
     "User always forgets.",
     "User forgot.",
@@ -257,6 +261,12 @@ STANDING_ALONE = [
     "User never remembers birthdays.",
     "User remembers when the mill closed.",
     "User always forgets to lock the door.",
+    # (review) a choice of their own, a title they love, an "it" of no verb of feeling
+    "User's first choice is Edinburgh uni.",
+    "User got into their first choice.",
+    "User is the first one in their family to go to university.",
+    "User likes the first version of the iPhone.",
+    "User loves 'Dune'.",
 ]
 
 

@@ -282,6 +282,13 @@ def test_a_memory_reads_its_deadline_and_schedule_as_said() -> None:
         # a clause with no tense of its own takes the sentence's
         ("On Tuesday User fixed the boiler.", ["2026-12-01"]),
         ("User is seeing the dentist on Tuesday.", ["2026-12-08"]),
+        # a verb of arranging tells of a day to come, whatever its form or clause (review)
+        ("User has booked a table at Dishoom for Friday and is excited", ["2026-12-04"]),
+        ("User arranged a viewing on Friday, they are nervous", ["2026-12-04"]),
+        ("User booked a table for Friday.", ["2026-12-04"]),
+        # a possessive is no "is": the past of the clause holds
+        ("User's boiler was fixed on Monday.", ["2026-11-30"]),
+        ("User's party is on Saturday.", ["2026-12-05"]),
     ],
 )  # fmt: skip
 def test_a_weekday_is_read_in_the_tense_of_its_own_clause(text: str, expected: list[str]) -> None:
