@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from langgraph_prax_memory.facts._attributes import _OTHER_PEOPLE
 from langgraph_prax_memory.facts._grammar import (
     _CLAUSAL,
     _PERSONAL,
@@ -53,18 +54,17 @@ def _clause_of(token: Any) -> Any:
     return head
 
 
-#: Nouns that name a person (kin, partners, the people of work and home): a pointing pronoun
-#: never refers back to one ("User's boss is going to kill them when he sees this").
-_PEOPLE = frozenset(
-    ["mum", "mom", "mother", "dad", "father", "parents", "parent", "sister", "brother", "son",
-     "daughter", "kid", "kids", "child", "children", "baby", "wife", "husband", "partner",
-     "girlfriend", "boyfriend", "fiance", "fiancé", "fiancée", "friend", "friends", "mate",
-     "mates", "boss", "manager", "colleague", "colleagues", "coworker", "team", "neighbour",
-     "neighbor", "flatmate", "roommate", "housemate", "cousin", "aunt", "uncle", "grandma",
-     "grandmother", "grandpa", "grandfather", "nan", "gran", "nephew", "niece", "teacher",
-     "doctor", "landlord", "family", "everyone", "everybody", "people", "guy", "girl", "man",
-     "woman", "lad", "lads", "bloke"]
+#: Nouns that name a person — the people of a person's life (:mod:`._attributes`) and
+#: partners, the people of work and home: a pointing pronoun never refers back to one
+#: ("User's boss is going to kill them when he sees this").
+_PEOPLE = _OTHER_PEOPLE | frozenset(
+    ["baby", "wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancé",
+     "fiancée", "mate", "mates", "boss", "manager", "coworker", "team", "nan", "gran",
+     "teacher", "doctor", "landlord", "family", "everyone", "everybody", "people", "guy",
+     "girl", "man", "woman", "lad", "lads", "bloke"]
 )  # fmt: skip
+#: The demonstratives: "it" points, but picks nothing out of a list.
+_DEMONSTRATIVES = _POINTING - {"it"}
 
 _NO_ANTECEDENT = _PEOPLE | {"user"}
 #: Verbs of feeling whose "it" object can stand for a clause after it ("hates it when ...").
@@ -238,9 +238,7 @@ def _shown_choice(token: Any) -> bool:
     words = [t.lower_ for t in before]
     if any(w in ("my", "your", "his", "her", "their", "our", "its", "'s") for w in words):
         return False  # "my first choice is Edinburgh": theirs, not one shown
-    picked = bool(words) and (
-        words[-1] in _ORDINALS or words[-1] in ("this", "that", "these", "those")
-    )
+    picked = bool(words) and (words[-1] in _ORDINALS or words[-1] in _DEMONSTRATIVES)
     if not picked:
         return False
     return not any(t.lower_ == token.lower_ for t in doc[: before.start])
@@ -276,7 +274,7 @@ def _shown_subject(det: Any) -> bool:
     Unless the same noun came before it ("User bought a bike; this bike is ...").
     """
     head = det.head
-    if det.dep_ != "det" or det.lower_ not in _POINTING or det.lower_ == "it":
+    if det.dep_ != "det" or det.lower_ not in _DEMONSTRATIVES:
         return False
     if head.dep_ not in ("nsubj", "nsubjpass") or head.pos_ != "NOUN":
         return False
