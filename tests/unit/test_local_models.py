@@ -119,3 +119,22 @@ def test_the_threads_of_a_run_are_read_when_the_embedder_is_built(
     emb = create_dense_embeddings(config)
     assert isinstance(emb.primary, LocalEmbeddings)
     assert emb.primary.parts(10) == 2
+
+
+def test_a_lone_text_is_tokenized_holding_the_gil_to_the_same_vector(tmp_path: Path) -> None:
+    # issue 41: fastembed's encode_batch releases the GIL, and a recall's keyword thread then
+    # holds it through a whole engine call before the question's ONNX run can start; a lone
+    # text goes through encode (which keeps it), to the same ids and the same vector
+    emb = PackagedMiniLMEmbeddings(tmp_path)
+    inner = emb._get().model
+    tokenizer = inner.tokenizer
+    texts = ["which theme does Alice like?", "Zoë flew to Málaga " * 120, "東京に住んでいる"]
+    for text in texts:
+        (alone,) = inner.tokenize([text])
+        (batched,) = tokenizer.encode_batch([text])
+        assert (alone.ids, alone.attention_mask) == (batched.ids, batched.attention_mask)
+    assert len(inner.tokenize([texts[1]])[0].ids) == tokenizer.truncation["max_length"]
+    pair = inner.tokenize(texts[:2])  # a batch is still fastembed's (padded to its longest)
+    assert len(pair[0].ids) == len(pair[1].ids)
+    alone_vectors = [emb.embed_query(t) for t in texts]
+    assert np.array_equal(np.array(alone_vectors), np.array(emb.embed_documents(texts)))
