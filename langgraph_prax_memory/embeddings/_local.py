@@ -56,10 +56,10 @@ def _keep_gil_for_one(text_embedding: Any) -> None:
     The same ids and masks (``encode`` applies the tokenizer's truncation and padding, and
     a batch of one is padded to its own length): only when the GIL changes hands moves.
     Measured in a recall at 10k memories, where a keyword thread waits for the GIL: the
-    question's embedding 1.7 ms faster at p50 (docs/retrieval.md, Latency). A model
+    whole recall 1.7 ms faster at p50 (docs/retrieval.md, Latency). A model
     without fastembed's tokenizer attribute is left as it is.
     """
-    inner = getattr(text_embedding, "model", None)
+    inner: Any = getattr(text_embedding, "model", None)
     tokenizer = getattr(inner, "tokenizer", None)
     batch = getattr(inner, "tokenize", None)
     if tokenizer is None or batch is None or not hasattr(tokenizer, "encode"):
