@@ -123,6 +123,16 @@ class MemoryConfig(BaseSettings):
     letting the engine crash the process with ``SIGBUS`` on a full disk. ``0`` turns the guard
     off."""
 
+    engine_search_threads: int = Field(
+        1, ge=0, validation_alias=AliasChoices("MEMORY_ENGINE_SEARCH_THREADS")
+    )
+    """``MEMORY_ENGINE_SEARCH_THREADS``: threads of the embedded qdrant-edge engine's search
+    pool, which reads a collection's segments side by side (1: each search on one core,
+    leaving the others to the question's embedding and to other callers; ``0``: one per core,
+    the engine's default). The results are the same either way (docs/retrieval.md, Latency).
+    Shared by every ``PraxMemory`` of a process on one data folder (the first one's). A
+    server ignores it."""
+
     qdrant_api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("QDRANT_API_KEY"))
     """``QDRANT_API_KEY``: API key of a Qdrant server."""
 

@@ -130,10 +130,16 @@ def open_qdrant_client(config: MemoryConfig) -> VectorClient:
     if engine == "edge":
         headroom = config.disk_headroom_mb * 1024 * 1024
         if url == ":memory:":
-            return EdgeClient(":memory:", min_free_bytes=headroom)
+            return EdgeClient(
+                ":memory:", min_free_bytes=headroom, search_threads=config.engine_search_threads
+            )
         # one client per folder and process, shared by every PraxMemory on it;
         # StoreLockedError (naming the holder's pid) when another process holds it
-        client = open_shared_edge(config.qdrant_edge_path, min_free_bytes=headroom)
+        client = open_shared_edge(
+            config.qdrant_edge_path,
+            min_free_bytes=headroom,
+            search_threads=config.engine_search_threads,
+        )
         _warn_if_local_data_left(config, client)
         return client
     from qdrant_client import QdrantClient

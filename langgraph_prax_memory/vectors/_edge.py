@@ -197,6 +197,11 @@ class EdgeClient:
             ``MEMORY_DISK_HEADROOM_MB``); ``0`` turns the check off.
         optimize_every: Written points between two background optimisations of a collection
             without an HNSW graph (default 10,000); ``0`` turns them off.
+        search_threads: Threads of each shard's search pool, which reads its segments side
+            by side (``MEMORY_ENGINE_SEARCH_THREADS``); ``0``: one per core, the engine's
+            default; ``None`` (default): what each shard was created with. The results are
+            the same whatever the count; only the time and the CPU spent change (see
+            docs/retrieval.md, Latency).
 
     Example:
         >>> from qdrant_client import models
@@ -222,11 +227,20 @@ class EdgeClient:
         *,
         min_free_bytes: int = DEFAULT_HEADROOM,
         optimize_every: int = DEFAULT_OPTIMIZE_EVERY,
+        search_threads: int | None = None,
     ) -> None:
         if min_free_bytes < 0:
             raise ValueError("min_free_bytes must be >= 0")
         if optimize_every < 0:
             raise ValueError("optimize_every must be >= 0")
+        if search_threads is not None and (
+            isinstance(search_threads, bool) or not isinstance(search_threads, int)
+        ):
+            raise TypeError(f"search_threads must be an int, got {type(search_threads).__name__}")
+        if search_threads is not None and search_threads < 0:
+            raise ValueError("search_threads must be >= 0 (0: one per core)")
+        #: Threads of each shard's search pool (``None``: as each shard was created).
+        self.search_threads = (os.cpu_count() or 1) if search_threads == 0 else search_threads
         self.min_free_bytes = min_free_bytes
         self.optimize_every = optimize_every
         # background optimisation: points written since the last one, collections under way
@@ -412,7 +426,7 @@ class EdgeClient:
                 meta["optimizers"] = optimizers_config.model_dump(mode="json", exclude_none=True)
             if metadata is not None:
                 meta["metadata"] = json.loads(json.dumps(dict(metadata)))
-            config = _edge_config(meta)  # validates before anything is written
+            config = _edge_config(meta, self.search_threads)  # validates before any write
             self._check_space("create a collection")
             folder = self._dir(collection_name)
             folder.mkdir(parents=True, exist_ok=True)
@@ -978,7 +992,7 @@ class EdgeClient:
         self._check_copy_space(folder / _SHARD, collection_name)
         try:
             indexes = _index_plan(meta, old.info())
-            fresh = qe.EdgeShard.create(str(fresh_dir), _edge_config(meta))
+            fresh = qe.EdgeShard.create(str(fresh_dir), _edge_config(meta, self.search_threads))
             try:
                 for field, schema in indexes.items():
                     fresh.update(qe.UpdateOperation.create_field_index(field, schema))
@@ -1105,6 +1119,19 @@ class EdgeClient:
                 if not np.isfinite(values).all():
                     raise ValueError(f"vector {name!r} holds NaN or infinity")
 
+    def _load(self, folder: Path, meta: Mapping[str, Any]) -> qe.EdgeShard:
+        """Load a shard, with this client's search threads when it sets them."""
+        if self.search_threads is None:
+            return qe.EdgeShard.load(str(folder))
+        try:
+            return qe.EdgeShard.load(str(folder), _edge_config(meta, self.search_threads))
+        except BaseException as exc:
+            if not _engine_error(exc) or "WouldBlock" in str(exc):
+                raise
+            # the threads only time the searches: a shard the config does not fit still opens
+            logger.warning("opening %s with its own search threads: %s", folder, exc)
+            return qe.EdgeShard.load(str(folder))
+
     def _shard(self, collection_name: str) -> qe.EdgeShard:
         with self._registry:
             self._check_open()
@@ -1117,9 +1144,10 @@ class EdgeClient:
             folder = self._dir(collection_name) / _SHARD
             try:
                 if folder.is_dir() and any(folder.iterdir()):
-                    shard = qe.EdgeShard.load(str(folder))
+                    shard = self._load(folder, meta)
                 else:  # metadata written, shard creation interrupted: create it now
-                    shard = qe.EdgeShard.create(str(folder), _edge_config(meta))
+                    config = _edge_config(meta, self.search_threads)
+                    shard = qe.EdgeShard.create(str(folder), config)
             except Exception as exc:
                 if "WouldBlock" in str(exc):
                     raise _locked(self.path) from exc
@@ -1233,7 +1261,10 @@ _SHARED_LOCK = threading.RLock()
 
 
 def open_shared_edge(
-    path: str | os.PathLike[str], *, min_free_bytes: int = DEFAULT_HEADROOM
+    path: str | os.PathLike[str],
+    *,
+    min_free_bytes: int = DEFAULT_HEADROOM,
+    search_threads: int | None = None,
 ) -> EdgeClient:
     """The process's client for the folder ``path``, opened on first use and then shared.
 
@@ -1241,6 +1272,7 @@ def open_shared_edge(
     (a notebook, a server with several stores) share one. Each call counts as a holder and
     must be matched by one :meth:`EdgeClient.close`; the folder is released when the last
     holder closes. Another process still gets :class:`StoreLockedError` naming the holder.
+    ``search_threads`` is the first opener's: later holders share its client.
 
     Example:
         >>> import tempfile
@@ -1259,7 +1291,7 @@ def open_shared_edge(
             with client._registry:
                 client._holders += 1
             return client
-        client = EdgeClient(key, min_free_bytes=min_free_bytes)
+        client = EdgeClient(key, min_free_bytes=min_free_bytes, search_threads=search_threads)
         _SHARED[key] = client
         return client
 

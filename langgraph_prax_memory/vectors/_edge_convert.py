@@ -109,7 +109,12 @@ def _index_plan(
 
 
 # -- collection config -------------------------------------------------------------------
-def _edge_config(meta: Mapping[str, Any]) -> qe.EdgeConfig:
+def _edge_config(meta: Mapping[str, Any], search_threads: int | None = None) -> qe.EdgeConfig:
+    """The shard's config from the collection's metadata.
+
+    ``search_threads``: threads of the shard's search pool (its per-segment reads); ``None``
+    keeps what the shard has (a new shard: the engine's default, one per core).
+    """
     dense = {
         name: _dense_params(models.VectorParams.model_validate(raw))
         for name, raw in meta["vectors"].items()
@@ -124,6 +129,7 @@ def _edge_config(meta: Mapping[str, Any]) -> qe.EdgeConfig:
         vectors=dense or None,
         sparse_vectors=sparse or None,
         optimizers=_optimizers(meta.get("optimizers")),
+        max_search_threads=search_threads,
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import random
 import subprocess
 import sys
@@ -816,3 +817,53 @@ def test_a_dense_search_returns_the_vectors_when_asked(tmp_path: Path, engine: s
         want = vectors[p.id]
         norm = sum(x * x for x in want) ** 0.5  # a cosine collection keeps unit vectors
         assert p.extras["vector"] == pytest.approx([x / norm for x in want], abs=1e-5)
+
+
+def test_search_threads_change_no_answer_and_reach_the_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 41: the engine's search pool (its per-segment reads) sized by the client; one
+    # thread by default (MEMORY_ENGINE_SEARCH_THREADS), the same answers whatever the count
+    from langgraph_prax_memory.vectors._edge_convert import _edge_config
+
+    meta = {"vectors": {DENSE: {"size": DIM, "distance": "Cosine"}}, "sparse_vectors": {}}
+    assert _edge_config(meta, 3).max_search_threads == 3
+    assert _edge_config(meta).max_search_threads is None  # a shard keeps its own
+    rng = random.Random(5)
+    queries = [_dense(rng) for _ in range(5)]
+
+    def answers(client: EdgeClient) -> list[list[tuple[Any, float]]]:
+        return [
+            _scored(
+                client.query_points(
+                    C, query=q, using=DENSE, query_filter=user_filter(u), limit=7
+                ).points
+            )
+            for q in queries
+            for u in USERS
+        ] + [
+            _scored(client.query_points(C, query=POINTS[0].vector[SPARSE], using=SPARSE).points)  # type: ignore[index]
+        ]
+
+    first = EdgeClient(tmp_path / "e", search_threads=1)
+    assert first.search_threads == 1
+    _load(first)
+    want = answers(first)
+    first.close()
+    for threads in (0, 2, None, 1):  # reopened with another pool: the same answers
+        again = EdgeClient(tmp_path / "e", search_threads=threads)
+        assert again.search_threads == ((os.cpu_count() or 1) if threads == 0 else threads)
+        assert answers(again) == want
+        again.close()
+    for bad, error in ((-1, ValueError), (1.5, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="search_threads"):
+            EdgeClient(tmp_path / "x", search_threads=bad)  # type: ignore[arg-type]
+    assert MemoryConfig(data_dir=tmp_path).engine_search_threads == 1
+    monkeypatch.setenv("MEMORY_ENGINE_SEARCH_THREADS", "0")
+    cfg = MemoryConfig(data_dir=tmp_path / "d")
+    client = open_qdrant_client(cfg)
+    assert isinstance(client, EdgeClient) and client.search_threads == (os.cpu_count() or 1)
+    client.close()
+    monkeypatch.setenv("MEMORY_ENGINE_SEARCH_THREADS", "-2")
+    with pytest.raises(ConfigError, match="MEMORY_ENGINE_SEARCH_THREADS"):
+        MemoryConfig()
