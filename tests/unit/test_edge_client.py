@@ -7,6 +7,7 @@ must agree (ids exactly, scores to float32 precision) and so must the state afte
 from __future__ import annotations
 
 import gc
+import json
 import logging
 import os
 import random
@@ -867,3 +868,25 @@ def test_search_threads_change_no_answer_and_reach_the_engine(
     monkeypatch.setenv("MEMORY_ENGINE_SEARCH_THREADS", "-2")
     with pytest.raises(ConfigError, match="MEMORY_ENGINE_SEARCH_THREADS"):
         MemoryConfig()
+
+
+def test_a_shard_its_search_threads_do_not_fit_still_opens(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # fault injection: a collection.json whose vectors no longer describe its shard (an older
+    # writer, a hand edit); loading with the search threads' config is refused by the engine,
+    # and the shard opens as it did before there were search threads, with a warning
+    first = EdgeClient(tmp_path / "e", search_threads=1)
+    _load(first)
+    q = _dense(random.Random(4))
+    want = _scored(first.query_points(C, query=q, using=DENSE, limit=5).points)
+    first.close()
+    meta_file = tmp_path / "e" / C / "collection.json"
+    meta = json.loads(meta_file.read_text())
+    meta["vectors"][DENSE]["size"] = DIM * 2
+    meta_file.write_text(json.dumps(meta))
+    again = EdgeClient(tmp_path / "e", search_threads=1)
+    with caplog.at_level(logging.WARNING):
+        assert _scored(again.query_points(C, query=q, using=DENSE, limit=5).points) == want
+    assert "with its own search threads" in caplog.text
+    again.close()
