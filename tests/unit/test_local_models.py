@@ -138,3 +138,32 @@ def test_a_lone_text_is_tokenized_holding_the_gil_to_the_same_vector(tmp_path: P
     assert len(pair[0].ids) == len(pair[1].ids)
     alone_vectors = [emb.embed_query(t) for t in texts]
     assert np.array_equal(np.array(alone_vectors), np.array(emb.embed_documents(texts)))
+
+
+def test_only_a_lone_text_leaves_fastembeds_batch_tokenizer(tmp_path: Path) -> None:
+    # which tokenizer call each size takes (a recording wrapper around the real tokenizer)
+    from langgraph_prax_memory.embeddings._local import _keep_gil_for_one
+
+    emb = PackagedMiniLMEmbeddings(tmp_path)
+    loaded = emb._get()
+    real = loaded.model.tokenizer
+    calls: list[tuple[str, int]] = []
+
+    class Recording:
+        def encode(self, text: str) -> object:
+            calls.append(("encode", 1))
+            return real.encode(text)
+
+    class Model:  # fastembed's shape: a model holding its tokenizer and batch tokenize
+        tokenizer = Recording()
+
+        def tokenize(self, documents: list[str], **kwargs: object) -> list[object]:
+            calls.append(("encode_batch", len(documents)))
+            return list(real.encode_batch(documents))
+
+    holder = type("Holder", (), {"model": Model()})()
+    _keep_gil_for_one(holder)
+    holder.model.tokenize(["one question"])
+    holder.model.tokenize(["two", "texts"])
+    assert calls == [("encode", 1), ("encode_batch", 2)]
+    _keep_gil_for_one(object())  # anything else is left as it is
