@@ -124,12 +124,13 @@ class MemoryConfig(BaseSettings):
     off."""
 
     engine_search_threads: int = Field(
-        1, ge=0, validation_alias=AliasChoices("MEMORY_ENGINE_SEARCH_THREADS")
+        1, ge=0, le=256, validation_alias=AliasChoices("MEMORY_ENGINE_SEARCH_THREADS")
     )
     """``MEMORY_ENGINE_SEARCH_THREADS``: threads of the embedded qdrant-edge engine's search
     pool, which reads a collection's segments side by side (1: each search on one core,
-    leaving the others to the question's embedding and to other callers; ``0``: one per core,
-    the engine's default). The results are the same either way (docs/retrieval.md, Latency).
+    leaving the others to the question's embedding and to other callers; ``0``: one per core
+    the process may run on; at most 256). The engine keeps the count in each shard's folder.
+    The results are the same either way (docs/retrieval.md, Latency).
     Shared by every ``PraxMemory`` of a process on one data folder (the first one's). A
     server ignores it."""
 

@@ -198,9 +198,10 @@ class EdgeClient:
         optimize_every: Written points between two background optimisations of a collection
             without an HNSW graph (default 10,000); ``0`` turns them off.
         search_threads: Threads of each shard's search pool, which reads its segments side
-            by side (``MEMORY_ENGINE_SEARCH_THREADS``); ``0``: one per core, the engine's
-            default; ``None`` (default): what each shard was created with. The results are
-            the same whatever the count; only the time and the CPU spent change (see
+            by side (``MEMORY_ENGINE_SEARCH_THREADS``; at most 256); ``0``: one per core
+            this process may run on; ``None`` (default): the count the shard last saved (the
+            engine keeps a load's setting in the shard's folder). The results are the same
+            whatever the count; only the time and the CPU spent change (see
             docs/retrieval.md, Latency).
 
     Example:
@@ -237,10 +238,13 @@ class EdgeClient:
             isinstance(search_threads, bool) or not isinstance(search_threads, int)
         ):
             raise TypeError(f"search_threads must be an int, got {type(search_threads).__name__}")
-        if search_threads is not None and search_threads < 0:
-            raise ValueError("search_threads must be >= 0 (0: one per core)")
-        #: Threads of each shard's search pool (``None``: as each shard was created).
-        self.search_threads = (os.cpu_count() or 1) if search_threads == 0 else search_threads
+        if search_threads is not None and not 0 <= search_threads <= MAX_SEARCH_THREADS:
+            raise ValueError(
+                f"search_threads must be in [0, {MAX_SEARCH_THREADS}] (0: one per core), "
+                f"got {search_threads}"
+            )
+        #: Threads of each shard's search pool (``None``: the count the shard last saved).
+        self.search_threads = _cores() if search_threads == 0 else search_threads
         self.min_free_bytes = min_free_bytes
         self.optimize_every = optimize_every
         # background optimisation: points written since the last one, collections under way
@@ -1126,7 +1130,7 @@ class EdgeClient:
         try:
             return qe.EdgeShard.load(str(folder), _edge_config(meta, self.search_threads))
         except BaseException as exc:
-            if not _engine_error(exc) or "WouldBlock" in str(exc):
+            if not _engine_error(exc) or "incompatible" not in str(exc).casefold():
                 raise
             # the threads only time the searches: a shard the config does not fit still opens
             logger.warning("opening %s with its own search threads: %s", folder, exc)
@@ -1258,6 +1262,17 @@ _SHARED: weakref.WeakValueDictionary[Path, EdgeClient] = weakref.WeakValueDictio
 
 
 _SHARED_LOCK = threading.RLock()
+#: The most threads a shard's search pool may be given (a typo must not spawn thousands,
+#: and the engine keeps the count in the shard's folder).
+MAX_SEARCH_THREADS = 256
+
+
+def _cores() -> int:
+    """The cores this process may run on (its affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def open_shared_edge(

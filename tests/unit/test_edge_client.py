@@ -821,7 +821,7 @@ def test_a_dense_search_returns_the_vectors_when_asked(tmp_path: Path, engine: s
 
 
 def test_search_threads_change_no_answer_and_reach_the_engine(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     # issue 41: the engine's search pool (its per-segment reads) sized by the client; one
     # thread by default (MEMORY_ENGINE_SEARCH_THREADS), the same answers whatever the count
@@ -851,23 +851,29 @@ def test_search_threads_change_no_answer_and_reach_the_engine(
     _load(first)
     want = answers(first)
     first.close()
-    for threads in (0, 2, None, 1):  # reopened with another pool: the same answers
+    cores = len(os.sched_getaffinity(0))
+    saved = tmp_path / "e" / C / "shard" / "edge_config.json"  # where the engine keeps it
+    for threads, kept in ((0, cores), (2, 2), (None, 2), (1, 1)):  # another pool, same answers
         again = EdgeClient(tmp_path / "e", search_threads=threads)
-        assert again.search_threads == ((os.cpu_count() or 1) if threads == 0 else threads)
-        assert answers(again) == want
+        assert again.search_threads == (cores if threads == 0 else threads)
+        with caplog.at_level(logging.WARNING):
+            assert answers(again) == want
+        assert json.loads(saved.read_text())["max_search_threads"] == kept
         again.close()
-    for bad, error in ((-1, ValueError), (1.5, TypeError), (True, TypeError)):
+    assert "own search threads" not in caplog.text  # every load took the setting
+    for bad, error in ((-1, ValueError), (257, ValueError), (1.5, TypeError), (True, TypeError)):
         with pytest.raises(error, match="search_threads"):
             EdgeClient(tmp_path / "x", search_threads=bad)  # type: ignore[arg-type]
     assert MemoryConfig(data_dir=tmp_path).engine_search_threads == 1
     monkeypatch.setenv("MEMORY_ENGINE_SEARCH_THREADS", "0")
     cfg = MemoryConfig(data_dir=tmp_path / "d")
     client = open_qdrant_client(cfg)
-    assert isinstance(client, EdgeClient) and client.search_threads == (os.cpu_count() or 1)
+    assert isinstance(client, EdgeClient) and client.search_threads == cores
     client.close()
-    monkeypatch.setenv("MEMORY_ENGINE_SEARCH_THREADS", "-2")
-    with pytest.raises(ConfigError, match="MEMORY_ENGINE_SEARCH_THREADS"):
-        MemoryConfig()
+    for bad_env in ("-2", "5000"):
+        monkeypatch.setenv("MEMORY_ENGINE_SEARCH_THREADS", bad_env)
+        with pytest.raises(ConfigError, match="MEMORY_ENGINE_SEARCH_THREADS"):
+            MemoryConfig()
 
 
 def test_a_shard_its_search_threads_do_not_fit_still_opens(
