@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from langgraph_prax_memory._cores import available_cores
 from langgraph_prax_memory.embeddings._cache import (
     MANIFEST,
     file_sha256,
@@ -93,13 +93,6 @@ def _register(spec: LocalModelSpec) -> None:
                 license=spec.license.lower(),
             )
         _registered.add(spec.fastembed_name)
-
-
-def _cores() -> int:
-    """The cores this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
 
 
 class LocalEmbeddings(Embeddings):
@@ -201,7 +194,7 @@ class LocalEmbeddings(Embeddings):
 
     def parts(self, n: int) -> int:
         """How many runs side by side embed ``n`` texts (1: the calling thread alone)."""
-        cores = self._threads or _cores()
+        cores = self._threads or available_cores()
         return max(1, min(n, cores // (self._run_threads or cores)))
 
     def _run(self, model: Any, texts: list[str]) -> list[list[float]]:

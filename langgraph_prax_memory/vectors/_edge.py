@@ -57,6 +57,7 @@ from qdrant_client.http import models
 from qdrant_client.http.models import QueryResponse
 from qdrant_client.hybrid.fusion import distribution_based_score_fusion, reciprocal_rank_fusion
 
+from langgraph_prax_memory._cores import available_cores
 from langgraph_prax_memory.errors import (
     BackendUnavailable,
     DiskFullError,
@@ -244,7 +245,7 @@ class EdgeClient:
                 f"got {search_threads}"
             )
         #: Threads of each shard's search pool (``None``: the count the shard last saved).
-        self.search_threads = _cores() if search_threads == 0 else search_threads
+        self.search_threads = available_cores() if search_threads == 0 else search_threads
         self.min_free_bytes = min_free_bytes
         self.optimize_every = optimize_every
         # background optimisation: points written since the last one, collections under way
@@ -1265,14 +1266,6 @@ _SHARED_LOCK = threading.RLock()
 #: The most threads a shard's search pool may be given (a typo must not spawn thousands,
 #: and the engine keeps the count in the shard's folder).
 MAX_SEARCH_THREADS = 256
-
-
-def _cores() -> int:
-    """The cores this process may run on (its affinity), at least 1."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def open_shared_edge(
