@@ -138,7 +138,13 @@ _REQUEST = re.compile(
     r"^(?:(?:so|ok|okay|also|and|but|now|please|pls|plz)[,\s]+)*"
     r"(?:(?:can|could|would|will)\s+(?:you|u)\b"
     r"|(?:tell|give|show|help|remind|teach|send|find|get|write|make|explain|recommend|suggest)"
-    r"\s+(?:me|us|User)\b)",
+    r"\s+(?:me|us|User)\b"
+    # help asked for as a need ("i need help with my cover letter", "I could use a hand
+    # with this"): the speaker's task of the moment; "I need help with stairs since the
+    # fall" is a need that lasts, told with what it is for
+    r"|(?:I|we|User)\s+(?:need|needs|want|wants|could\s+use|would\s+like)\s+(?:some\s+|a\s+bit\s+of\s+)?"
+    r"(?:help|a\s+hand)\s+(?:with|on)\s+(?:this|that|my|our|their|his|her|the|a|an|some)\b"
+    r"(?![^.!?]*\b(?:since|ever|always|every|anymore|because\s+of)\b))",
     re.I,
 )
 _SPEAKER_PREFIX = re.compile(r"^\s*[A-Za-z][\w .'@-]{0,40}?\s*:\s+")
@@ -162,7 +168,26 @@ _INTERROGATIVE = re.compile(
     r"(?:(?:what|where|when|why|how|which|who|whose)\b"
     r"(?!\s+(?:I|we|my|our|you|he|she|they|it|User)\b)"
     r"|(?:should|shall|can|could|would|will|do|does|did|is|are|am|was|were|have|has|may|"
-    r"might|must)\s+(?:I|we|you|u|it|they|he|she|User)\b)",
+    r"might|must)\s+(?:I|we|you|u|it|they|he|she|User|there)\b)",
+    re.I,
+)
+
+
+#: A hypothetical: a condition, and a main clause in the conditional mood ("if I won the
+#: lottery I'd hire a cleaner", "if money was no object I would buy a castle"): what would
+#: be, not what is. A condition with a main clause in the present is kept ("if I eat
+#: peanuts my throat swells up": what happens to the person, every time).
+_HYPOTHETICAL = re.compile(
+    r"^(?:(?:and|but|so|honestly|tbh|like)[,\s]+)*(?:if|even\s+if|imagine\s+if|if\s+only)\b"
+    r"[^.!?]*?\b(?:would|could|might|wouldn't|couldn't|[a-z]+['’]d|id)\b",
+    re.I,
+)
+
+#: A wish about now: "I'd rather be asleep", "wish I was on a beach". Not a preference
+#: weighed against another ("would rather take the train than fly").
+_WISH_NOW = re.compile(
+    r"(?:(?:\bwould|['’]d|\bid)\s+rather\s+be\b|^(?:I\s+|User\s+)?wish(?:es)?\s+(?:I|we|User|they)\s+"
+    r"(?:was|were)\b)(?![^.!?]*\bthan\b)",
     re.I,
 )
 
@@ -278,7 +303,7 @@ _CHANGED = re.compile(
 #: and "were" are words of their own; "Ive" and "IM" are a name and a shout).
 _BARE_CONTRACTIONS = re.compile(
     r"\b(?:(?P<i>i(?=m|ve)|I(?=m))(?P<im>m|ve)|(?P<neg>(?i:do|does|did|ca|is|was|are|could|would|should|"
-    r"have|has))n(?P<t>t))\b"
+    r"have|has))n(?P<t>t)|(?P<wh>(?i:what|where|how|who|that))(?P<s>s))\b"
 )
 
 
@@ -293,6 +318,8 @@ def _with_apostrophes(text: str) -> str:
     def spelt(m: re.Match[str]) -> str:
         if m.group("i"):
             return f"I'{m.group('im')}"
+        if m.group("wh"):
+            return f"{m.group('wh')}'s"  # "whats a good game" → "what's a good game"
         return f"{m.group('neg')}n't"
 
     return _BARE_CONTRACTIONS.sub(spelt, text)
@@ -434,6 +461,10 @@ def junk_reason(text: str, *, entities: Sequence[str] = (), change: bool = False
         return "junk"  # about quoted words ("'can't be bothered' is perfect"), not the speaker
     if _ELLIPSIS.search(body) is not None:
         return "junk"  # "every time I don't": the predicate is the conversation's
+    if _HYPOTHETICAL.search(body) is not None:
+        return "junk"  # "if I won the lottery I'd ...": what would be, not what is
+    if _WISH_NOW.search(body) is not None:
+        return "junk"  # "I'd rather be asleep": a wish of the moment
     if entities:
         return None
     why = None if change else _transient(body)

@@ -7,13 +7,17 @@ statement's attribute as its nearest template. A **single-valued** attribute hol
 at a time (a newer value replaces the older ones); a **many-valued** one only grows. The
 *ending* templates record a change that ends a value.
 
-The catalogue names the attributes of a person's life an assistant is told about: where
-they live, whom they work for and as what, whom they live with, what they eat, the tools,
-devices and services they use one at a time (a phone, a mobile network, a broadband line, an
-energy supplier, a bank, an email account, a password manager), where they go for what they
-go to one place for (a gym, a GP practice, a supermarket, a child's school), and the many-
-valued ones (hobbies, languages, pets, allergies, tools per project, tastes, friends). It is
-not a list of the sentences of any benchmark: an attribute is here because people have one.
+The catalogue names attributes of a person's life an assistant is told about: where they
+live, whom they work for and who manages them, whom they are with, what they eat and
+usually drink, how they get to work, the editor, operating system, phone, car, bank and time
+zone they have one at a time, where they go for what they go to one place for (a gym, a
+doctor, a child's school), and the many-valued ones (hobbies, languages, pets, allergies,
+tools per project, tastes, friends). Services it does not name (a mobile network, a
+broadband line, an energy supplier, an email account, a password manager) are replaced by
+nearness only (:meth:`~langgraph_prax_memory.facts._attributes.AttributeModel.replaces`):
+adding them as templates moved no held-out change and lost development ones (docs/
+benchmarks.md, session 16). It is not a list of the sentences of any benchmark: an
+attribute is here because people have one.
 """
 
 from __future__ import annotations

@@ -180,3 +180,35 @@ def test_so_after_a_copula_is_a_degree_not_a_new_clause(mem: PraxMemory, tmp_pat
     )
     text = " ".join(stored).lower()
     assert "nurse" in text and "food" not in text, stored
+
+
+def test_hypotheticals_wishes_questions_and_requests_typed_as_chat() -> None:
+    """Fails when what would be, a wish of the moment, a question typed without its mark or
+    help asked for as a need is kept as a fact (session 16; sentences written for this test).
+    """
+    for said in (
+        "if I had more time id learn the cello",  # a condition, then the conditional mood
+        "if rent was cheaper we would move closer to town",
+        "even if it rained I'd still go",
+        "honestly I'd rather be in bed",  # a wish of the moment
+        "tbh id rather be anywhere but here",
+        "wish I was still on holiday",
+        "whats the quickest route to the coast",  # a question without its mark
+        "hows the weather looking for tomorrow",
+        "is there a shortcut for this",
+        "are there any vegan options nearby",
+        "i need help with my essay intro",  # help asked for, for the task at hand
+        "I could use a hand with this budget",
+    ):
+        assert junk_reason(said) == "junk", said
+    for fact in (
+        "if I drink coffee after 3 I can't sleep",  # a condition of the body: every time
+        "if I eat shellfish my lips swell",
+        "I'd move to Spain if I could",
+        "I'd rather take the bus than drive",  # a preference, weighed against another
+        "I'd rather be a teacher than a lawyer",
+        "I need help with the stairs since my hip operation",  # a need that lasts
+        "thats my brother's flat in Bristol",  # "thats" spelt out, still a statement
+        "I'm a nurse and my husband is a pilot",
+    ):
+        assert junk_reason(fact) is None, fact
