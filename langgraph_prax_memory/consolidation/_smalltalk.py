@@ -179,7 +179,9 @@ _INTERROGATIVE = re.compile(
 #: peanuts my throat swells up": what happens to the person, every time).
 _HYPOTHETICAL = re.compile(
     r"^(?:(?:and|but|so|honestly|tbh|like)[,\s]+)*(?:if|even\s+if|imagine\s+if|if\s+only)\b"
-    r"[^.!?]*?\b(?:would|could|might|wouldn't|couldn't|[a-z]+['’]d|id)\b",
+    # chat's "id" is "I'd" ("if I won the lottery id hire a cleaner"), not "my id" / "the id"
+    r"[^.!?]*?(?:\b(?:would|could|might|wouldn't|couldn't|[a-z]+['’]d)\b"
+    r"|(?<!\bmy )(?<!\bthe )(?<!\ban )(?<!\byour )(?<!\bher )(?<!\bhis )\bid\b)",
     re.I,
 )
 

@@ -204,6 +204,7 @@ def test_hypotheticals_wishes_questions_and_requests_typed_as_chat() -> None:
     for fact in (
         "if I drink coffee after 3 I can't sleep",  # a condition of the body: every time
         "if I eat shellfish my lips swell",
+        "If my ID card expires I can't fly home",  # "my id" is no "I'd"
         "I'd move to Spain if I could",
         "I'd rather take the bus than drive",  # a preference, weighed against another
         "I'd rather be a teacher than a lawyer",
