@@ -327,6 +327,39 @@ def own_statements(clauses: Sequence[str]) -> list[str]:
     return out
 
 
+#: A clause that is a condition ("if money was no object", "even if it rains").
+_CONDITION = re.compile(
+    r"^(?:(?:and|but|so|honestly|like)[,\s]+)*(?:if|even\s+if|if\s+only)\b", re.I
+)
+#: A main clause in the conditional mood ("I would buy", "we'd move", "id hire").
+_CONDITIONAL_MOOD = re.compile(
+    r"^\W*(?:I|we|User|you|they|he|she)(?:\s+(?:would|could|might)\b|['’]d\b)|^\W*id\s", re.I
+)
+
+
+def with_their_condition(clauses: Sequence[str]) -> list[str]:
+    """A condition stays with a main clause in the conditional mood after it.
+
+    "if money was no object, I would buy a castle": beside its condition the main clause
+    tells what would be (small talk, :func:`~._smalltalk.junk_reason`); alone it reads as
+    a plan. A main clause of another mood is judged on its own, as before ("if it's sunny,
+    I cycle to work" keeps the cycling, whatever is said of the weather).
+
+    Example:
+        >>> with_their_condition(["if money was no object", "I would buy a castle", "I'm a vet"])
+        ['if money was no object, I would buy a castle', "I'm a vet"]
+        >>> with_their_condition(["if it's sunny", "I cycle to work"])
+        ["if it's sunny", 'I cycle to work']
+    """
+    out: list[str] = []
+    for clause in clauses:
+        if out and _CONDITION.match(out[-1]) and _CONDITIONAL_MOOD.match(clause):
+            out[-1] = f"{out[-1]}, {clause}"
+        else:
+            out.append(clause)
+    return out
+
+
 def _without_trailing_question(sentence: str) -> str:
     """A statement with a question tacked on loses only the question.
 
@@ -504,7 +537,7 @@ def _fact(
     if not changed and not any(_FIRST_PERSON.search(c) for c in said):
         return None
     things = [e.name for e in named if e.type != "person"]
-    clauses = own_statements(said)
+    clauses = with_their_condition(own_statements(said))
     # a sentence is judged clause by clause: "been on my feet all day, I'm a receptionist
     # at a vet surgery" keeps the receptionist and loses the day
     why = [

@@ -213,3 +213,24 @@ def test_hypotheticals_wishes_questions_and_requests_typed_as_chat() -> None:
         "I'm a nurse and my husband is a pilot",
     ):
         assert junk_reason(fact) is None, fact
+
+
+def test_a_condition_and_its_conditional_main_clause_are_one_hypothetical(
+    mem: PraxMemory, tmp_path: Path
+) -> None:
+    """Fails when a comma splits a hypothetical and its main clause is kept alone as a plan
+    ("if money was no object, I would buy a castle" had stored "User would buy a castle").
+    """
+    stored = _stored(
+        mem,
+        tmp_path,
+        "cond",
+        [
+            "if money were no issue, I would buy a farmhouse in Wales, honestly",
+            "if it's dry out, I walk the dog along the canal",
+            "I'm a physiotherapist in Hull",
+        ],
+    )
+    text = " ".join(stored).lower()
+    assert "farmhouse" not in text, stored
+    assert "walk" in text and "physiotherapist" in text, stored
