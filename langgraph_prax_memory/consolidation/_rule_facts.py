@@ -329,11 +329,13 @@ def own_statements(clauses: Sequence[str]) -> list[str]:
 
 #: A clause that is a condition ("if money was no object", "even if it rains").
 _CONDITION = re.compile(
-    r"^(?:(?:and|but|so|honestly|like)[,\s]+)*(?:if|even\s+if|if\s+only)\b", re.I
+    r"^(?:(?:and|but|so|honestly|tbh|like)[,\s]+)*(?:if|even\s+if|imagine\s+if|if\s+only)\b", re.I
 )
 #: A main clause in the conditional mood ("I would buy", "we'd move", "id hire").
 _CONDITIONAL_MOOD = re.compile(
-    r"^\W*(?:I|we|User|you|they|he|she)(?:\s+(?:would|could|might)\b|['’]d\b)|^\W*id\s", re.I
+    r"^\W*(?:I|we|User|you|they|he|she|it)(?:\s+(?:would|could|might|wouldn't|couldn't)\b"
+    r"|['’]d\b)|^\W*id\s",
+    re.I,
 )
 
 

@@ -138,13 +138,27 @@ _REQUEST = re.compile(
     r"^(?:(?:so|ok|okay|also|and|but|now|please|pls|plz)[,\s]+)*"
     r"(?:(?:can|could|would|will)\s+(?:you|u)\b"
     r"|(?:tell|give|show|help|remind|teach|send|find|get|write|make|explain|recommend|suggest)"
-    r"\s+(?:me|us|User)\b"
-    # help asked for as a need ("i need help with my cover letter", "I could use a hand
-    # with this"): the speaker's task of the moment; "I need help with stairs since the
-    # fall" is a need that lasts, told with what it is for
-    r"|(?:I|we|User)\s+(?:need|needs|want|wants|could\s+use|would\s+like)\s+(?:some\s+|a\s+bit\s+of\s+)?"
-    r"(?:help|a\s+hand)\s+(?:with|on)\s+(?:this|that|my|our|their|his|her|the|a|an|some)\b"
-    r"(?![^.!?]*\b(?:since|ever|always|every|anymore|because\s+of)\b))",
+    r"\s+(?:me|us|User)\b)",
+    re.I,
+)
+#: A time of day or of the week that makes a wish a standing one ("I'd rather be home by
+#: 9 on weeknights").
+_BY_A_TIME = re.compile(r"\b(?:by\s+\d|weeknights?|weekdays?|mornings|evenings|nights)\b", re.I)
+#: Help asked for as a need, with the task at hand: "this"/"that"/"it", or a piece of
+#: work an assistant is asked to help with ("i need help with my cover letter", "I could use
+#: a hand with this spreadsheet"). Not help with a part of life ("I need help with my
+#: insulin injections", "with the stairs"), nor one told with why ("because I'm
+#: dyslexic"): a need that lasts.
+_HELP_WITH_A_TASK = re.compile(
+    r"^(?:(?:so|ok|okay|also|and|but|now|please|pls|plz|hey|hi)[,\s]+)*"
+    r"(?:I|we|User)\s+(?:need|needs|want|wants|could\s+use|would\s+like)\s+"
+    r"(?:some\s+|a\s+bit\s+of\s+|a\s+little\s+)?(?:help|a\s+hand)\s+(?:with|on)\s+"
+    r"(?:this|that|it|these|something"
+    r"|(?:my|our|their|the|a|an)\s+(?:\w+\s+)?(?:essay|essays|cv|resume|résumé|cover\s+letter|"
+    r"letter|email|e-mail|speech|presentation|slides|report|homework|assignment|code|script|"
+    r"spreadsheet|formula|budget|application|message|post|bio|intro|introduction|draft|"
+    r"wording|toast|eulogy|proposal|pitch|puzzle|crossword|maths|math|question)s?)\b"
+    r"(?![^.!?]*\b(?:since|ever|always|every|anymore|because|as|due\s+to)\b)",
     re.I,
 )
 _SPEAKER_PREFIX = re.compile(r"^\s*[A-Za-z][\w .'@-]{0,40}?\s*:\s+")
@@ -178,18 +192,28 @@ _INTERROGATIVE = re.compile(
 #: be, not what is. A condition with a main clause in the present is kept ("if I eat
 #: peanuts my throat swells up": what happens to the person, every time).
 _HYPOTHETICAL = re.compile(
-    r"^(?:(?:and|but|so|honestly|tbh|like)[,\s]+)*(?:if|even\s+if|imagine\s+if|if\s+only)\b"
-    # chat's "id" is "I'd" ("if I won the lottery id hire a cleaner"), not "my id" / "the id"
-    r"[^.!?]*?(?:\b(?:would|could|might|wouldn't|couldn't|[a-z]+['’]d)\b"
-    r"|(?<!\bmy )(?<!\bthe )(?<!\ban )(?<!\byour )(?<!\bher )(?<!\bhis )\bid\b)",
+    r"^(?:(?:and|but|so|honestly|tbh|like)[,\s]+)*(?:if|even\s+if|imagine\s+if|if\s+only)\s+"
+    # the condition in the past or the subjunctive: what is not so ("if I won", "if money
+    # was no object", "if I had a boat"); not "if I had to pick" (a choice, told), not "if
+    # I eat peanuts I could die" (a condition of now: what happens every time)
+    r"(?!(?:I|we)\s+had\s+to\b)(?:\S+\s+){1,4}?"
+    r"(?:was|were|had|won|did|could|got|went|knew|lived|owned|lost|quit|left|found|moved|"
+    r"wasn't|weren't|hadn't|didn't|couldn't)\b"
+    # then the conditional mood ("I'd", "we would"; chat's "id" for "I'd", not "my id")
+    r"[^.!?]*?\b(?:would|could|might|wouldn't|couldn't|I['’]d|we['’]d|id(?!\s+(?:card|number|badge|cards)))\b"
+    r"(?![^.!?]*\b(?:usually|normally|always|often|generally|tend)\b)",
     re.I,
 )
 
 #: A wish about now: "I'd rather be asleep", "wish I was on a beach". Not a preference
 #: weighed against another ("would rather take the train than fly").
 _WISH_NOW = re.compile(
-    r"(?:(?:\bwould|['’]d|\bid)\s+rather\s+be\b|^(?:I\s+|User\s+)?wish(?:es)?\s+(?:I|we|User|they)\s+"
-    r"(?:was|were)\b)(?![^.!?]*\bthan\b)",
+    r"(?:(?:\bwould|['’]d|\bid)\s+rather\s+be\s+"
+    # somewhere or in a state of the moment, not done to ("rather be called Sam", "rather
+    # be contacted by email": how the person wants to be treated, for good)
+    r"(?:at|in|on|out|back|asleep|anywhere|somewhere|elsewhere|outside|home|doing|sleeping|"
+    r"lying|sitting|watching|playing|reading)\b"
+    r"|^(?:I\s+|User\s+)?wish(?:es)?\s+(?:I|we|User|they)\s+(?:was|were)\b)",
     re.I,
 )
 
@@ -305,7 +329,7 @@ _CHANGED = re.compile(
 #: and "were" are words of their own; "Ive" and "IM" are a name and a shout).
 _BARE_CONTRACTIONS = re.compile(
     r"\b(?:(?P<i>i(?=m|ve)|I(?=m))(?P<im>m|ve)|(?P<neg>(?i:do|does|did|ca|is|was|are|could|would|should|"
-    r"have|has))n(?P<t>t)|(?P<wh>(?i:what|where|how|who|that))(?P<s>s))\b"
+    r"have|has))n(?P<t>t)|(?P<wh>(?i:what|where|how|who|that))(?P<s>(?i:s)))\b"
 )
 
 
@@ -418,8 +442,9 @@ def is_junk(text: str, *, entities: Sequence[str] = (), change: bool = False) ->
     outside :data:`_GENERIC` and names no entity, or points at the conversation itself ("I
     like your idea"), or speaks of the here and now without anything durable in it
     (:func:`is_transient`: "I'm going to grab lunch.", "I just woke up."). A sentence naming
-    a non-person entity (a tool, a place, a project) is never junk. Used by the rule-based
-    extractor at write time and by the hygiene report.
+    a non-person entity (a tool, a place, a project) is never junk unless it asks something
+    or supposes what is not so ("if money was no object I'd buy a castle in Scotland").
+    Used by the rule-based extractor at write time and by the hygiene report.
 
     Args:
         text: One sentence, optionally ``"<speaker>: "``-prefixed.
@@ -464,11 +489,18 @@ def junk_reason(text: str, *, entities: Sequence[str] = (), change: bool = False
     if _ELLIPSIS.search(body) is not None:
         return "junk"  # "every time I don't": the predicate is the conversation's
     if _HYPOTHETICAL.search(body) is not None:
-        return "junk"  # "if I won the lottery I'd ...": what would be, not what is
-    if _WISH_NOW.search(body) is not None:
-        return "junk"  # "I'd rather be asleep": a wish of the moment
+        # "if I won the lottery I'd ...": what would be, not what is; like a question, it
+        # asserts nothing of what it names ("... buy a castle in Scotland")
+        return "junk"
     if entities:
         return None
+    if (
+        " than " not in f" {body} "
+        and _DURABLE.search(body) is None
+        and _BY_A_TIME.search(body) is None
+        and (_WISH_NOW.search(body) is not None or _HELP_WITH_A_TASK.search(body) is not None)
+    ):
+        return "junk"  # "I'd rather be asleep", "I need help with my cover letter"
     why = None if change else _transient(body)
     if why == "moment":
         return "junk"

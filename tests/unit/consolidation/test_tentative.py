@@ -189,7 +189,7 @@ def test_hypotheticals_wishes_questions_and_requests_typed_as_chat() -> None:
     for said in (
         "if I had more time id learn the cello",  # a condition, then the conditional mood
         "if rent was cheaper we would move closer to town",
-        "even if it rained I'd still go",
+        "even if I won the lottery I'd still work",
         "honestly I'd rather be in bed",  # a wish of the moment
         "tbh id rather be anywhere but here",
         "wish I was still on holiday",
@@ -211,8 +211,21 @@ def test_hypotheticals_wishes_questions_and_requests_typed_as_chat() -> None:
         "I need help with the stairs since my hip operation",  # a need that lasts
         "thats my brother's flat in Bristol",  # "thats" spelt out, still a statement
         "I'm a nurse and my husband is a pilot",
+        # (review) a condition of now with a modal: what happens every time
+        "If I eat peanuts I could die",
+        "if I miss a dose of my meds I might have a seizure",
+        "If I'm working late I'd usually get a takeaway",  # a habit
+        "If I had to pick a favourite, it'd be Thai food",  # a choice, told
+        # (review) how the person wants to be treated, for good; a standing wish
+        "I'd rather be called Sam",
+        "I'd rather be contacted by email",
+        "I'd rather be home by 9 on weeknights",
+        # (review) help with a part of life, or told with why: a need that lasts
+        "I need help with my insulin injections",
+        "I need help with my reading because I'm dyslexic",
+        "If I lose my work id I can't get into the building",
     ):
-        assert junk_reason(fact) is None, fact
+        assert junk_reason(fact) != "junk", fact  # kept (a bare need: for the model to judge)
 
 
 def test_a_condition_and_its_conditional_main_clause_are_one_hypothetical(
