@@ -57,10 +57,7 @@ def locked(path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[Non
             the folder or the lock file (read-only, no permission; full: a
             :class:`DiskFullError`).
     """
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise _refused(f"cannot create the folder of {path}", exc) from exc
+    _make_folder(path)
     tlock = _thread_lock(path)
     if not tlock.acquire(timeout=timeout):
         raise MemoryWriteError(f"timed out after {timeout}s waiting for the lock of {path}")
@@ -91,6 +88,26 @@ def locked(path: Path, *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[Non
             flock.release()
     finally:
         tlock.release()
+
+
+def _make_folder(path: Path, attempts: int = 5) -> None:
+    """Create ``path``'s folder, tolerating a deletion of it racing the creation.
+
+    :meth:`Path.mkdir` with ``exist_ok`` raises ``FileExistsError`` when its own creation
+    finds the folder there and, a moment later, no folder: another thread or process
+    removed it in between (deleting the user). That is tried again; a file in the way, or
+    any other refusal, raises at once.
+    """
+    for attempt in range(attempts):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            return
+        except FileExistsError as exc:
+            in_the_way = path.parent.exists() and not path.parent.is_dir()
+            if in_the_way or attempt == attempts - 1:
+                raise _refused(f"cannot create the folder of {path}", exc) from exc
+        except OSError as exc:
+            raise _refused(f"cannot create the folder of {path}", exc) from exc
 
 
 def disk_write_error(what: str, exc: OSError, then: str) -> MemoryWriteError:
