@@ -37,6 +37,7 @@ from langgraph_prax_memory.consolidation._rule_patterns import (
 )
 from langgraph_prax_memory.consolidation._smalltalk import (
     _GENERIC,
+    OPENS_WITH_CONDITION,
     asks,
     junk_reason,
     without_response,
@@ -327,10 +328,6 @@ def own_statements(clauses: Sequence[str]) -> list[str]:
     return out
 
 
-#: A clause that is a condition ("if money was no object", "even if it rains").
-_CONDITION = re.compile(
-    r"^(?:(?:and|but|so|honestly|tbh|like)[,\s]+)*(?:if|even\s+if|imagine\s+if|if\s+only)\b", re.I
-)
 #: A main clause in the conditional mood ("I would buy", "we'd move", "id hire").
 _CONDITIONAL_MOOD = re.compile(
     r"^\W*(?:I|we|User|you|they|he|she|it)(?:\s+(?:would|could|might|wouldn't|couldn't)\b"
@@ -355,7 +352,7 @@ def with_their_condition(clauses: Sequence[str]) -> list[str]:
     """
     out: list[str] = []
     for clause in clauses:
-        if out and _CONDITION.match(out[-1]) and _CONDITIONAL_MOOD.match(clause):
+        if out and OPENS_WITH_CONDITION.match(out[-1]) and _CONDITIONAL_MOOD.match(clause):
             out[-1] = f"{out[-1]}, {clause}"
         else:
             out.append(clause)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from langgraph_prax_memory.consolidation._models import ConsolidationResult
 
 __all__ = [
+    "OPENS_WITH_CONDITION",
     "asks",
     "is_junk",
     "is_transient",
@@ -191,8 +192,11 @@ _INTERROGATIVE = re.compile(
 #: lottery I'd hire a cleaner", "if money was no object I would buy a castle"): what would
 #: be, not what is. A condition with a main clause in the present is kept ("if I eat
 #: peanuts my throat swells up": what happens to the person, every time).
+#: A clause that opens with a condition ("if money was no object", "even if it rains").
+_IF = r"^(?:(?:and|but|so|honestly|tbh|like)[,\s]+)*(?:if|even\s+if|imagine\s+if|if\s+only)"
+OPENS_WITH_CONDITION = re.compile(_IF + r"\b", re.I)
 _HYPOTHETICAL = re.compile(
-    r"^(?:(?:and|but|so|honestly|tbh|like)[,\s]+)*(?:if|even\s+if|imagine\s+if|if\s+only)\s+"
+    _IF + r"\s+"
     # the condition in the past or the subjunctive: what is not so ("if I won", "if money
     # was no object", "if I had a boat"); not "if I had to pick" (a choice, told), not "if
     # I eat peanuts I could die" (a condition of now: what happens every time)
@@ -495,10 +499,10 @@ def junk_reason(text: str, *, entities: Sequence[str] = (), change: bool = False
     if entities:
         return None
     if (
-        " than " not in f" {body} "
+        (_WISH_NOW.search(body) is not None or _HELP_WITH_A_TASK.search(body) is not None)
+        and " than " not in f" {body} "
         and _DURABLE.search(body) is None
         and _BY_A_TIME.search(body) is None
-        and (_WISH_NOW.search(body) is not None or _HELP_WITH_A_TASK.search(body) is not None)
     ):
         return "junk"  # "I'd rather be asleep", "I need help with my cover letter"
     why = None if change else _transient(body)

@@ -195,6 +195,7 @@ def test_hypotheticals_wishes_questions_and_requests_typed_as_chat() -> None:
         "wish I was still on holiday",
         "whats the quickest route to the coast",  # a question without its mark
         "hows the weather looking for tomorrow",
+        "WHATS the time difference with Lagos",
         "is there a shortcut for this",
         "are there any vegan options nearby",
         "i need help with my essay intro",  # help asked for, for the task at hand
